@@ -1,0 +1,34 @@
+"""Typed rules errors. Each has a stable machine-readable ``code`` and a ``detail`` a player understands."""
+
+from __future__ import annotations
+
+
+class RulesError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+    code: str = "rules_error"
+
+    def __init__(self, code: str | None = None, detail: str = "", **context: object) -> None:
+        if code is not None:
+            self.code = code
+        self.detail = detail or self.code.replace("_", " ")
+        self.context = context
+        super().__init__(f"{self.code}: {self.detail}")
+
+
+class InvalidOptions(RulesError):
+    """A ruleset name or option combination that cannot be played."""
+
+    code = "invalid_options"
+
+
+class IllegalMove(RulesError):
+    """A command that the rules do not allow in this state (not your turn, tile does not fit, ...)."""
+
+    code = "illegal_move"
+
+
+class InvalidEvent(RulesError):
+    """An event that cannot follow the events before it (found while replaying or verifying a log)."""
+
+    code = "invalid_event"

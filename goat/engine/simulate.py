@@ -1,0 +1,66 @@
+"""Random legal games, for tests, benchmarks and demos. Deterministic for a given seed."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterator, Mapping
+
+from .rules import PLAY, CreateGame, PlayTile, Resign, TakeSeat, TimeOut, decide, legal_moves, pending
+from .tiles import tile_str
+
+EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def simulate_game(
+    rng: random.Random,
+    *,
+    ruleset: str,
+    seats: int,
+    options: Mapping[str, Any] | None = None,
+    interrupt_chance: float = 0.1,
+    max_moves: int = 10_000,
+) -> list[dict[str, Any]]:
+    """One random legal game as a full, unredacted event log (with ``seq`` and ``at``).
+
+    With probability ``interrupt_chance`` the game is cut short by a timeout or a resignation at a
+    random move, so that both endings of RULES.md §9 are exercised.
+    """
+    server_seed = rng.getrandbits(256).to_bytes(32, "big").hex()
+    state, events = decide(None, CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=server_seed,
+                                            options=options))
+    log = list(events)
+    for s in range(seats):
+        client_seed = rng.choice(["", f"seed-{rng.randrange(10**6)}", "карл"])
+        state, events = decide(state, TakeSeat(player=f"bot{s}", client_seed=client_seed))
+        log.extend(events)
+    stop_at = rng.randrange(1, 200) if rng.random() < interrupt_chance else None
+    moves = 0
+    while True:
+        kind, seat = pending(state)
+        if kind != PLAY:
+            break
+        moves += 1
+        if stop_at is not None and moves >= stop_at:
+            if rng.random() < 0.5 and state.options.move_time > 0:
+                command = TimeOut(seat=seat)
+            else:
+                command = Resign(seat=rng.randrange(seats))
+        elif moves > max_moves:  # pragma: no cover - a game always ends well before this
+            raise RuntimeError("runaway game")
+        else:
+            tile, end = rng.choice(legal_moves(state))
+            command = PlayTile(seat=seat, tile=tile_str(tile), end=end)
+        state, events = decide(state, command)
+        log.extend(events)
+    for seq, event in enumerate(log, start=1):
+        event["seq"] = seq
+        event["at"] = (EPOCH + timedelta(seconds=seq)).isoformat().replace("+00:00", "Z")
+    return [{k: e[k] for k in ("seq", "type", "at", "seat", "data")} for e in log]
+
+
+def simulate(*, ruleset: str, seats: int, seed: int, count: int = 1,
+             options: Mapping[str, Any] | None = None, interrupt_chance: float = 0.1) -> Iterator[list[dict]]:
+    rng = random.Random(seed)
+    for _ in range(count):
+        yield simulate_game(rng, ruleset=ruleset, seats=seats, options=options, interrupt_chance=interrupt_chance)

@@ -1,0 +1,171 @@
+"""Immutable engine state (frozen dataclasses and tuples).
+
+``GameState`` changes rarely (seats, scores, rounds); ``RoundState`` is the table of the round being
+played and is rebuilt on every move, so a move never copies the whole game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .rulesets import Options
+from .scoring import PlayerScore
+from .tiles import Tile, tile_str, tiles_str
+
+WAITING, RUNNING, FINISHED, INTERRUPTED = "waiting", "running", "finished", "interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundState:
+    """The table during one round."""
+
+    number: int
+    hands: tuple[tuple[Tile, ...], ...]
+    bazaar: tuple[Tile, ...]
+    #: tiles as laid, left to right, each oriented ``(left half, right half)``
+    line: tuple[tuple[int, int], ...] = ()
+    left: int | None = None
+    right: int | None = None
+    #: the seat whose turn it is (to play, or to draw/knock by force); ``None`` once the round ended
+    turn: int | None = None
+    #: the tile the leader must open with (RULES.md §4), ``None`` when any tile may lead
+    must_lead: Tile | None = None
+    #: seat of the last ``tile_played`` (the fisher if the round ends in fish)
+    last_player: int | None = None
+    #: how many non-double tiles carrying each value 0..6 are on the table (positional fish)
+    on_table: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0)
+    #: ``None`` while the round runs, else ``"out"`` or ``"fish"``
+    ended: str | None = None
+
+    def line_str(self) -> list[str]:
+        return [f"{a}-{b}" for a, b in self.line]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """One completed round on the scoresheet (RULES.md §7/§8)."""
+
+    round: int
+    end: str  # "out" | "fish"
+    seat: int  # who went out, or the fisher
+    hand_tiles: tuple[tuple[Tile, ...], ...]
+    hands: tuple[int, ...]  # hand values
+    round_points: tuple[int, ...]
+    fish_pot: int  # carried after the round
+    draw: bool
+    players: tuple[PlayerScore, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "end": self.end,
+            "seat": self.seat,
+            "hands": list(self.hands),
+            "round_points": list(self.round_points),
+            "fish_pot": self.fish_pot,
+            "players": [p.to_dict() for p in self.players],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    reason: str  # "limit" | "rounds" | "timeout" | "resigned"
+    goats: tuple[int, ...]
+    winners: tuple[int, ...]
+    rating_points: tuple[int, ...]
+    chips: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "goats": list(self.goats),
+            "winners": list(self.winners),
+            "rating_points": list(self.rating_points),
+            "chips": list(self.chips),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    ruleset: str
+    options: Options
+    seats: int
+    commitment: str
+    #: the secret server seed when known (the server always knows it; an auditor after the reveal)
+    server_seed: str | None = field(default=None, repr=False)
+    players: tuple[str | None, ...] = ()
+    client_seeds: tuple[str | None, ...] = ()
+    status: str = WAITING
+    #: the last round dealt (0 before the first deal) and the next deal attempt of the next round
+    round_no: int = 0
+    next_attempt: int = 0
+    table: RoundState | None = None
+    scores: tuple[PlayerScore, ...] = ()
+    fish_pot: int = 0
+    #: who leads the next round under ``later_leader == "last_winner"``
+    leader: int | None = None
+    rounds: tuple[RoundRecord, ...] = ()
+    result: Result | None = None
+    revealed_seed: str | None = field(default=None, repr=False)
+    version: int = 0
+
+    # -- derived views -------------------------------------------------------------------------
+    @property
+    def ended(self) -> bool:
+        return self.status in (FINISHED, INTERRUPTED)
+
+    @property
+    def turn(self) -> int | None:
+        t = self.table
+        return t.turn if (t is not None and self.status == RUNNING) else None
+
+    def hand(self, seat: int) -> tuple[Tile, ...]:
+        return self.table.hands[seat] if self.table is not None else ()
+
+    def public_dict(self) -> dict[str, Any]:
+        """Everything about the game that every player may see (no hands, no bazaar order)."""
+        t = self.table
+        return {
+            "ruleset": self.ruleset,
+            "options": self.options.to_dict(),
+            "status": self.status,
+            "version": self.version,
+            "round": self.round_no,
+            "turn": self.turn,
+            "seats": [
+                {
+                    "seat": s,
+                    "player": self.players[s],
+                    "tiles": len(t.hands[s]) if t is not None else 0,
+                    **(self.scores[s].to_dict()),
+                }
+                for s in range(self.seats)
+            ],
+            "line": {
+                "tiles": t.line_str() if t is not None else [],
+                "left": t.left if t is not None else None,
+                "right": t.right if t is not None else None,
+            },
+            "bazaar": len(t.bazaar) if t is not None else 0,
+            "fish_pot": self.fish_pot,
+            "server_seed_commitment": self.commitment,
+            "result": self.result.to_dict() if self.result is not None else None,
+        }
+
+    def hands_str(self) -> list[list[str]]:
+        t = self.table
+        return [tiles_str(h) for h in t.hands] if t is not None else [[] for _ in range(self.seats)]
+
+
+__all__ = [
+    "WAITING",
+    "RUNNING",
+    "FINISHED",
+    "INTERRUPTED",
+    "RoundState",
+    "RoundRecord",
+    "Result",
+    "GameState",
+    "tile_str",
+]
