@@ -41,8 +41,9 @@ def replay(events: Iterable[Mapping[str, Any]], *, server_seed: str | None = Non
     position = 0
     for position, event in enumerate(events, start=1):
         try:
-            seq = event.get("seq", position) if isinstance(event, Mapping) else position
-            if not isinstance(event, Mapping):
+            is_mapping = event.__class__ is dict or isinstance(event, Mapping)
+            seq = event.get("seq", position) if is_mapping else position
+            if not is_mapping:
                 raise InvalidEvent("malformed_event", "an event must be a JSON object.")
             if seq != position:
                 raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")

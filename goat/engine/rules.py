@@ -216,6 +216,15 @@ def check_play(state: GameState, seat: int, tile: Tile, end: str | None) -> str:
     return end
 
 
+def _step(s: GameState, table: RoundState) -> GameState:
+    """``replace(s, table=table, version=s.version + 1)``, spelled out: it is the per-move hot path."""
+    return GameState(
+        s.ruleset, s.options, s.seats, s.commitment, s.server_seed, s.players, s.client_seeds, s.status,
+        s.round_no, s.next_attempt, table, s.scores, s.fish_pot, s.leader, s.rounds, s.result,
+        s.revealed_seed, s.version + 1,
+    )
+
+
 def _seat_of(state: GameState, event: Mapping[str, Any]) -> int:
     seat = event.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.seats:
@@ -225,7 +234,7 @@ def _seat_of(state: GameState, event: Mapping[str, Any]) -> int:
 
 def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
     data = event.get("data")
-    if not isinstance(data, Mapping):
+    if data.__class__ is not dict and not isinstance(data, Mapping):
         raise _err("malformed_event", "the event has no data object.", InvalidEvent)
     return data
 
@@ -395,7 +404,7 @@ def _apply_tile_played(state: GameState, event, check):
         return _end_round(state, table, "fish", seat)
     if _blocked(table, state.options):
         return _end_round(state, table, "fish", seat)
-    return replace(state, table=table, version=state.version + 1)
+    return _step(state, table)
 
 
 def _apply_tile_drawn(state: GameState, event, check):
@@ -413,15 +422,14 @@ def _apply_tile_drawn(state: GameState, event, check):
         and _blocked(table, state.options)
     ):
         return _end_round(state, table, "fish", t.last_player)
-    return replace(state, table=table, version=state.version + 1)
+    return _step(state, table)
 
 
 def _apply_knocked(state: GameState, event, check):
     seat = _seat_of(state, event)
     if check:
         _expect(state, (KNOCK,), seat, "knocked")
-    table = replace(state.table, turn=(seat + 1) % state.seats)
-    return replace(state, table=table, version=state.version + 1)
+    return _step(state, replace(state.table, turn=(seat + 1) % state.seats))
 
 
 def _end_round(state: GameState, table: RoundState, end: str, seat: int) -> GameState:
