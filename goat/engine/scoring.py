@@ -1,0 +1,259 @@
+"""Pure scoring, result and rating formulas (RULES.md §7–§10).
+
+Everything takes and returns plain ints, tuples and lists; nothing here knows about events or state.
+The words are the game's words: ``open``, ``score``, ``remembered``, ``points``, ``fish_pot``,
+``goats``, ``winners``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+
+from .tiles import Tile
+
+__all__ = [
+    "PlayerScore",
+    "RoundOutcome",
+    "hand_value",
+    "score_goat_round",
+    "score_fixed_round",
+    "goat_game_over",
+    "result_by_limit",
+    "result_by_rounds",
+    "result_interrupted",
+    "round_half_up",
+    "rating_points_finished",
+    "rating_points_interrupted",
+    "chips_finished",
+    "chips_interrupted",
+]
+
+END_OUT = "out"
+END_FISH = "fish"
+FISH_FOR_ALL = "fish_for_all"
+FISH_FOR_ONE = "fish_for_one"
+
+_DOUBLE_ZERO: Tile = (0, 0)
+
+
+def hand_value(hand: Sequence[Tile], lone_double_zero: int) -> int:
+    """Pips left in a hand (§7.1); a hand of exactly the single tile ``0-0`` counts ``lone_double_zero``."""
+    if len(hand) == 1 and tuple(hand[0]) == _DOUBLE_ZERO:
+        return lone_double_zero
+    return sum(low + high for low, high in hand)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerScore:
+    """A player's running account between rounds (§7): ``points = score + remembered`` [D-8]."""
+
+    open: bool = False
+    score: int = 0
+    remembered: int = 0
+
+    @property
+    def points(self) -> int:
+        return self.score + self.remembered
+
+    def to_dict(self) -> dict[str, object]:
+        return {"open": self.open, "score": self.score, "remembered": self.remembered, "points": self.points}
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOutcome:
+    """The accounts after a round, the final round points per seat, the carried fish pot, and whether
+    the round was a fish_for_one draw."""
+
+    players: tuple[PlayerScore, ...]
+    round_points: tuple[int, ...]
+    fish_pot: int
+    draw: bool
+
+
+def _unique_top(values: Sequence[int]) -> int | None:
+    """The seat holding the strictly largest value, or ``None`` if the largest is shared."""
+    top = max(values)
+    holders = [seat for seat, value in enumerate(values) if value == top]
+    return holders[0] if len(holders) == 1 else None
+
+
+def score_goat_round(
+    *,
+    players: Sequence[PlayerScore],
+    hand_values: Sequence[int],
+    end: str,
+    seat: int,
+    fish_scoring: str,
+    open_threshold: int,
+    fish_pot: int,
+) -> RoundOutcome:
+    """Score one round of a goat game (§7 items 2–4).
+
+    ``end`` is ``"out"`` or ``"fish"``; ``seat`` is the player who went out, or the fisher.
+    ``fish_pot`` is the pot carried into this round.
+    """
+    n = len(players)
+    if len(hand_values) != n:
+        raise ValueError(f"{len(hand_values)} hand values for {n} players")
+    if end not in (END_OUT, END_FISH):
+        raise ValueError(f"unknown round end {end!r}")
+    if fish_scoring not in (FISH_FOR_ALL, FISH_FOR_ONE):
+        raise ValueError(f"unknown fish scoring {fish_scoring!r}")
+    if not 0 <= seat < n:
+        raise ValueError(f"seat {seat} out of range for {n} players")
+
+    players = tuple(players)
+    remembered = [p.remembered for p in players]
+
+    # §7.2: round points.
+    if end == END_OUT:
+        rp = [0 if p == seat else hand_values[p] for p in range(n)]
+    elif fish_scoring == FISH_FOR_ALL:
+        rp = list(hand_values)
+    else:
+        total = sum(hand_values)
+        top = _unique_top(hand_values)
+        if top is None:
+            # A draw: nobody scores, remembered points stay, the whole round goes into the pot.
+            return RoundOutcome(players=players, round_points=(0,) * n, fish_pot=fish_pot + total, draw=True)
+        rp = [total if p == top else 0 for p in range(n)]
+        remembered = [remembered[p] if p == top else 0 for p in range(n)]
+
+    # §7.3: a carried pot goes to the unique top scorer of a round that is not a draw [D-9].
+    if fish_pot:
+        top = _unique_top(rp)
+        if top is not None:
+            rp[top] += fish_pot
+            fish_pot = 0
+
+    # §7.4: write the round.
+    written = []
+    for p, before in enumerate(players):
+        if before.open:
+            after = PlayerScore(open=True, score=before.score + rp[p], remembered=remembered[p])
+        elif end == END_OUT and p == seat:
+            after = PlayerScore(open=False, score=before.score, remembered=0)
+        elif rp[p] > open_threshold:
+            after = PlayerScore(open=True, score=before.score + rp[p] + remembered[p], remembered=0)
+        else:
+            after = PlayerScore(open=False, score=before.score, remembered=remembered[p] + rp[p])
+        written.append(after)
+    return RoundOutcome(players=tuple(written), round_points=tuple(rp), fish_pot=fish_pot, draw=False)
+
+
+def score_fixed_round(*, players: Sequence[PlayerScore], hand_values: Sequence[int]) -> RoundOutcome:
+    """Score one round of a fixed-rounds game (§8): every player adds the pips in hand to ``score``."""
+    if len(hand_values) != len(players):
+        raise ValueError(f"{len(hand_values)} hand values for {len(players)} players")
+    written = tuple(PlayerScore(score=p.score + h) for p, h in zip(players, hand_values))
+    return RoundOutcome(players=written, round_points=tuple(hand_values), fish_pot=0, draw=False)
+
+
+def goat_game_over(players: Sequence[PlayerScore], limit: int) -> bool:
+    """True once any player's points reach ``limit`` (§7.5)."""
+    return any(p.points >= limit for p in players)
+
+
+def _fewest(points: Sequence[int], seats: Sequence[int]) -> list[int]:
+    if not seats:
+        return []
+    least = min(points[s] for s in seats)
+    return [s for s in seats if points[s] == least]
+
+
+def result_by_limit(points: Sequence[int], limit: int) -> tuple[list[int], list[int]]:
+    """``(goats, winners)`` of a goat game that reached its limit.
+
+    Every seat at or above ``limit`` is a goat [D-10]; the winners are the other seats with the fewest
+    points (ties share).  If every seat is a goat there are no winners.
+    """
+    goats = [s for s, p in enumerate(points) if p >= limit]
+    others = [s for s in range(len(points)) if s not in goats]
+    return goats, _fewest(points, others)
+
+
+def result_by_rounds(points: Sequence[int]) -> tuple[list[int], list[int]]:
+    """``(goats, winners)`` of a fixed-rounds game (§8): the lowest total wins, the highest is the goat [D-11].
+
+    Ties share both places.  Decision **D-15 (ours)**: if every seat has the same total nobody lost,
+    so ``goats`` is empty (and every seat is a winner) — otherwise the same seats would be both.
+    """
+    seats = list(range(len(points)))
+    winners = _fewest(points, seats)
+    if len(winners) == len(seats):
+        return [], winners
+    most = max(points)
+    return [s for s in seats if points[s] == most], winners
+
+
+def result_interrupted(points: Sequence[int], offender: int) -> tuple[list[int], list[int]]:
+    """``(goats, winners)`` after a timeout or resignation (§9): the offender is the goat; the winners
+    are the other seats with the fewest points."""
+    others = [s for s in range(len(points)) if s != offender]
+    return [offender], _fewest(points, others)
+
+
+def round_half_up(numerator: int, denominator: int) -> int:
+    """``numerator / denominator`` rounded to an int, halves away from zero (school rounding).
+
+    ``round_half_up(75, 10) == 8``, ``round_half_up(25, 10) == 3`` (``round(2.5) == 2`` is banker's
+    rounding, wrong here), ``round_half_up(-25, 10) == -3``.
+    """
+    if denominator == 0:
+        raise ZeroDivisionError("round_half_up denominator is zero")
+    with localcontext() as ctx:
+        # Enough digits that the quotient is exact or at least cannot be rounded onto a half.
+        ctx.prec = len(str(abs(numerator))) + len(str(abs(denominator))) + 8
+        quotient = Decimal(numerator) / Decimal(denominator)
+        return int(quotient.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def rating_points_finished(points: Sequence[int], goats: Sequence[int]) -> list[int]:
+    """Rating earned in a normally finished game (§9): goats 0, others ``max(1, round_half_up((100 - p) / 10))``."""
+    goat_seats = set(goats)
+    return [0 if s in goat_seats else max(1, round_half_up(100 - p, 10)) for s, p in enumerate(points)]
+
+
+def rating_points_interrupted(points: Sequence[int], offender: int) -> list[int]:
+    """Rating earned after a timeout or resignation of ``offender`` (§9): the offender 0, others
+    ``max(1, round_half_up((points[offender] - p) / 10))``."""
+    t = points[offender]
+    return [0 if s == offender else max(1, round_half_up(t - p, 10)) for s, p in enumerate(points)]
+
+
+def _split(amount: int, recipients: Sequence[int], seats: int) -> list[int]:
+    """``amount`` chips shared equally by ``recipients``; the remainder to the lowest recipient seat."""
+    gains = [0] * seats
+    if not recipients:
+        return gains
+    share, remainder = divmod(amount, len(recipients))
+    for s in recipients:
+        gains[s] += share
+    gains[min(recipients)] += remainder
+    return gains
+
+
+def chips_finished(ante: int, seats: int, winners: Sequence[int]) -> list[int]:
+    """Net chip change per seat after a normal end (§10): every seat staked ``ante``; the pot goes to
+    the winners, split equally, any remainder to the lowest winning seat.  Sums to zero [D-14].
+
+    With no winner at all (every seat a goat) every stake is returned: all zeros.
+    """
+    if not winners:
+        return [0] * seats
+    gains = _split(ante * seats, sorted(set(winners)), seats)
+    return [g - ante for g in gains]
+
+
+def chips_interrupted(ante: int, seats: int, offender: int) -> list[int]:
+    """Net chip change per seat after a timeout or resignation (§10): the offender loses the stake;
+    every other seat gets its own stake back plus an equal share of the offender's (remainder to the
+    lowest seat among them).  Sums to zero [D-14]."""
+    others = [s for s in range(seats) if s != offender]
+    if not others:
+        return [0] * seats
+    gains = _split(ante, others, seats)
+    gains[offender] -= ante
+    return gains
