@@ -1,0 +1,1 @@
+"""goat: the Django project package and the games app (app label ``goat``)."""

@@ -1,0 +1,271 @@
+"""Django settings for goat.
+
+Every setting that differs between a laptop and production comes from an environment variable
+with a safe local default, so ``python manage.py migrate && python manage.py runserver`` works on a
+fresh machine with nothing configured (SQLite, filesystem Celery broker). docs/operations.md lists
+the variables.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+
+def env_str(name: str, default: str) -> str:
+    value = os.environ.get(name, "")
+    return value if value.strip() else default
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    return value in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Where the embedded default keeps its state: generated secret key, filesystem broker, static files.
+GOAT_DATA_DIR = Path(env_str("GOAT_DATA_DIR", "goat-data")).resolve()
+GOAT_DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DEBUG", False)
+
+
+def _data_dir_secret_key(data_dir: Path) -> str:
+    """Read (or create once, mode 0600) a random secret key kept in the data directory.
+
+    Creation is atomic (write a temp file, then hard-link it into place), so processes that start
+    together (gunicorn workers, pytest-xdist) all end up with the same key.
+    """
+    path = data_dir / "secret_key"
+    if not path.exists():
+        tmp = data_dir / f".secret_key.{os.getpid()}.{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(50))
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+    return path.read_text().strip()
+
+
+# SECRET_KEY from the environment; if unset, a random key generated once per data directory, so
+# a local run needs no configuration and no secret is ever committed.
+SECRET_KEY = os.environ.get("SECRET_KEY") or _data_dir_secret_key(GOAT_DATA_DIR)
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "goat",
+    "ratings",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so it sees exceptions raised by views: /api/ errors become problem+json 500s.
+    "goat.problems.ProblemMiddleware",
+]
+
+ROOT_URLCONF = "goat.urls"
+WSGI_APPLICATION = "goat.wsgi.application"
+ASGI_APPLICATION = "goat.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------------------------
+
+DATABASE_URL = env_str("DATABASE_URL", "sqlite:///" + str(Path.cwd() / "goat.sqlite3"))
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
+_db = DATABASES["default"]
+if _db["ENGINE"] == "django.db.backends.sqlite3":
+    _db["CONN_MAX_AGE"] = 0
+    _db.setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 20,
+            # IMMEDIATE: a write transaction takes the write lock at BEGIN, so concurrent writers
+            # wait for each other (up to `timeout`) instead of failing with "database is locked".
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
+elif _db["ENGINE"] == "django.db.backends.postgresql":
+    _db["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60)
+    _db["CONN_HEALTH_CHECKS"] = True
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Auth ---------------------------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Internationalisation -------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files (served by whitenoise; no CDN) ------------------------------------------------
+
+STATIC_URL = "static/"
+STATIC_ROOT = GOAT_DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # No manifest: works before (and without) `collectstatic`.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Serve straight from the apps' static folders unless told that `collectstatic` has been run.
+WHITENOISE_USE_FINDERS = env_bool("GOAT_STATIC_FINDERS", True)
+
+# --- Security headers ---------------------------------------------------------------------------
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", SECURE_SSL_REDIRECT)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SECURE_SSL_REDIRECT)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    # Only behind a proxy that sets X-Forwarded-Proto and strips it from clients.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# The API takes small JSON bodies only.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+
+# --- Logging: everything to stdout --------------------------------------------------------------
+
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout", "formatter": "plain"}},
+    "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
+    "loggers": {"django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False}},
+}
+
+# --- Django REST framework ------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first: an unauthenticated API call gets 401 with WWW-Authenticate: Token.
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
+    + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "goat.pagination.Pagination",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.ScopedRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("GOAT_THROTTLE_ANON", "60/min"),
+        "user": env_str("GOAT_THROTTLE_USER", "600/min"),
+        "moves": env_str("GOAT_THROTTLE_MOVES", "1200/min"),
+        "signup": env_str("GOAT_THROTTLE_SIGNUP", "20/min"),
+        "auth": env_str("GOAT_THROTTLE_AUTH", "30/min"),
+    },
+    "EXCEPTION_HANDLER": "goat.problems.exception_handler",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "goat API",
+    "VERSION": "0.1.0",
+    "DESCRIPTION": (
+        "REST API of goat, the scoring and rating backend for the domino game Goat (Kozyol). "
+        "Authenticate with `Authorization: Token <key>` (POST /api/auth/token/). Every error is an "
+        "RFC 9457 problem details object (`application/problem+json`) with a stable `code`."
+    ),
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Celery (the app itself lives in goat/celery.py) --------------------------------------------
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    # Embedded default: kombu's filesystem transport, no server. Web and worker share one folder.
+    _broker_dir = GOAT_DATA_DIR / "broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "data_folder_processed": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
+    }
+    for _folder in ("queue", "processed", "control"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
+
+# --- goat -------------------------------------------------------------------------------------
+
+GOAT_SIGNUP_OPEN = env_bool("GOAT_SIGNUP_OPEN", True)
+GOAT_INITIAL_CHIPS = env_int("GOAT_INITIAL_CHIPS", 1000)
+# RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
+GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")

@@ -1,0 +1,1 @@
+"""Rating ledger, skill ratings, chips and leaderboards."""

@@ -1,0 +1,3 @@
+"""ratings models (none yet)."""
+
+from django.db import models  # noqa: F401

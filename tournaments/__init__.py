@@ -1,0 +1,1 @@
+"""Tournaments: registration, seating, standings, public pages."""

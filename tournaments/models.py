@@ -1,0 +1,3 @@
+"""tournaments models (none yet)."""
+
+from django.db import models  # noqa: F401
