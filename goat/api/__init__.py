@@ -1,0 +1,1 @@
+"""HTTP interface: thin DRF views and their serializers, one module per topic."""

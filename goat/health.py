@@ -1,0 +1,90 @@
+"""``/health/``: is the database reachable, is the broker reachable."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+logger = logging.getLogger(__name__)
+
+BROKER_TIMEOUT_SECONDS = 2
+
+
+def database_ok() -> bool:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            return cursor.fetchone()[0] == 1
+    except Exception:  # noqa: BLE001 - any failure means "not reachable"
+        logger.exception("health: database check failed")
+        return False
+
+
+def broker_ok() -> bool:
+    url = settings.CELERY_BROKER_URL
+    try:
+        if url.startswith("filesystem://"):
+            options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {})
+            folders = [options[key] for key in ("data_folder_in", "data_folder_out") if key in options]
+            return all(Path(folder).is_dir() and os.access(folder, os.W_OK) for folder in folders)
+        from kombu import Connection
+
+        transport_options = {"socket_timeout": BROKER_TIMEOUT_SECONDS, "socket_connect_timeout": BROKER_TIMEOUT_SECONDS}
+        with Connection(url, connect_timeout=BROKER_TIMEOUT_SECONDS, transport_options=transport_options) as conn:
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT_SECONDS)
+            conn.default_channel  # noqa: B018 - opening a channel pings redis
+        return True
+    except Exception:  # noqa: BLE001
+        logger.exception("health: broker check failed")
+        return False
+
+
+class HealthView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes: list = []
+
+    @extend_schema(
+        operation_id="health",
+        summary="Database and broker reachability",
+        responses={
+            (200, "application/json"): inline_serializer(
+                "Health",
+                fields={
+                    "status": serializers.ChoiceField(choices=["ok", "degraded"]),
+                    "database": serializers.BooleanField(),
+                    "broker": serializers.BooleanField(),
+                },
+            ),
+            (503, "application/json"): inline_serializer(
+                "HealthDegraded",
+                fields={
+                    "status": serializers.ChoiceField(choices=["ok", "degraded"]),
+                    "database": serializers.BooleanField(),
+                    "broker": serializers.BooleanField(),
+                },
+            ),
+        },
+        examples=[
+            OpenApiExample("ok", value={"status": "ok", "database": True, "broker": True}, status_codes=["200"]),
+            OpenApiExample(
+                "degraded", value={"status": "degraded", "database": True, "broker": False}, status_codes=["503"]
+            ),
+        ],
+        tags=["operations"],
+    )
+    def get(self, request: Request) -> Response:
+        database, broker = database_ok(), broker_ok()
+        healthy = database and broker
+        body = {"status": "ok" if healthy else "degraded", "database": database, "broker": broker}
+        return Response(body, status=200 if healthy else 503)

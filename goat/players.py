@@ -1,0 +1,77 @@
+"""Players: sign-up, tokens and profiles (services write, selectors read).
+
+``player_profile`` is the single place where a profile's numbers are gathered; the ratings app
+will replace the placeholders marked below with its projections.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import authenticate, get_user_model, password_validation
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from rest_framework.authtoken.models import Token
+
+from goat.errors import ServiceError
+
+SIGNUP_CLOSED = "Sign-up is closed on this server."
+USERNAME_TAKEN = "This username is taken."
+INVALID_CREDENTIALS = "Unable to log in with the given username and password."
+# Names that collide with API paths (/api/players/me/).
+RESERVED_USERNAMES = frozenset({"me"})
+
+
+def player_create(*, username: str, password: str) -> AbstractBaseUser:
+    """Create a player account. Usernames are unique case-insensitively."""
+    if not settings.GOAT_SIGNUP_OPEN:
+        raise ServiceError("signup_closed", SIGNUP_CLOSED, status=403)
+    User = get_user_model()
+    if username.lower() in RESERVED_USERNAMES or User.objects.filter(username__iexact=username).exists():
+        raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]})
+    try:
+        password_validation.validate_password(password, user=User(username=username))
+    except DjangoValidationError as error:
+        messages = list(error.messages)
+        raise ServiceError("invalid", f"password: {messages[0]}", status=400, errors={"password": messages}) from None
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(username=username, password=password)
+    except IntegrityError:  # lost a race with a concurrent sign-up of the same name
+        raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]}) from None
+
+
+def token_obtain(*, username: str, password: str) -> str:
+    """The API token of the player with these credentials (created on first use)."""
+    user = authenticate(username=username, password=password)
+    if user is None or not user.is_active:
+        raise ServiceError("invalid_credentials", INVALID_CREDENTIALS, status=400)
+    token, _ = Token.objects.get_or_create(user=user)
+    return token.key
+
+
+def player_get(*, username: str) -> AbstractBaseUser:
+    User = get_user_model()
+    try:
+        return User.objects.get(username=username, is_active=True)
+    except User.DoesNotExist:
+        raise ServiceError("not_found", "No player with this username.", status=404) from None
+
+
+def player_profile(*, user: AbstractBaseUser, include_private: bool) -> dict[str, Any]:
+    """A player's profile; ``chips`` only when ``include_private`` (the player's own view).
+
+    Placeholders until the ratings app provides its projections: plug them in HERE only.
+    """
+    profile: dict[str, Any] = {
+        "username": user.get_username(),
+        "rating": 0,  # ratings: sum of the rating ledger
+        "skill": {},  # ratings: {ruleset: {"mu", "sigma", "ordinal"}}
+        "games_played": 0,  # ratings: finished games
+        "goats": 0,  # ratings: games finished as a goat
+    }
+    if include_private:
+        profile["chips"] = settings.GOAT_INITIAL_CHIPS  # ratings: chip balance
+    return profile

@@ -1,0 +1,49 @@
+"""Shared fixtures: API clients with and without credentials."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    """Throttle counters live in the cache: start every test with none."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def api_client() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user(username="alice", password=PASSWORD)
+
+
+@pytest.fixture
+def auth_client(user) -> APIClient:
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def staff_client(django_user_model) -> APIClient:
+    staff = django_user_model.objects.create_user(username="staff", password=PASSWORD, is_staff=True)
+    client = APIClient()
+    client.force_login(staff)
+    return client
