@@ -181,6 +181,11 @@ class ProblemSerializer(serializers.Serializer):
     )
 
 
+def problem_responses(*statuses: int) -> dict[tuple[int, str], type[ProblemSerializer]]:
+    """``extend_schema(responses={...})`` entries for error statuses, as application/problem+json."""
+    return {(status, PROBLEM_CONTENT_TYPE): ProblemSerializer for status in statuses}
+
+
 def problem_example(status: int, code: str, detail: str, errors: Any = None):
     """An OpenApiExample of a problem, for ``extend_schema(examples=[...])``."""
     from drf_spectacular.utils import OpenApiExample
@@ -190,6 +195,7 @@ def problem_example(status: int, code: str, detail: str, errors: Any = None):
         value=problem_body(status=status, code=code, detail=detail, errors=errors),
         response_only=True,
         status_codes=[str(status)],
+        media_type=PROBLEM_CONTENT_TYPE,
     )
 
 

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat import players
-from goat.problems import ProblemSerializer, problem_example
+from goat.problems import problem_example, problem_responses
 
 # --- Serializers ----------------------------------------------------------------------------
 
@@ -68,7 +68,7 @@ class PlayerSignupView(APIView):
         operation_id="players_create",
         summary="Sign up",
         request=CredentialsSerializer,
-        responses={201: SignupResponseSerializer, 400: ProblemSerializer, 403: ProblemSerializer, 429: ProblemSerializer},
+        responses={201: SignupResponseSerializer, **problem_responses(400, 403, 429)},
         examples=[
             OpenApiExample("sign-up", value={"username": "alice", "password": "correct horse battery"}, request_only=True),
             OpenApiExample("created", value={"username": "alice"}, response_only=True, status_codes=["201"]),
@@ -94,7 +94,7 @@ class TokenObtainView(APIView):
         summary="Get an API token",
         description="Use it as `Authorization: Token <token>`.",
         request=CredentialsSerializer,
-        responses={200: TokenResponseSerializer, 400: ProblemSerializer, 429: ProblemSerializer},
+        responses={200: TokenResponseSerializer, **problem_responses(400, 429)},
         examples=[
             OpenApiExample("credentials", value={"username": "alice", "password": "correct horse battery"}, request_only=True),
             OpenApiExample(
@@ -117,7 +117,7 @@ class PlayerMeView(APIView):
     @extend_schema(
         operation_id="players_me",
         summary="Own profile",
-        responses={200: OwnProfileSerializer, 401: ProblemSerializer},
+        responses={200: OwnProfileSerializer, **problem_responses(401)},
         examples=[
             OpenApiExample("profile", value={**PROFILE_EXAMPLE, "chips": 1000}, response_only=True, status_codes=["200"]),
             UNAUTHENTICATED,
@@ -132,7 +132,7 @@ class PlayerDetailView(APIView):
     @extend_schema(
         operation_id="players_retrieve",
         summary="Public profile",
-        responses={200: PublicProfileSerializer, 401: ProblemSerializer, 404: ProblemSerializer},
+        responses={200: PublicProfileSerializer, **problem_responses(401, 404)},
         examples=[
             OpenApiExample("profile", value=PROFILE_EXAMPLE, response_only=True, status_codes=["200"]),
             UNAUTHENTICATED,
