@@ -1,3 +1,134 @@
-"""Games: Game, Seat and the GameEvent stream (added by the event store work)."""
+"""Games: ``Game`` (the stream's head and read model), ``Seat`` and the append-only ``GameEvent`` stream.
 
-from django.db import models  # noqa: F401
+Events are the truth. Everything else on ``Game`` (status, version, turn, deadline, result, the
+pickled engine snapshot) is a cache that ``goat.eventstore.game_rebuild`` can recompute from them.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class GameStatus(models.TextChoices):
+    WAITING = "waiting"
+    RUNNING = "running"
+    FINISHED = "finished"
+    INTERRUPTED = "interrupted"
+
+
+class Game(models.Model):
+    ruleset = models.CharField(max_length=32, db_index=True)
+    options = models.JSONField()
+    seats = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING, db_index=True)
+    #: seq of the last event (0 before the first)
+    version = models.PositiveIntegerField(default=0)
+    round = models.PositiveSmallIntegerField(default=0)
+    turn = models.SmallIntegerField(null=True, blank=True)
+    #: when the player to move times out (``None`` without a clock or without a choice pending)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: the secret 32-byte server seed as hex; never in a response before the game ended
+    server_seed = models.CharField(max_length=64, editable=False)
+    server_seed_commitment = models.CharField(max_length=64, editable=False)
+    #: the engine state after ``snapshot_version`` events (a cache: rebuildable from events)
+    snapshot = models.BinaryField(null=True, editable=False)
+    snapshot_version = models.PositiveIntegerField(default=0)
+    #: hash of the last event, where the next append continues the chain
+    last_hash = models.CharField(max_length=64, default="", editable=False)
+    result = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    ended_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["status", "deadline"], name="game_clock_idx")]
+
+    def __str__(self) -> str:
+        return f"game {self.pk} ({self.ruleset}, {self.status})"
+
+    @property
+    def ended(self) -> bool:
+        return self.status in (GameStatus.FINISHED, GameStatus.INTERRUPTED)
+
+
+class Seat(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seat_set")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    client_seed = models.CharField(max_length=255, blank=True, default="")
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_per_game"),
+            models.UniqueConstraint(fields=["game", "player"], name="player_once_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of game {self.game_id}"
+
+
+class AppendOnlyError(Exception):
+    """Events are never changed or deleted."""
+
+
+class GameEventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise AppendOnlyError("game events are append-only: UPDATE is refused")
+
+    def delete(self):
+        raise AppendOnlyError("game events are append-only: DELETE is refused")
+
+
+class GameEvent(models.Model):
+    """One event of a game's stream. Append-only (a PostgreSQL trigger and this model refuse changes)."""
+
+    #: global, monotonically increasing position across all streams
+    position = models.BigAutoField(primary_key=True)
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    seat = models.SmallIntegerField(null=True, blank=True)
+    data = models.JSONField()
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="+")
+    at = models.DateTimeField()
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    objects = GameEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_seq_unique_per_game")]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.type} (game {self.game_id})"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError("game events are append-only: UPDATE is refused")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("game events are append-only: DELETE is refused")
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a POST with an ``Idempotency-Key`` (kept at least 24 h)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    #: sha256 of method, path and body: the same key with another request is refused
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField(null=True)
+    content_type = models.CharField(max_length=100, blank=True, default="")
+    body = models.BinaryField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    completed_at = models.DateTimeField(null=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user")]
