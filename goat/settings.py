@@ -263,6 +263,28 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
 
+from datetime import timedelta as _timedelta  # noqa: E402
+
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = False  # opted in per task where a repeat is harmless
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # acks_late tasks of a killed worker are redelivered after this many seconds
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("GOAT_BROKER_VISIBILITY_TIMEOUT", 300)}
+GOAT_CLOCK_SWEEP_SECONDS = env_int("GOAT_CLOCK_SWEEP_SECONDS", 5)
+CELERY_BEAT_SCHEDULE = {
+    "games-sweep-clocks": {
+        "task": "goat.tasks.games_sweep_clocks",
+        "schedule": _timedelta(seconds=GOAT_CLOCK_SWEEP_SECONDS),
+        "options": {"expires": GOAT_CLOCK_SWEEP_SECONDS},
+    },
+    "idempotency-purge": {"task": "goat.tasks.idempotency_purge", "schedule": _timedelta(hours=1)},
+}
+
 # --- goat -------------------------------------------------------------------------------------
 
 GOAT_SIGNUP_OPEN = env_bool("GOAT_SIGNUP_OPEN", True)

@@ -47,3 +47,14 @@ def staff_client(django_user_model) -> APIClient:
     client = APIClient()
     client.force_login(staff)
     return client
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery():
+    """Unit and API tests run Celery tasks inline; the end-to-end tests (tests/e2e) use a real worker."""
+    from goat.celery import app
+
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager = False

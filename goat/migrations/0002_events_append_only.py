@@ -28,12 +28,12 @@ DROP FUNCTION IF EXISTS goat_gameevent_append_only();
 
 def forward(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(FORWARD)
+        schema_editor.execute(FORWARD, params=None)
 
 
 def backward(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(BACKWARD)
+        schema_editor.execute(BACKWARD, params=None)
 
 
 class Migration(migrations.Migration):
