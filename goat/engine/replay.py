@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from .deal import commitment
 from .errors import InvalidEvent, RulesError
-from .rules import CHOICES, apply, pending
+from .rules import CHOICES, apply, is_seed_hex, pending
 from .state import GameState
 
 
@@ -86,6 +87,13 @@ def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:
             "code": "seed_not_revealed",
             "detail": "the log does not end with seed_revealed, so its deals cannot be proved.",
         }
+    first = events[0]
+    created = first.get("data") if isinstance(first, Mapping) else None
+    committed = created.get("server_seed_commitment") if isinstance(created, Mapping) else None
+    if not is_seed_hex(revealed) or commitment(revealed) != committed:
+        # A reveal that does not open the commitment proves nothing: replay without it, so that the
+        # reveal itself is refused (seed_mismatch at its seq) unless an earlier event already is.
+        revealed = None
     result = replay(events, server_seed=revealed, require_complete=True)
     if not result.ok:
         return {"valid": False, "seq": result.seq, "code": result.code, "detail": result.detail}
