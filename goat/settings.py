@@ -138,6 +138,9 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
+    # Tests use a file too (not a shared-cache in-memory database, whose table locks fail at once
+    # instead of waiting), so the race tests see the same locking as a real run.
+    _db["TEST"] = {"NAME": str(GOAT_DATA_DIR / "test-goat.sqlite3")}
 elif _db["ENGINE"] == "django.db.backends.postgresql":
     _db["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60)
     _db["CONN_HEALTH_CHECKS"] = True

@@ -1,0 +1,154 @@
+"""The move clock (RULES.md §5, §9): deadlines, the countdown task, the sweep, and their races."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import close_old_connections, connection
+from django.utils import timezone
+
+from goat import eventstore, services, tasks
+from goat.engine import legal_moves
+from goat.engine.tiles import tile_str
+from goat.errors import ServiceError
+from goat.engine.errors import RulesError
+from goat.models import Game, GameEvent
+
+
+@pytest.fixture
+def players(django_user_model):
+    return [django_user_model.objects.create_user(username=f"p{i}", password="x") for i in range(3)]
+
+
+def _running_game(players, *, move_time=30, seats=2, ruleset="goat-classic"):
+    game = services.game_create(player=players[0], ruleset=ruleset, seats=seats, options={"move_time": move_time})
+    for p in players[1:seats]:
+        services.game_join(game_id=game.pk, player=p)
+    game.refresh_from_db()
+    return game
+
+
+def _expire(game):
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    game.refresh_from_db()
+
+
+@pytest.mark.django_db
+def test_deadline_set_when_turn_reaches_a_player_with_a_choice(players):
+    before = timezone.now()
+    game = _running_game(players, move_time=30)
+    assert game.turn is not None
+    assert before + timedelta(seconds=29) < game.deadline <= timezone.now() + timedelta(seconds=30)
+
+
+@pytest.mark.django_db
+def test_no_clock_without_move_time(players):
+    game = _running_game(players, move_time=0)
+    assert game.deadline is None
+    assert services.game_time_out(game_id=game.pk, expected_version=game.version) is False
+
+
+@pytest.mark.django_db
+def test_time_out_only_after_the_deadline(players):
+    game = _running_game(players)
+    assert services.game_time_out(game_id=game.pk, expected_version=game.version) is False
+    assert Game.objects.get(pk=game.pk).status == "running"
+
+
+@pytest.mark.django_db
+def test_time_out_ends_game_interrupted_and_reveals_seed(players):
+    game = _running_game(players)
+    offender = game.turn
+    _expire(game)
+    assert services.game_time_out(game_id=game.pk, expected_version=game.version) is True
+    game.refresh_from_db()
+    assert game.status == "interrupted"
+    assert game.result["reason"] == "timeout"
+    assert game.result["goats"] == [offender]
+    assert game.deadline is None and game.turn is None
+    types = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("type", flat=True))
+    assert types[-2:] == ["timed_out", "seed_revealed"]
+
+
+@pytest.mark.django_db
+def test_time_out_twice_appends_exactly_one_timed_out(players):
+    game = _running_game(players)
+    _expire(game)
+    version = game.version
+    assert services.game_time_out(game_id=game.pk, expected_version=version) is True
+    assert services.game_time_out(game_id=game.pk, expected_version=version) is False
+    assert tasks.game_time_out(game.pk, version) is False
+    assert GameEvent.objects.filter(game=game, type="timed_out").count() == 1
+
+
+@pytest.mark.django_db
+def test_stale_countdown_after_a_move_does_nothing(players):
+    game = _running_game(players)
+    version = game.version
+    state = eventstore.state_load(game)
+    tile, end = legal_moves(state)[0]
+    services.game_play_tile(game_id=game.pk, player=players[game.turn], tile=tile_str(tile), end=end)
+    _expire(game)
+    assert services.game_time_out(game_id=game.pk, expected_version=version) is False
+    assert not GameEvent.objects.filter(game=game, type="timed_out").exists()
+
+
+@pytest.mark.django_db
+def test_sweep_times_out_every_overdue_game(players, django_user_model):
+    due = _running_game(players)
+    others = [django_user_model.objects.create_user(username=f"q{i}", password="x") for i in range(2)]
+    not_due = _running_game(others)
+    _expire(due)
+    assert tasks.games_sweep_clocks() == 1
+    assert Game.objects.get(pk=due.pk).status == "interrupted"
+    assert Game.objects.get(pk=not_due.pk).status == "running"
+    assert tasks.games_sweep_clocks() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_move_and_clock_at_the_same_deadline_one_wins(players):
+    """A move arriving at the deadline races the countdown: the row lock lets exactly one through."""
+    for _ in range(4):
+        game = _running_game(players)
+        _expire(game)
+        version = game.version
+        state = eventstore.state_load(game)
+        tile, end = legal_moves(state)[0]
+        mover = players[game.turn]
+        outcomes: dict[str, object] = {}
+        barrier = threading.Barrier(2)
+
+        def move():
+            barrier.wait()
+            try:
+                services.game_play_tile(game_id=game.pk, player=mover, tile=tile_str(tile), end=end,
+                                        expected_version=version)
+                outcomes["move"] = "ok"
+            except (ServiceError, RulesError) as exc:
+                outcomes["move"] = exc.code
+            finally:
+                close_old_connections()
+                connection.close()
+
+        def clock():
+            barrier.wait()
+            try:
+                outcomes["clock"] = services.game_time_out(game_id=game.pk, expected_version=version)
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=move), threading.Thread(target=clock)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        timed_out = GameEvent.objects.filter(game=game, type="timed_out").count()
+        played = GameEvent.objects.filter(game=game, type="tile_played", seq=version + 1).count()
+        assert timed_out + played == 1, outcomes
+        assert (outcomes["move"] == "ok") == (played == 1)
+        assert (outcomes["clock"] is True) == (timed_out == 1)
+        seqs = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+        assert seqs == list(range(1, len(seqs) + 1))
+        players = players[::-1]  # fresh pair of seats next time (a player sits once per game)
