@@ -1,0 +1,134 @@
+"""End-to-end fixtures: real Celery worker (and beat) processes on the real broker and database.
+
+These tests need a database and a broker that another process can reach: PostgreSQL and Redis.
+``.ci/run`` starts both and sets ``GOAT_E2E=1`` for its second pass; elsewhere they are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _e2e_possible() -> str | None:
+    if os.environ.get("GOAT_E2E") != "1":
+        return "end-to-end tests run with GOAT_E2E=1 (the PostgreSQL + Redis pass of .ci/run)"
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        return "end-to-end tests need CELERY_BROKER_URL=redis://..."
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        return "end-to-end tests need PostgreSQL"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = _e2e_possible()
+    for item in items:
+        if "tests/e2e/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.e2e)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def _test_database_url() -> str:
+    db = connection.settings_dict
+    user = db.get("USER") or ""
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    host = db.get("HOST") or "127.0.0.1"
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"postgres://{user}{password}@{host}{port}/{db['NAME']}"
+
+
+class Worker:
+    """A ``celery -A goat worker -B`` process against the test database."""
+
+    def __init__(self, tmp_path: Path, *, sweep_seconds: int = 1, extra_env: dict | None = None):
+        self.log_path = tmp_path / f"worker-{time.monotonic_ns()}.log"
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": _test_database_url(),
+            "GOAT_CLOCK_SWEEP_SECONDS": str(sweep_seconds),
+            "GOAT_DATA_DIR": str(tmp_path / "worker-data"),
+            "CELERY_TASK_ALWAYS_EAGER": "0",
+            **(extra_env or {}),
+        }
+        self.schedule = tmp_path / "beat-schedule"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, *, beat: bool = True, timeout: float = 30) -> "Worker":
+        cmd = [sys.executable, "-m", "celery", "-A", "goat", "worker", "--pool", "solo", "--loglevel", "INFO",
+               "--hostname", f"e2e-{os.getpid()}-{time.monotonic_ns()}@%h", "--without-mingle", "--without-gossip"]
+        if beat:
+            cmd += ["--beat", "--schedule", str(self.schedule)]
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(cmd, cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"worker exited early:\n{self.output()}")
+            if b"ready." in self.log_path.read_bytes():
+                return self
+            time.sleep(0.2)
+        raise RuntimeError(f"worker not ready in {timeout}s:\n{self.output()}")
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        if getattr(self, "log", None):
+            self.log.close()
+
+
+@pytest.fixture
+def live_celery(transactional_db, tmp_path):
+    """Send tasks to the real broker (not eagerly) and give the test a way to start workers."""
+    from goat.celery import app
+
+    app.conf.task_always_eager = False
+    app.control.purge()
+    workers: list[Worker] = []
+
+    def start(**kwargs) -> Worker:
+        worker = Worker(tmp_path, **{k: v for k, v in kwargs.items() if k != "beat"})
+        workers.append(worker.start(beat=kwargs.get("beat", True)))
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+    app.control.purge()
+
+
+def _wait_for(predicate, *, timeout: float, interval: float = 0.2, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+@pytest.fixture
+def wait_for():
+    """``wait_for(predicate, timeout=..., what=...)``: poll until true or fail."""
+    return _wait_for
