@@ -1,7 +1,7 @@
 """Players: sign-up, tokens and profiles (services write, selectors read).
 
-``player_profile`` is the single place where a profile's numbers are gathered; the ratings app
-will replace the placeholders marked below with its projections.
+``player_profile`` is the single place where a profile's numbers are gathered (from the ratings
+app's projections).
 """
 
 from __future__ import annotations
@@ -63,15 +63,15 @@ def player_get(*, username: str) -> AbstractBaseUser:
 def player_profile(*, user: AbstractBaseUser, include_private: bool) -> dict[str, Any]:
     """A player's profile; ``chips`` only when ``include_private`` (the player's own view).
 
-    Placeholders until the ratings app provides its projections: plug them in HERE only.
+    The numbers come from the ratings projections (ratings.selectors).
     """
+    from ratings import selectors as ratings
+
     profile: dict[str, Any] = {
         "username": user.get_username(),
-        "rating": 0,  # ratings: sum of the rating ledger
-        "skill": {},  # ratings: {ruleset: {"mu", "sigma", "ordinal"}}
-        "games_played": 0,  # ratings: finished games
-        "goats": 0,  # ratings: games finished as a goat
+        **ratings.player_rating_stats(player=user),  # rating, games_played, goats
+        "skill": ratings.player_skill(player=user),  # {ruleset: {"mu", "sigma", "ordinal"}}
     }
     if include_private:
-        profile["chips"] = settings.GOAT_INITIAL_CHIPS  # ratings: chip balance
+        profile["chips"] = ratings.player_chips(player=user)
     return profile

@@ -286,6 +286,11 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": GOAT_CLOCK_SWEEP_SECONDS},
     },
     "idempotency-purge": {"task": "goat.tasks.idempotency_purge", "schedule": _timedelta(hours=1)},
+    # ratings: apply games whose post-game task was lost, then recompute the current rating boards
+    "leaderboards-refresh": {
+        "task": "ratings.tasks.leaderboards_refresh",
+        "schedule": _timedelta(seconds=env_int("GOAT_LEADERBOARDS_REFRESH_SECONDS", 600)),
+    },
 }
 
 # --- goat -------------------------------------------------------------------------------------

@@ -1,0 +1,178 @@
+"""Ratings API (API.md "Players" ledger and "Ratings and leaderboards")."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import generics, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from goat import players
+from goat.engine import RULESETS
+from goat.pagination import Pagination
+from goat.problems import problem_example, problem_responses
+
+from . import selectors
+from .models import LeaderboardRow, RatingEntry, SkillRating
+
+# --- serializers -------------------------------------------------------------------------------
+
+
+class RatingEntrySerializer(serializers.Serializer):
+    game = serializers.IntegerField(source="game_id")
+    points = serializers.IntegerField()
+    reason = serializers.ChoiceField(choices=["finished", "timeout", "resigned"])
+    at = serializers.DateTimeField()
+
+
+class RatingRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    rating = serializers.IntegerField()
+    games = serializers.IntegerField()
+    goats = serializers.IntegerField()
+
+
+class SkillRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    ordinal = serializers.FloatField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    games = serializers.IntegerField()
+
+
+class RatingBoardQuerySerializer(serializers.Serializer):
+    period = serializers.ChoiceField(choices=["all", "month", "week"], default="all")
+    ruleset = serializers.ChoiceField(choices=list(RULESETS), required=False, allow_blank=True)
+
+
+class SkillBoardQuerySerializer(serializers.Serializer):
+    ruleset = serializers.ChoiceField(choices=list(RULESETS), default="goat-classic")
+
+
+# --- views -------------------------------------------------------------------------------------
+
+UNAUTHENTICATED = problem_example(401, "not_authenticated", "Authentication credentials were not provided.")
+
+
+def _page_example(name: str, row: dict) -> OpenApiExample:
+    """An example row of a page (drf-spectacular wraps it in a list and the pagination envelope)."""
+    return OpenApiExample(name, value=row, response_only=True, status_codes=["200"])
+
+
+class PlayerRatingsView(generics.ListAPIView):
+    serializer_class = RatingEntrySerializer
+    pagination_class = Pagination
+    filter_backends: list = []
+    queryset = RatingEntry.objects.none()  # for the schema; get_queryset() picks the player
+
+
+    @extend_schema(
+        operation_id="players_ratings_list",
+        summary="A player's rating ledger",
+        description="Rating points earned per ended game (RULES.md §9), newest first. The rating is their sum.",
+        responses={200: RatingEntrySerializer, **problem_responses(401, 404)},
+        examples=[
+            _page_example("finished", {"game": 42, "points": 8, "reason": "finished", "at": "2025-06-01T12:00:00Z"}),
+            _page_example("timed out", {"game": 17, "points": 0, "reason": "timeout", "at": "2025-05-30T18:21:07Z"}),
+            UNAUTHENTICATED,
+            problem_example(404, "not_found", "No player with this username."),
+        ],
+        tags=["players"],
+    )
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        return selectors.rating_ledger(player=players.player_get(username=self.kwargs["username"]))
+
+
+class RankedListView(generics.ListAPIView):
+    """A board read in rank order; a row's rank is its position (page offset + index + 1)."""
+
+    pagination_class = Pagination
+    filter_backends: list = []
+    query_serializer: type[serializers.Serializer]
+
+    def board(self, query: dict):
+        raise NotImplementedError
+
+    def row(self, rank: int, row) -> dict:
+        raise NotImplementedError
+
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        query = self.query_serializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        page = self.paginate_queryset(self.board(query.validated_data))
+        offset = (self.paginator.page.number - 1) * self.paginator.page.paginator.per_page
+        return self.get_paginated_response([self.row(rank, r) for rank, r in selectors.ranked(page, offset)])
+
+
+class RatingLeaderboardView(RankedListView):
+    serializer_class = RatingRowSerializer
+    queryset = LeaderboardRow.objects.none()
+    query_serializer = RatingBoardQuerySerializer
+
+    @extend_schema(
+        operation_id="leaderboards_ratings",
+        summary="Rating leaderboard",
+        description=(
+            "Players by rating points earned in the period (calendar month / ISO week in UTC, or all "
+            "time), in one ruleset or (without `ruleset`) all. Ties: fewer games first, then username."
+        ),
+        parameters=[
+            OpenApiParameter("period", str, enum=["all", "month", "week"], description="Default `all`."),
+            OpenApiParameter("ruleset", str, enum=list(RULESETS), description="Default: every ruleset."),
+        ],
+        responses={200: RatingRowSerializer, **problem_responses(400, 401)},
+        examples=[
+            _page_example("board", {"rank": 1, "player": "alice", "rating": 37, "games": 6, "goats": 1}),
+            problem_example(400, "invalid", 'period: "year" is not a valid choice.',
+                            {"period": ['"year" is not a valid choice.']}),
+            UNAUTHENTICATED,
+        ],
+        tags=["leaderboards"],
+    )
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def board(self, query: dict):
+        return selectors.rating_board(period=query["period"], ruleset=query.get("ruleset") or None)
+
+    def row(self, rank: int, r) -> dict:
+        return {"rank": rank, "player": r.username, "rating": r.rating, "games": r.games, "goats": r.goats}
+
+
+class SkillLeaderboardView(RankedListView):
+    serializer_class = SkillRowSerializer
+    queryset = SkillRating.objects.none()
+    query_serializer = SkillBoardQuerySerializer
+
+    @extend_schema(
+        operation_id="leaderboards_skill",
+        summary="Skill leaderboard",
+        description=(
+            "Players by openskill (Plackett-Luce) ordinal `mu - 3*sigma` in one ruleset "
+            "(default `goat-classic`). Ties: fewer games first, then username."
+        ),
+        parameters=[OpenApiParameter("ruleset", str, enum=list(RULESETS), description="Default `goat-classic`.")],
+        responses={200: SkillRowSerializer, **problem_responses(400, 401)},
+        examples=[
+            _page_example("board", {"rank": 1, "player": "alice", "ordinal": 8.51, "mu": 27.1, "sigma": 6.2,
+                                    "games": 12}),
+            problem_example(400, "invalid", 'ruleset: "chess" is not a valid choice.',
+                            {"ruleset": ['"chess" is not a valid choice.']}),
+            UNAUTHENTICATED,
+        ],
+        tags=["leaderboards"],
+    )
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def board(self, query: dict):
+        return selectors.skill_board(ruleset=query["ruleset"])
+
+    def row(self, rank: int, r) -> dict:
+        return {"rank": rank, "player": r.username, "ordinal": r.ordinal, "mu": r.mu, "sigma": r.sigma,
+                "games": r.games}

@@ -1,0 +1,28 @@
+"""Ratings tasks: they take ids, call one service and are idempotent (autodiscovered by goat.celery)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import OperationalError
+
+from . import services
+
+# leaderboards_refresh runs from beat (settings.CELERY_BEAT_SCHEDULE["leaderboards-refresh"]).
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=8)
+def ratings_apply_game(game_id: int) -> bool:
+    """All post-game projections of one game (ledger, chips, skill, leaderboards), exactly once."""
+    return services.ratings_apply_game(game_id=game_id)
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
+def leaderboards_refresh() -> int:
+    """Apply games whose post-game task was lost (safety net), then recompute the current boards."""
+    services.ratings_apply_pending()
+    return services.leaderboards_refresh()
+
+
+@shared_task(acks_late=True)
+def ratings_rebuild() -> dict:
+    return services.ratings_rebuild()

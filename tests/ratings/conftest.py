@@ -1,0 +1,27 @@
+"""Fixtures for the ratings tests: players, eager Celery, and whole games played through goat.services."""
+
+from __future__ import annotations
+
+import pytest
+from celery import current_app
+
+
+
+@pytest.fixture(autouse=True)
+def eager_celery(settings):
+    """Run queued tasks in-process (goat.celery reads CELERY_* settings; the app conf is set too)."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.CELERY_TASK_EAGER_PROPAGATES = True
+    conf = current_app.conf
+    saved = conf.task_always_eager, conf.task_eager_propagates
+    conf.task_always_eager, conf.task_eager_propagates = True, True
+    yield
+    conf.task_always_eager, conf.task_eager_propagates = saved
+
+
+@pytest.fixture
+def make_players(django_user_model):
+    def make(*names):
+        return [django_user_model.objects.create_user(username=name, password="x") for name in names]
+
+    return make
