@@ -1,0 +1,127 @@
+"""Idempotency-Key on the games POSTs (API.md "General"): replay, reuse, in progress."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from goat import eventstore
+from goat.engine.tiles import tile_str
+from goat.models import Game, GameEvent, IdempotencyRecord
+
+pytestmark = pytest.mark.django_db
+
+
+def token_client(user) -> APIClient:
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def two(django_user_model):
+    return [(u, token_client(u)) for u in (django_user_model.objects.create_user(username=n, password="x" * 12)
+                                           for n in ("ann", "ben"))]
+
+
+def running_game(two) -> int:
+    gid = two[0][1].post("/api/games/", {"ruleset": "goat-classic", "seats": 2}, format="json").json()["id"]
+    assert two[1][1].post(f"/api/games/{gid}/join/", {}, format="json").status_code == 200
+    return gid
+
+
+def key(k):
+    return {"HTTP_IDEMPOTENCY_KEY": k}
+
+
+def test_create_retried_with_the_same_key_creates_one_game(two):
+    client = two[0][1]
+    body = {"ruleset": "goat-classic", "seats": 2}
+
+    first = client.post("/api/games/", body, format="json", **key("create-1"))
+    again = client.post("/api/games/", body, format="json", **key("create-1"))
+
+    assert first.status_code == again.status_code == 201
+    assert first.content == again.content
+    assert again["Idempotent-Replayed"] == "true"
+    assert Game.objects.count() == 1
+    # Another player may use the same key for their own request.
+    assert two[1][1].post("/api/games/", body, format="json", **key("create-1")).status_code == 201
+    assert Game.objects.count() == 2
+
+
+def test_a_move_retried_with_the_same_key_is_played_once(two):
+    gid = running_game(two)
+    state = eventstore.state_load(Game.objects.get(pk=gid))
+    client = two[state.turn][1]
+    body = {"tile": tile_str(state.table.must_lead)}
+
+    first = client.post(f"/api/games/{gid}/moves/", body, format="json", **key("m-1"))
+    count = GameEvent.objects.filter(game_id=gid).count()
+    again = client.post(f"/api/games/{gid}/moves/", body, format="json", **key("m-1"))
+
+    assert first.status_code == again.status_code == 201
+    assert first.content == again.content
+    assert GameEvent.objects.filter(game_id=gid).count() == count
+
+
+def test_a_join_retried_with_the_same_key_answers_the_same(two):
+    gid = two[0][1].post("/api/games/", {"ruleset": "goat-classic", "seats": 2}, format="json").json()["id"]
+
+    first = two[1][1].post(f"/api/games/{gid}/join/", {}, format="json", **key("j"))
+    again = two[1][1].post(f"/api/games/{gid}/join/", {}, format="json", **key("j"))
+
+    assert first.status_code == again.status_code == 200 and first.content == again.content
+
+
+def test_a_refused_move_is_stored_and_replayed_identically(two):
+    gid = running_game(two)
+    state = eventstore.state_load(Game.objects.get(pk=gid))
+    idle = 1 - state.turn
+    body = {"tile": tile_str(state.hand(idle)[0])}
+
+    first = two[idle][1].post(f"/api/games/{gid}/moves/", body, format="json", **key("refused"))
+    again = two[idle][1].post(f"/api/games/{gid}/moves/", body, format="json", **key("refused"))
+
+    assert first.status_code == again.status_code == 422
+    assert first.json()["code"] == "not_your_turn"
+    assert first.content == again.content
+    assert again["Content-Type"] == "application/problem+json"
+    assert GameEvent.objects.filter(game_id=gid).count() == state.version
+
+
+def test_the_same_key_with_another_body_is_422(two):
+    client = two[0][1]
+    assert client.post("/api/games/", {"ruleset": "goat-classic", "seats": 2}, format="json", **key("k")).status_code == 201
+
+    other = client.post("/api/games/", {"ruleset": "goat-classic", "seats": 3}, format="json", **key("k"))
+
+    assert other.status_code == 422 and other.json()["code"] == "idempotency_key_reused"
+    assert Game.objects.count() == 1
+
+
+def test_a_request_still_in_progress_is_409(two):
+    user, client = two[0]
+    gid = running_game(two)
+    IdempotencyRecord.objects.create(user=user, key="busy", fingerprint="will-not-matter")
+    # Same fingerprint as the request below: compute it by letting a first request claim another key.
+    body = {"tile": "1-1"}
+    first = client.post(f"/api/games/{gid}/moves/", body, format="json", **key("probe"))
+    fingerprint = IdempotencyRecord.objects.get(user=user, key="probe").fingerprint
+    IdempotencyRecord.objects.filter(key="busy").update(fingerprint=fingerprint)
+    assert first.status_code in (201, 422)
+
+    response = client.post(f"/api/games/{gid}/moves/", body, format="json", **key("busy"))
+
+    assert response.status_code == 409 and response.json()["code"] == "request_in_progress"
+    assert response["Retry-After"] == "1"
+
+
+def test_an_over_long_key_is_400(two):
+    response = two[0][1].post("/api/games/", {"ruleset": "goat-classic", "seats": 2}, format="json",
+                              **key("k" * 256))
+
+    assert response.status_code == 400 and response.json()["code"] == "invalid_idempotency_key"
+    assert not Game.objects.exists()
