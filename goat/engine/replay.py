@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping
 
 from .deal import commitment
 from .errors import InvalidEvent, RulesError
-from .rules import CHOICES, apply, is_seed_hex, pending
+from .rules import CHOICES, Fold, is_seed_hex, pending
 from .state import GameState
 
 
@@ -38,23 +38,22 @@ def replay(events: Iterable[Mapping[str, Any]], *, server_seed: str | None = Non
     a deal is only checked for shape.  With ``require_complete`` a log that stops while the rules
     still force an action (a draw, a knock, a deal, the reveal) is refused at the next seq.
     """
-    state: GameState | None = None
-    position = 0
-    for position, event in enumerate(events, start=1):
-        try:
-            is_mapping = event.__class__ is dict or isinstance(event, Mapping)
-            seq = event.get("seq", position) if is_mapping else position
-            if not is_mapping:
-                raise InvalidEvent("malformed_event", "an event must be a JSON object.")
-            if seq != position:
-                raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
-            state = apply(state, event)
-            if position == 1 and server_seed is not None:
-                state = _with_seed(state, server_seed)
-        except RulesError as exc:
-            return ReplayResult(state, position, exc.code, exc.detail)
-    if state is None:
+    fold = Fold()
+    events = iter(events)
+    first = next(events, None)
+    if first is None:
         return ReplayResult(None, 1, "empty_log", "the log has no events.")
+    try:
+        fold.push_all([first])
+        if server_seed is not None:
+            # Not checked against the commitment here: a wrong seed shows as a deal mismatch,
+            # and the reveal event checks the commitment itself.
+            fold.set_server_seed(server_seed)
+        fold.push_all(events, first_seq=2)
+    except RulesError as exc:
+        return ReplayResult(fold.state, exc.seq, exc.code, exc.detail)
+    state = fold.state
+    position = state.version  # every event adds one to the version
     if require_complete:
         kind, seat = pending(state)
         if kind not in CHOICES:
@@ -62,14 +61,6 @@ def replay(events: Iterable[Mapping[str, Any]], *, server_seed: str | None = Non
             return ReplayResult(state, position + 1, "forced_action_missing",
                                 f"the log ends where the rules force a {kind}{who}.")
     return ReplayResult(state)
-
-
-def _with_seed(state: GameState, server_seed: str) -> GameState:
-    # The seed is not checked against the commitment here: a wrong seed shows as a deal mismatch,
-    # and the reveal event checks the commitment itself.
-    from dataclasses import replace
-
-    return replace(state, server_seed=server_seed)
 
 
 def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:

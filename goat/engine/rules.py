@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
@@ -20,7 +21,7 @@ from .errors import IllegalMove, InvalidEvent, RulesError
 from .rulesets import Options, resolve_options
 from .scoring import PlayerScore
 from .state import FINISHED, INTERRUPTED, RUNNING, WAITING, GameState, Result, RoundRecord, RoundState
-from .tiles import ALL_TILES, Tile, parse_tile, tile_str
+from .tiles import _PARSE, _TEXT, ALL_TILES, Tile, parse_tile, tile_str
 
 Event = dict  # {"type", "seat", "data"} (+ "seq", "at" once stored)
 
@@ -216,18 +217,73 @@ def check_play(state: GameState, seat: int, tile: Tile, end: str | None) -> str:
     return end
 
 
-def _step(s: GameState, table: RoundState) -> GameState:
-    """``replace(s, table=table, version=s.version + 1)``, spelled out: it is the per-move hot path."""
+# --- the machine: a mutable twin of GameState that events are applied to -----------------------
+#
+# The public state is immutable (GameState / RoundState). Applying events one by one to frozen
+# dataclasses costs two object constructions per event, which dominated replay; so every event
+# is applied to a mutable twin with the same attribute names ("thawed"), and the immutable state is
+# rebuilt ("frozen") once per call of apply/decide/replay. ``pending``, ``legal_moves`` and
+# ``check_play`` read either form: the rules exist once.
+
+
+class _Table:
+    """Mutable twin of :class:`RoundState` (same attribute names)."""
+
+    __slots__ = ("number", "hands", "bazaar", "line", "left", "right", "turn", "must_lead", "last_player",
+                 "on_table", "ended")
+
+
+class _Game:
+    """Mutable twin of :class:`GameState` (same attribute names)."""
+
+    __slots__ = ("ruleset", "options", "seats", "commitment", "server_seed", "players", "client_seeds", "status",
+                 "round_no", "next_attempt", "table", "scores", "fish_pot", "leader", "rounds", "result",
+                 "revealed_seed", "version")
+
+    @property
+    def ended(self) -> bool:
+        return self.status in (FINISHED, INTERRUPTED)
+
+
+def _thaw(state: GameState) -> _Game:
+    g = _Game()
+    for name in _Game.__slots__:
+        setattr(g, name, getattr(state, name))
+    g.players = list(state.players)
+    g.client_seeds = list(state.client_seeds)
+    g.scores = list(state.scores)
+    g.rounds = list(state.rounds)
+    r = state.table
+    if r is not None:
+        t = _Table()
+        for name in _Table.__slots__:
+            setattr(t, name, getattr(r, name))
+        t.hands = [list(h) for h in r.hands]
+        t.bazaar = list(r.bazaar)
+        t.line = list(r.line)
+        t.on_table = list(r.on_table)
+        g.table = t
+    return g
+
+
+def _freeze(g: _Game) -> GameState:
+    t = g.table
+    table = None if t is None else RoundState(
+        number=t.number, hands=tuple(tuple(h) for h in t.hands), bazaar=tuple(t.bazaar), line=tuple(t.line),
+        left=t.left, right=t.right, turn=t.turn, must_lead=t.must_lead, last_player=t.last_player,
+        on_table=tuple(t.on_table), ended=t.ended,
+    )
     return GameState(
-        s.ruleset, s.options, s.seats, s.commitment, s.server_seed, s.players, s.client_seeds, s.status,
-        s.round_no, s.next_attempt, table, s.scores, s.fish_pot, s.leader, s.rounds, s.result,
-        s.revealed_seed, s.version + 1,
+        ruleset=g.ruleset, options=g.options, seats=g.seats, commitment=g.commitment, server_seed=g.server_seed,
+        players=tuple(g.players), client_seeds=tuple(g.client_seeds), status=g.status, round_no=g.round_no,
+        next_attempt=g.next_attempt, table=table, scores=tuple(g.scores), fish_pot=g.fish_pot, leader=g.leader,
+        rounds=tuple(g.rounds), result=g.result, revealed_seed=g.revealed_seed, version=g.version,
     )
 
 
-def _seat_of(state: GameState, event: Mapping[str, Any]) -> int:
+def _seat_of(g, event: Mapping[str, Any]) -> int:
     seat = event.get("seat")
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.seats:
+    if seat.__class__ is not int or not 0 <= seat < g.seats:
         raise _err("invalid_seat", f"seat {seat!r} is not a seat of this game.", InvalidEvent)
     return seat
 
@@ -239,8 +295,12 @@ def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
     return data
 
 
-def _apply_game_created(state, event, check):
-    if state is not None:
+# Every _apply_* checks first (when ``check``) and only then changes ``g``: a refused event leaves
+# the machine as it was, so a replay can report the state before it.
+
+
+def _apply_game_created(g, event, check) -> _Game:
+    if g is not None:
         raise _err("unexpected_event", "game_created can only be the first event.", InvalidEvent)
     data = _data(event)
     try:
@@ -252,50 +312,52 @@ def _apply_game_created(state, event, check):
         commitment = data["server_seed_commitment"]
     except (KeyError, TypeError) as exc:
         raise _err("malformed_event", f"game_created lacks {exc}.", InvalidEvent) from exc
-    return GameState(
-        ruleset=data["ruleset"],
-        options=options,
-        seats=seats,
-        commitment=commitment,
-        players=(None,) * seats,
-        client_seeds=(None,) * seats,
-        scores=(PlayerScore(),) * seats,
-        version=1,
-    )
+    return _thaw(GameState(
+        ruleset=data["ruleset"], options=options, seats=seats, commitment=commitment,
+        players=(None,) * seats, client_seeds=(None,) * seats, scores=(PlayerScore(),) * seats, version=1,
+    ))
 
 
-def _apply_seat_taken(state: GameState, event, check):
+def _apply_seat_taken(g, event, check) -> _Game:
     data = _data(event)
     seat, player, client_seed = data.get("seat"), data.get("player"), data.get("client_seed", "")
     if check:
-        if state.status != WAITING:
+        if g.status != WAITING:
             raise _err("game_not_waiting", "Every seat of this game is taken.")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.seats:
+        if seat.__class__ is not int or not 0 <= seat < g.seats:
             raise _err("invalid_seat", f"seat {seat!r} is not a seat of this game.", InvalidEvent)
-        if state.players[seat] is not None:
+        if g.players[seat] is not None:
             raise _err("seat_taken", f"seat {seat} is already taken.", InvalidEvent)
         if not isinstance(player, str) or not player or len(player) > MAX_PLAYER_NAME:
             raise _err("malformed_event", "seat_taken needs a player name.", InvalidEvent)
-        if player in state.players:
+        if player in g.players:
             raise _err("already_seated", "You already have a seat at this game.")
         if not isinstance(client_seed, str) or len(client_seed) > MAX_CLIENT_SEED:
             raise _err("invalid_client_seed", f"client_seed must be a string of at most {MAX_CLIENT_SEED} characters.")
-    players = state.players[:seat] + (player,) + state.players[seat + 1:]
-    seeds = state.client_seeds[:seat] + (client_seed,) + state.client_seeds[seat + 1:]
-    status = RUNNING if all(p is not None for p in players) else WAITING
-    return replace(state, players=players, client_seeds=seeds, status=status, version=state.version + 1)
+    g.players[seat] = player
+    g.client_seeds[seat] = client_seed
+    if None not in g.players:
+        g.status = RUNNING
+    g.version += 1
+    return g
 
 
-def next_deal(state: GameState) -> tuple[int, int, tuple, tuple, bool]:
+def next_deal(state) -> tuple[int, int, tuple, tuple, bool]:
     """``(round, attempt, hands, bazaar, void)`` of the deal the game waits for (needs the seed)."""
     if state.server_seed is None:
         raise RulesError("seed_unknown", "the server seed is needed to deal.")
     round_no, attempt = state.round_no + 1, state.next_attempt
-    key = dealing.deal_key(state.server_seed, state.client_seeds)
+    key = _deal_key(state.server_seed, tuple(state.client_seeds))
     order = dealing.shuffled_order(key, round_no, attempt)
     hands, bazaar = dealing.deal_hands(order, state.seats, state.options.hand_size)
     void = state.options.redeal and dealing.needs_redeal(hands)
     return round_no, attempt, hands, bazaar, void
+
+
+@functools.lru_cache(maxsize=1024)
+def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
+    """The key is the same for every deal of a game: derive it once."""
+    return dealing.deal_key(server_seed, client_seeds)
 
 
 def _parse_tiles(value) -> tuple[Tile, ...]:
@@ -307,170 +369,192 @@ def _parse_tiles(value) -> tuple[Tile, ...]:
         raise _err("malformed_event", exc.detail, InvalidEvent) from exc
 
 
-def _apply_round_dealt(state: GameState, event, check):
+def _apply_round_dealt(g, event, check) -> _Game:
     data = _data(event)
     if check:
-        _expect(state, (DEAL,), None, "round_dealt")
-        if data.get("round") != state.round_no + 1 or data.get("attempt") != state.next_attempt:
-            raise _err("deal_mismatch", f"expected the deal of round {state.round_no + 1}, attempt "
-                       f"{state.next_attempt}.", InvalidEvent)
-    if state.server_seed is not None:
-        _, _, hands, bazaar, void = next_deal(state)
+        _expect(g, (DEAL,), None, "round_dealt")
+        if data.get("round") != g.round_no + 1 or data.get("attempt") != g.next_attempt:
+            raise _err("deal_mismatch", f"expected the deal of round {g.round_no + 1}, attempt "
+                       f"{g.next_attempt}.", InvalidEvent)
+    if g.server_seed is not None:
+        _, _, hands, bazaar, void = next_deal(g)
         if check:
             stored_hands = data.get("hands")
+            text = _TEXT
             if (
                 data.get("void") is not void
-                or data.get("bazaar") != [tile_str(t) for t in bazaar]
+                or data.get("bazaar") != [text[t] for t in bazaar]
                 or not isinstance(stored_hands, list)
                 or len(stored_hands) != len(hands)
-                or any(sh != [tile_str(t) for t in h] for sh, h in zip(stored_hands, hands))
+                or any(sh != [text[t] for t in h] for sh, h in zip(stored_hands, hands))
             ):
                 raise _err("deal_mismatch", "the deal does not match the one the server seed and the client "
                            "seeds produce.", InvalidEvent)
     else:
         # No seed: the deal cannot be proved, only checked for shape.
         raw_hands = data.get("hands")
-        if not isinstance(raw_hands, list) or len(raw_hands) != state.seats:
+        if not isinstance(raw_hands, list) or len(raw_hands) != g.seats:
             raise _err("malformed_event", "round_dealt needs one hand per seat.", InvalidEvent)
         hands = tuple(_parse_tiles(h) for h in raw_hands)
         bazaar = _parse_tiles(data.get("bazaar"))
         void = data.get("void") is True
         if check:
             dealt = [t for h in hands for t in h] + list(bazaar)
-            if sorted(dealt) != list(ALL_TILES) or any(len(h) != state.options.hand_size for h in hands):
+            if sorted(dealt) != list(ALL_TILES) or any(len(h) != g.options.hand_size for h in hands):
                 raise _err("deal_mismatch", "the deal is not a deal of the 28 tiles.", InvalidEvent)
-            if void != bool(state.options.redeal and dealing.needs_redeal(hands)):
+            if void != bool(g.options.redeal and dealing.needs_redeal(hands)):
                 raise _err("deal_mismatch", "the deal's void flag contradicts the redeal rule.", InvalidEvent)
+    g.version += 1
     if void:
-        return replace(state, next_attempt=state.next_attempt + 1, version=state.version + 1)
-    round_no = state.round_no + 1
-    options = state.options
-    if round_no == 1 or options.later_leader == "opener" or state.leader is None:
+        g.next_attempt += 1
+        return g
+    g.round_no += 1
+    g.next_attempt = 0
+    options = g.options
+    if g.round_no == 1 or options.later_leader == "opener" or g.leader is None:
         leader, must_lead = opening_tile(options.opener, hands)
     else:
-        leader, must_lead = state.leader, None
-    table = RoundState(number=round_no, hands=hands, bazaar=bazaar, turn=leader, must_lead=must_lead)
-    return replace(state, round_no=round_no, next_attempt=0, table=table, version=state.version + 1)
+        leader, must_lead = g.leader, None
+    t = _Table()
+    t.number, t.hands, t.bazaar, t.line = g.round_no, [list(h) for h in hands], list(bazaar), []
+    t.left = t.right = t.last_player = t.ended = None
+    t.turn, t.must_lead, t.on_table = leader, must_lead, [0] * 7
+    g.table = t
+    return g
 
 
-def _blocked(table: RoundState, options: Options) -> bool:
+def _blocked(t, options: Options) -> bool:
     """Nobody can play and no draw is allowed (RULES.md §6)."""
-    if len(table.bazaar) > options.bazaar_reserve:
+    if len(t.bazaar) > options.bazaar_reserve:
         return False
-    left, right = table.left, table.right
-    return not any(_fits(hand, left, right) for hand in table.hands)
+    left, right = t.left, t.right
+    for hand in t.hands:
+        for a, b in hand:
+            if a == left or b == left or a == right or b == right:
+                return False
+    return True
 
 
-def _apply_tile_played(state: GameState, event, check):
-    seat = _seat_of(state, event)
+def _apply_tile_played(g, event, check) -> _Game:
+    seat = _seat_of(g, event)
     data = _data(event)
+    t = g.table
     if check:
-        try:
-            tile = parse_tile(data.get("tile"))
-        except RulesError as exc:
-            raise _err("malformed_event", exc.detail, InvalidEvent) from exc
-        end = check_play(state, seat, tile, data.get("end"))
-        if end != data.get("end"):
-            raise _err("malformed_event", f"tile_played must name the end it was put on ({end}).", InvalidEvent)
+        tile = _PARSE.get(data.get("tile"))
+        end = data.get("end")
+        # Fast path of check_play for the common case; anything unusual takes the full check,
+        # which raises the precise error. A tile in hand that fits means the seat has a choice,
+        # so pending() is PLAY for it whenever it is its turn in a running round.
+        if not (
+            tile is not None
+            and g.status == RUNNING
+            and t is not None
+            and t.ended is None
+            and t.turn == seat
+            and t.line
+            and tile in t.hands[seat]
+            and (
+                (end == "left" and (tile[0] == t.left or tile[1] == t.left))
+                or (end == "right" and (tile[0] == t.right or tile[1] == t.right))
+            )
+        ):
+            if tile is None:
+                raise _err("malformed_event", f"{data.get('tile')!r} is not a domino tile.", InvalidEvent)
+            expected = check_play(g, seat, tile, end)
+            if expected != end:
+                raise _err("malformed_event", f"tile_played must name the end it was put on ({expected}).",
+                           InvalidEvent)
     else:
         tile, end = parse_tile(data["tile"]), data["end"]
-    t = state.table
     a, b = tile
     hand = t.hands[seat]
-    i = hand.index(tile)
-    new_hand = hand[:i] + hand[i + 1:]
-    hands = t.hands[:seat] + (new_hand,) + t.hands[seat + 1:]
-    on_table = t.on_table
+    hand.remove(tile)
     if a != b:
-        counts = list(on_table)
-        counts[a] += 1
-        counts[b] += 1
-        on_table = tuple(counts)
+        t.on_table[a] += 1
+        t.on_table[b] += 1
     if not t.line:
-        line, left, right = ((a, b),), a, b
+        t.line.append((a, b))
+        t.left, t.right = a, b
     elif end == "left":
         other = b if a == t.left else a
-        line, left, right = ((other, t.left),) + t.line, other, t.right
+        t.line.insert(0, (other, t.left))
+        t.left = other
     else:
         other = b if a == t.right else a
-        line, left, right = t.line + ((t.right, other),), t.left, other
-    table = RoundState(
-        number=t.number, hands=hands, bazaar=t.bazaar, line=line, left=left, right=right,
-        turn=(seat + 1) % state.seats, must_lead=None, last_player=seat, on_table=on_table,
-    )
-    if not new_hand:
-        return _end_round(state, table, "out", seat)
-    if state.options.fish == "positional_or_blocked" and left == right and on_table[left] == 6:
-        return _end_round(state, table, "fish", seat)
-    if _blocked(table, state.options):
-        return _end_round(state, table, "fish", seat)
-    return _step(state, table)
+        t.line.append((t.right, other))
+        t.right = other
+    t.turn = (seat + 1) % g.seats
+    t.must_lead = None
+    t.last_player = seat
+    g.version += 1
+    if not hand:
+        _end_round(g, "out", seat)
+    elif g.options.fish == "positional_or_blocked" and t.left == t.right and t.on_table[t.left] == 6:
+        _end_round(g, "fish", seat)
+    elif _blocked(t, g.options):
+        _end_round(g, "fish", seat)
+    return g
 
 
-def _apply_tile_drawn(state: GameState, event, check):
-    seat = _seat_of(state, event)
-    t = state.table
+def _apply_tile_drawn(g, event, check) -> _Game:
+    seat = _seat_of(g, event)
+    t = g.table
     if check:
-        _expect(state, (DRAW,), seat, "tile_drawn")
+        _expect(g, (DRAW,), seat, "tile_drawn")
         if _data(event).get("tile") != tile_str(t.bazaar[0]):
             raise _err("draw_mismatch", "the drawn tile is not the front of the bazaar.", InvalidEvent)
-    tile = t.bazaar[0]
-    hands = t.hands[:seat] + (t.hands[seat] + (tile,),) + t.hands[seat + 1:]
-    table = replace(t, hands=hands, bazaar=t.bazaar[1:])
-    if (
-        not (tile[0] in (t.left, t.right) or tile[1] in (t.left, t.right))
-        and _blocked(table, state.options)
-    ):
-        return _end_round(state, table, "fish", t.last_player)
-    return _step(state, table)
+    tile = t.bazaar.pop(0)
+    t.hands[seat].append(tile)
+    g.version += 1
+    if not (tile[0] in (t.left, t.right) or tile[1] in (t.left, t.right)) and _blocked(t, g.options):
+        _end_round(g, "fish", t.last_player)
+    return g
 
 
-def _apply_knocked(state: GameState, event, check):
-    seat = _seat_of(state, event)
+def _apply_knocked(g, event, check) -> _Game:
+    seat = _seat_of(g, event)
     if check:
-        _expect(state, (KNOCK,), seat, "knocked")
-    return _step(state, replace(state.table, turn=(seat + 1) % state.seats))
+        _expect(g, (KNOCK,), seat, "knocked")
+    g.table.turn = (seat + 1) % g.seats
+    g.version += 1
+    return g
 
 
-def _end_round(state: GameState, table: RoundState, end: str, seat: int) -> GameState:
+def _end_round(g: _Game, end: str, seat: int) -> None:
     """Score a finished round (RULES.md §6–§8) and end the game if it is over."""
-    options = state.options
-    hand_values = tuple(scoring.hand_value(h, options.lone_double_zero) for h in table.hands)
+    options = g.options
+    t = g.table
+    hand_values = tuple(scoring.hand_value(h, options.lone_double_zero) for h in t.hands)
     if options.scoring == "goat":
         outcome = scoring.score_goat_round(
-            players=state.scores, hand_values=hand_values, end=end, seat=seat,
+            players=g.scores, hand_values=hand_values, end=end, seat=seat,
             fish_scoring=options.fish_scoring, open_threshold=options.open_threshold,
-            fish_pot=state.fish_pot,
+            fish_pot=g.fish_pot,
         )
     else:
-        outcome = scoring.score_fixed_round(players=state.scores, hand_values=hand_values)
+        outcome = scoring.score_fixed_round(players=g.scores, hand_values=hand_values)
     players = tuple(outcome.players)
-    record = RoundRecord(
-        round=table.number, end=end, seat=seat, hand_tiles=table.hands, hands=hand_values,
+    g.rounds.append(RoundRecord(
+        round=t.number, end=end, seat=seat, hand_tiles=tuple(tuple(h) for h in t.hands), hands=hand_values,
         round_points=tuple(outcome.round_points), fish_pot=outcome.fish_pot, draw=outcome.draw,
         players=players,
-    )
-    table = replace(table, turn=None, ended=end)
+    ))
+    t.turn = None
+    t.ended = end
     points = [p.points for p in players]
     result = None
     if options.scoring == "goat":
         if scoring.goat_game_over(players, options.limit):
             goats, winners = scoring.result_by_limit(points, options.limit)
-            result = _result("limit", points, goats, winners, options, state.seats)
-    elif table.number >= options.rounds:
+            result = _result("limit", points, goats, winners, options, g.seats)
+    elif t.number >= options.rounds:
         goats, winners = scoring.result_by_rounds(points)
-        result = _result("rounds", points, goats, winners, options, state.seats)
-    return replace(
-        state,
-        table=table,
-        scores=players,
-        fish_pot=outcome.fish_pot if result is None else 0,  # D-9: a pot still carried at the end is void
-        leader=seat,
-        rounds=state.rounds + (record,),
-        result=result,
-        status=FINISHED if result is not None else RUNNING,
-        version=state.version + 1,
-    )
+        result = _result("rounds", points, goats, winners, options, g.seats)
+    g.scores = list(players)
+    g.fish_pot = outcome.fish_pot if result is None else 0  # D-9: a pot still carried at the end is void
+    g.leader = seat
+    g.result = result
+    g.status = FINISHED if result is not None else RUNNING
 
 
 def _result(reason, points, goats, winners, options: Options, seats: int) -> Result:
@@ -483,48 +567,55 @@ def _result(reason, points, goats, winners, options: Options, seats: int) -> Res
     )
 
 
-def _interrupt(state: GameState, seat: int, reason: str) -> GameState:
-    points = [p.points for p in state.scores]  # D-13: written after the last completed round
+def _interrupt(g: _Game, seat: int, reason: str) -> _Game:
+    points = [p.points for p in g.scores]  # D-13: written after the last completed round
     goats, winners = scoring.result_interrupted(points, seat)
-    result = Result(
+    g.result = Result(
         reason=reason,
         goats=tuple(goats),
         winners=tuple(winners),
         rating_points=tuple(scoring.rating_points_interrupted(points, seat)),
-        chips=tuple(scoring.chips_interrupted(state.options.ante, state.seats, seat)),
+        chips=tuple(scoring.chips_interrupted(g.options.ante, g.seats, seat)),
     )
-    table = replace(state.table, turn=None) if state.table is not None else None
-    return replace(state, status=INTERRUPTED, result=result, table=table, fish_pot=0, version=state.version + 1)
+    if g.table is not None:
+        g.table.turn = None
+    g.status = INTERRUPTED
+    g.fish_pot = 0
+    g.version += 1
+    return g
 
 
-def _apply_timed_out(state: GameState, event, check):
-    seat = _seat_of(state, event)
+def _apply_timed_out(g, event, check) -> _Game:
+    seat = _seat_of(g, event)
     if check:
-        _expect(state, (PLAY,), seat, "timed_out")
-        if state.options.move_time <= 0:
+        _expect(g, (PLAY,), seat, "timed_out")
+        if g.options.move_time <= 0:
             raise _err("no_clock", "This game has no move clock.")
-    return _interrupt(state, seat, "timeout")
+    return _interrupt(g, seat, "timeout")
 
 
-def _apply_resigned(state: GameState, event, check):
-    seat = _seat_of(state, event)
+def _apply_resigned(g, event, check) -> _Game:
+    seat = _seat_of(g, event)
     if check:
-        if state.status != RUNNING:
+        if g.status != RUNNING:
             raise _err("game_not_running", "The game is not running.")
-        _expect(state, (PLAY,), None, "resigned")
-    return _interrupt(state, seat, "resigned")
+        _expect(g, (PLAY,), None, "resigned")
+    return _interrupt(g, seat, "resigned")
 
 
-def _apply_seed_revealed(state: GameState, event, check):
+def _apply_seed_revealed(g, event, check) -> _Game:
     seed = _data(event).get("server_seed")
     if check:
-        _expect(state, (REVEAL,), None, "seed_revealed")
-        if not isinstance(seed, str) or not is_seed_hex(seed) or dealing.commitment(seed) != state.commitment:
+        _expect(g, (REVEAL,), None, "seed_revealed")
+        if not isinstance(seed, str) or not is_seed_hex(seed) or dealing.commitment(seed) != g.commitment:
             raise _err("seed_mismatch", "the revealed server seed does not match the commitment.", InvalidEvent)
-        if state.server_seed is not None and seed != state.server_seed:
+        if g.server_seed is not None and seed != g.server_seed:
             raise _err("seed_mismatch", "the revealed server seed is not the one the game was dealt with.",
                        InvalidEvent)
-    return replace(state, revealed_seed=seed, server_seed=seed, version=state.version + 1)
+    g.revealed_seed = seed
+    g.server_seed = seed
+    g.version += 1
+    return g
 
 
 _APPLY = {
@@ -541,22 +632,79 @@ _APPLY = {
 EVENT_TYPES = tuple(_APPLY)
 
 
-def _dispatch(state, event, check):
+def _dispatch(g: _Game | None, event, check: bool) -> _Game:
     try:
         handler = _APPLY[event["type"]]
     except (KeyError, TypeError):
-        raise _err("unknown_event", f"unknown event type {event.get('type')!r}.", InvalidEvent) from None
-    return handler(state, event, check)
+        etype = event.get("type") if isinstance(event, Mapping) else None
+        raise _err("unknown_event", f"unknown event type {etype!r}.", InvalidEvent) from None
+    return handler(g, event, check)
+
+
+class Fold:
+    """A fold over events on one mutable machine: ``Fold(state).push(event)`` ... ``.state``.
+
+    ``push`` checks the event against the rules (``check=True``) or trusts it, and refuses an
+    invalid one without changing anything, so ``.state`` is then the state before it.
+    """
+
+    __slots__ = ("_g", "check")
+
+    def __init__(self, state: GameState | None = None, *, check: bool = True) -> None:
+        self._g = _thaw(state) if state is not None else None
+        self.check = check
+
+    def push(self, event: Mapping[str, Any]) -> None:
+        self._g = _dispatch(self._g, event, self.check)
+
+    def push_all(self, events: Iterable[Mapping[str, Any]], *, first_seq: int = 1) -> None:
+        """Push events whose ``seq`` must run on from ``first_seq``; the hot loop of replay.
+
+        On a refused event raises its :class:`RulesError` with ``.seq`` set to its position.
+        """
+        g, check, table = self._g, self.check, _APPLY
+        position = first_seq - 1
+        try:
+            for position, event in enumerate(events, start=first_seq):
+                if event.__class__ is not dict and not isinstance(event, Mapping):
+                    raise InvalidEvent("malformed_event", "an event must be a JSON object.")
+                seq = event.get("seq", position)
+                if seq != position:
+                    raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
+                handler = table.get(event.get("type"))
+                if handler is None:
+                    raise _err("unknown_event", f"unknown event type {event.get('type')!r}.", InvalidEvent)
+                g = handler(g, event, check)
+        except RulesError as exc:
+            exc.seq = position
+            raise
+        finally:
+            self._g = g
+
+    def set_server_seed(self, server_seed: str | None) -> None:
+        self._g.server_seed = server_seed
+
+    @property
+    def state(self) -> GameState | None:
+        return _freeze(self._g) if self._g is not None else None
 
 
 def apply(state: GameState | None, event: Mapping[str, Any]) -> GameState:
     """Check ``event`` against the rules in ``state`` and return the next state."""
-    return _dispatch(state, event, True)
+    return _freeze(_dispatch(_thaw(state) if state is not None else None, event, True))
 
 
 def evolve(state: GameState | None, event: Mapping[str, Any]) -> GameState:
     """The next state after a stored (trusted) event; no rule is checked."""
-    return _dispatch(state, event, False)
+    return _freeze(_dispatch(_thaw(state) if state is not None else None, event, False))
+
+
+def evolve_all(events: Iterable[Mapping[str, Any]], state: GameState | None = None) -> GameState | None:
+    """``functools.reduce(evolve, events, state)``, in one pass (trusted events)."""
+    fold = Fold(state, check=False)
+    for event in events:
+        fold.push(event)
+    return fold.state
 
 
 def with_server_seed(state: GameState, server_seed_hex: str) -> GameState:
@@ -569,7 +717,7 @@ def with_server_seed(state: GameState, server_seed_hex: str) -> GameState:
 # --- the forced actions and decide ------------------------------------------------------------
 
 
-def forced_event(state: GameState) -> Event | None:
+def forced_event(state) -> Event | None:
     """The event the rules force next, or ``None`` when the game waits for a choice."""
     kind, seat = pending(state)
     if kind == DRAW:
@@ -596,13 +744,18 @@ def forced_event(state: GameState) -> Event | None:
     return None
 
 
+def _advance(g: _Game, events: list[Event]) -> _Game:
+    while (event := forced_event(g)) is not None:
+        g = _dispatch(g, event, True)
+        events.append(event)
+    return g
+
+
 def advance(state: GameState) -> tuple[GameState, list[Event]]:
     """Perform every forced action up to the next real choice."""
     events: list[Event] = []
-    while (event := forced_event(state)) is not None:
-        state = apply(state, event)
-        events.append(event)
-    return state, events
+    g = _advance(_thaw(state), events)
+    return _freeze(g), events
 
 
 def decide(state: GameState | None, command: Command) -> tuple[GameState, list[Event]]:
@@ -648,6 +801,6 @@ def decide(state: GameState | None, command: Command) -> tuple[GameState, list[E
         event = {"type": "timed_out", "seat": command.seat, "data": {}}
     else:  # pragma: no cover - typing guard
         raise TypeError(f"not a command: {command!r}")
-    state = apply(state, event)
-    state, forced = advance(state)
-    return state, [event, *forced]
+    events = [event]
+    g = _advance(_dispatch(_thaw(state), event, True), events)
+    return _freeze(g), events
