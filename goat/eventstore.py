@@ -16,6 +16,7 @@ from typing import Any, Iterable, Sequence
 from django.utils import timezone as dj_timezone
 
 from goat import engine
+from goat.engine.rules import evolve_all
 from goat.engine.state import GameState
 
 from .models import Game, GameEvent
@@ -115,9 +116,7 @@ def snapshot_load(blob: bytes | memoryview | None) -> GameState | None:
 
 def state_rebuild(game: Game, *, upto: int | None = None) -> GameState:
     """The engine state from the stored events alone (trusted: they passed the rules when appended)."""
-    state = None
-    for event in events_load(game_id=game.pk, upto=upto):
-        state = engine.evolve(state, event_dict(event))
+    state = evolve_all(event_dict(e) for e in events_load(game_id=game.pk, upto=upto))
     if state is None:
         raise LookupError(f"game {game.pk} has no events")
     if state.server_seed is None and game.server_seed:

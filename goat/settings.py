@@ -140,7 +140,8 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
     )
     # Tests use a file too (not a shared-cache in-memory database, whose table locks fail at once
     # instead of waiting), so the race tests see the same locking as a real run.
-    _db["TEST"] = {"NAME": str(GOAT_DATA_DIR / "test-goat.sqlite3")}
+    # One file per test process, so that test runs started side by side never share a database.
+    _db["TEST"] = {"NAME": str(GOAT_DATA_DIR / f"test-goat-{os.getpid()}.sqlite3")}
 elif _db["ENGINE"] == "django.db.backends.postgresql":
     _db["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60)
     _db["CONN_HEALTH_CHECKS"] = True
@@ -267,6 +268,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
 
 from datetime import timedelta as _timedelta  # noqa: E402
+from celery.schedules import crontab as _crontab  # noqa: E402
 
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -291,6 +293,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ratings.tasks.leaderboards_refresh",
         "schedule": _timedelta(seconds=env_int("GOAT_LEADERBOARDS_REFRESH_SECONDS", 600)),
     },
+    # replay audit: verify every game that ended in the last day, flag mismatches (goat.audit_tasks)
+    "games-verify-recent": {"task": "goat.audit_tasks.games_verify_recent", "schedule": _crontab(hour=3, minute=0)},
 }
 
 # --- goat -------------------------------------------------------------------------------------
