@@ -89,10 +89,12 @@ def game_get(game_id: int) -> Game:
         raise ServiceError("not_found", services.GAME_NOT_FOUND, status=404) from None
 
 
-def view_for(game: Game, user) -> dict[str, Any]:
+def view_for(game: Game, user, seat: int | None | object = ...) -> dict[str, Any]:
     """The game view of ``game`` for ``user`` (their seat's view, or a spectator's)."""
     state = eventstore.state_load(game)
-    return selectors.game_view(game=game, state=state, seat=selectors.viewer_seat(game, user))
+    if seat is ...:
+        seat = selectors.viewer_seat(game, user)
+    return selectors.game_view(game=game, state=state, seat=seat)
 
 
 def ended_or_staff(game: Game, user) -> None:
@@ -334,9 +336,11 @@ class GameMoveView(GameAPIView):
             serializer.is_valid(raise_exception=True)
             game, events = services.game_play_tile(game_id=game_id, player=request.user,
                                                    expected_version=expected_version, **serializer.validated_data)
-            view = view_for(game, request.user)
-            body = {"version": game.version, "events": selectors.redact_events(events, game=game, user=request.user),
-                    "game": view}
+            seat = selectors.viewer_seat(game, request.user)
+            stored = [eventstore.event_dict(e) for e in events]
+            if not selectors.sees_everything(game, request.user):
+                stored = [selectors.redact(e, seat) for e in stored]
+            body = {"version": game.version, "events": stored, "game": view_for(game, request.user, seat)}
             response = Response(body, status=status.HTTP_201_CREATED)
             response["ETag"] = etag(game.version)
             return response
