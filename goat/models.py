@@ -41,10 +41,15 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     ended_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: the last replay audit (goat.verification.game_verify) by the admin, the command or the nightly job
+    verified_at = models.DateTimeField(null=True, blank=True)
+    verification_ok = models.BooleanField(null=True, blank=True, db_index=True)
+    verification_detail = models.TextField(blank=True, default="")
 
     class Meta:
         ordering = ["-id"]
         indexes = [models.Index(fields=["status", "deadline"], name="game_clock_idx")]
+        permissions = [("audit_game", "Can audit games: replay, verify, export")]
 
     def __str__(self) -> str:
         return f"game {self.pk} ({self.ruleset}, {self.status})"
@@ -115,6 +120,22 @@ class GameEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError("game events are append-only: DELETE is refused")
+
+
+class HiddenInfoView(models.Model):
+    """A staff member looked at a running game's hidden information (hands, bazaar). See goat.audit."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hidden_info_views")
+    #: what was looked at, e.g. ``admin_replay``, ``admin_export_events``, ``api_events``
+    what = models.CharField(max_length=64)
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} viewed {self.what} of game {self.game_id}"
 
 
 class IdempotencyRecord(models.Model):

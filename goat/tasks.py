@@ -64,3 +64,6 @@ def queue_turn_clock(*, game, state) -> None:
     """services.TURN_STARTED_HOOKS: start the countdown of the turn that just began (on commit)."""
     if game.deadline is not None:
         game_time_out.apply_async((game.pk, game.version), eta=game.deadline)
+
+
+from . import audit_tasks  # noqa: E402,F401

@@ -1,0 +1,99 @@
+"""The admin replay in a real browser (headless Chromium from Debian's package, driven by Selenium):
+log in as a superuser, open a replay, press → ten times and see the step and the table change."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import tempfile
+
+import pytest
+
+from goat import engine, eventstore, services
+from goat.engine.tiles import tile_str
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+PASSWORD = "replay-audit-password"
+
+pytestmark = pytest.mark.skipif(
+    not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)),
+    reason="needs Debian's chromium and chromium-driver (/usr/bin/chromium, /usr/bin/chromedriver)",
+)
+
+
+@pytest.fixture
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="goat-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", f"--user-data-dir={profile}", "--window-size=1280,1000"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def played_game(users, moves: int):
+    game = services.game_create(player=users[0], ruleset="goat-classic", seats=2)
+    services.game_join(game_id=game.pk, player=users[1])
+    rng = random.Random(7)
+    for _ in range(moves):
+        game.refresh_from_db()
+        state = eventstore.state_load(game)
+        if state.turn is None:
+            break
+        tile, end = rng.choice(engine.legal_moves(state))
+        services.game_play_tile(game_id=game.pk, player=users[state.turn], tile=tile_str(tile), end=end)
+    game.refresh_from_db()
+    return game
+
+
+def test_replay_steps_forward_with_the_arrow_key(live_server, browser, django_user_model):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    django_user_model.objects.create_superuser(username="root", password=PASSWORD)
+    users = [django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("ann", "ben")]
+    game = played_game(users, moves=12)
+    assert game.version >= 12
+
+    wait = WebDriverWait(browser, 15)
+    browser.get(f"{live_server.url}/admin/login/?next=/admin/goat/game/{game.pk}/replay/?step=2")
+    browser.find_element(By.NAME, "username").send_keys("root")
+    browser.find_element(By.NAME, "password").send_keys(PASSWORD + Keys.ENTER)
+    wait.until(EC.presence_of_element_located((By.ID, "replay-svg")))
+
+    def step() -> int:
+        return int(browser.find_element(By.ID, "step-number").text)
+
+    assert step() == 2
+    svg_before = browser.find_element(By.ID, "replay-svg").get_attribute("outerHTML")
+    for expected in range(3, 13):
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        wait.until(lambda d, n=expected: d.find_element(By.ID, "step-number").text == str(n))
+    assert step() == 12
+    assert browser.current_url.endswith("?step=12")
+    svg_after = browser.find_element(By.ID, "replay-svg").get_attribute("outerHTML")
+    assert svg_after != svg_before
+    line = browser.find_elements(By.CSS_SELECTOR, "#replay-svg g.line g.tile")
+    assert [t.get_attribute("data-tile") for t in line] == eventstore.state_rebuild(game, upto=12).table.line_str()
+
+    browser.find_element(By.ID, "nav-prev").click()
+    wait.until(lambda d: d.find_element(By.ID, "step-number").text == "11")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.HOME)
+    wait.until(lambda d: d.find_element(By.ID, "step-number").text == "0")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    wait.until(lambda d: d.find_element(By.ID, "step-number").text == str(game.version))
