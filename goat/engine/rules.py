@@ -436,62 +436,78 @@ def _blocked(t, options: Options) -> bool:
 
 
 def _apply_tile_played(g, event, check) -> _Game:
-    seat = _seat_of(g, event)
-    data = _data(event)
+    # The hottest function of replay: written for speed, with the full checks (check_play) taken
+    # only when the fast test below does not pass; those raise the precise error.
+    seat = event.get("seat")
+    data = event.get("data")
     t = g.table
-    if check:
+    if data.__class__ is dict:
         tile = _PARSE.get(data.get("tile"))
         end = data.get("end")
-        # Fast path of check_play for the common case; anything unusual takes the full check,
-        # which raises the precise error. A tile in hand that fits means the seat has a choice,
-        # so pending() is PLAY for it whenever it is its turn in a running round.
-        if not (
-            tile is not None
-            and g.status == RUNNING
-            and t is not None
-            and t.ended is None
-            and t.turn == seat
-            and t.line
-            and tile in t.hands[seat]
-            and (
-                (end == "left" and (tile[0] == t.left or tile[1] == t.left))
-                or (end == "right" and (tile[0] == t.right or tile[1] == t.right))
-            )
-        ):
-            if tile is None:
-                raise _err("malformed_event", f"{data.get('tile')!r} is not a domino tile.", InvalidEvent)
-            expected = check_play(g, seat, tile, end)
-            if expected != end:
+    else:
+        tile = end = None
+    if not (
+        seat.__class__ is int
+        and tile is not None
+        and t is not None
+        and t.turn == seat
+        and t.ended is None
+        and g.status == RUNNING
+        and t.line
+        and tile in t.hands[seat]
+        and (
+            (end == "left" and (tile[0] == t.left or tile[1] == t.left))
+            or (end == "right" and (tile[0] == t.right or tile[1] == t.right))
+        )
+    ):
+        # A tile in hand that fits means the seat has a choice, so pending() is PLAY for it
+        # whenever it is its turn in a running round: only the unusual cases get here.
+        seat = _seat_of(g, event)
+        data = _data(event)
+        if check:
+            try:
+                tile = parse_tile(data.get("tile"))
+            except RulesError as exc:
+                raise _err("malformed_event", exc.detail, InvalidEvent) from exc
+            expected = check_play(g, seat, tile, data.get("end"))
+            if expected != data.get("end"):
                 raise _err("malformed_event", f"tile_played must name the end it was put on ({expected}).",
                            InvalidEvent)
-    else:
         tile, end = parse_tile(data["tile"]), data["end"]
+        t = g.table
     a, b = tile
     hand = t.hands[seat]
     hand.remove(tile)
+    on_table = t.on_table
     if a != b:
-        t.on_table[a] += 1
-        t.on_table[b] += 1
-    if not t.line:
-        t.line.append((a, b))
-        t.left, t.right = a, b
+        on_table[a] += 1
+        on_table[b] += 1
+    line = t.line
+    if not line:
+        line.append(tile)
+        t.left, left = a, a
+        t.right, right = b, b
     elif end == "left":
-        other = b if a == t.left else a
-        t.line.insert(0, (other, t.left))
-        t.left = other
+        right = t.right
+        left = t.left
+        other = b if a == left else a
+        line.insert(0, (other, left))
+        t.left = left = other
     else:
-        other = b if a == t.right else a
-        t.line.append((t.right, other))
-        t.right = other
+        left = t.left
+        right = t.right
+        other = b if a == right else a
+        line.append((right, other))
+        t.right = right = other
     t.turn = (seat + 1) % g.seats
     t.must_lead = None
     t.last_player = seat
     g.version += 1
     if not hand:
         _end_round(g, "out", seat)
-    elif g.options.fish == "positional_or_blocked" and t.left == t.right and t.on_table[t.left] == 6:
+    elif left == right and on_table[left] == 6 and g.options.fish == "positional_or_blocked":
         _end_round(g, "fish", seat)
-    elif _blocked(t, g.options):
+    elif len(t.bazaar) <= g.options.bazaar_reserve and _blocked(t, g.options):
         _end_round(g, "fish", seat)
     return g
 
