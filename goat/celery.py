@@ -8,10 +8,22 @@ from __future__ import annotations
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "goat.settings")
 
 app = Celery("goat")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@signals.task_prerun.connect
+def _task_log_context(task_id=None, task=None, **_):
+    """Log records of a task carry its task id as request id, and no game id left from the last task."""
+    from goat.logs import game_id_var, request_id_var
+
+    if task is not None and task.request.is_eager:  # run inline inside a request: keep its ids
+        return
+
+    request_id_var.set(task_id)
+    game_id_var.set(None)

@@ -20,6 +20,7 @@ from goat.engine import deal as dealing
 from goat.engine.rules import PLAY, pending
 from goat.engine.state import GameState
 from goat.errors import ServiceError
+from goat.logs import game_context
 
 from . import eventstore
 from .models import Game, GameEvent, GameStatus, Seat
@@ -45,9 +46,11 @@ def _not_found() -> ServiceError:
 
 def _locked_game(game_id: int) -> Game:
     try:
-        return Game.objects.select_for_update().get(pk=game_id)
+        game = Game.objects.select_for_update().get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
         raise _not_found() from None
+    game_context(game.pk)  # every log record of this request or task now carries game_id
+    return game
 
 
 def _seat_of(game: Game, player) -> int:
@@ -98,6 +101,7 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
         ruleset=ruleset, options=state.options.to_dict(), seats=seats, status=GameStatus.WAITING,
         server_seed=server_seed, server_seed_commitment=state.commitment, created_by=player,
     )
+    game_context(game.pk)
     _take_seat(game, state, events, player, client_seed)
     return game
 

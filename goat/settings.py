@@ -66,9 +66,22 @@ def _data_dir_secret_key(data_dir: Path) -> str:
     return path.read_text().strip()
 
 
-# SECRET_KEY from the environment; if unset, a random key generated once per data directory, so
-# a local run needs no configuration and no secret is ever committed.
-SECRET_KEY = os.environ.get("SECRET_KEY") or _data_dir_secret_key(GOAT_DATA_DIR)
+# GOAT_ENV=production (docker-compose sets it) makes SECRET_KEY required. Otherwise (the embedded
+# default, tests) an unset SECRET_KEY is a random key generated once per data directory, so a local
+# run needs no configuration and no secret is ever committed. On a non-SQLite database without
+# GOAT_ENV=production the generated key still works, but `manage.py check` warns (goat.W001):
+# processes on different machines would not share it. docs/operations.md states the rule.
+GOAT_ENV = env_str("GOAT_ENV", "development").strip().lower()
+if GOAT_ENV not in {"development", "production"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"GOAT_ENV must be 'development' or 'production', not {GOAT_ENV!r}")
+SECRET_KEY_FROM_ENV = bool(os.environ.get("SECRET_KEY", "").strip())
+if GOAT_ENV == "production" and not SECRET_KEY_FROM_ENV:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("SECRET_KEY must be set when GOAT_ENV=production (see docs/operations.md)")
+SECRET_KEY = os.environ["SECRET_KEY"].strip() if SECRET_KEY_FROM_ENV else _data_dir_secret_key(GOAT_DATA_DIR)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
@@ -91,6 +104,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every response (even one made by a middleware below) carries X-Request-ID.
+    "goat.logs.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -143,10 +158,33 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
     # One file per test process, so that test runs started side by side never share a database.
     _db["TEST"] = {"NAME": str(GOAT_DATA_DIR / f"test-goat-{os.getpid()}.sqlite3")}
 elif _db["ENGINE"] == "django.db.backends.postgresql":
-    _db["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60)
-    _db["CONN_HEALTH_CHECKS"] = True
+    if env_bool("DB_POOL", False):
+        # psycopg 3's connection pool (Django 5.1+), one pool per process; needs CONN_MAX_AGE = 0.
+        _db["CONN_MAX_AGE"] = 0
+        _db.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": env_int("DB_POOL_MIN_SIZE", 2),
+            "max_size": env_int("DB_POOL_MAX_SIZE", 10),
+            "timeout": env_int("DB_POOL_TIMEOUT", 10),
+        }
+    else:
+        _db["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60)
+        _db["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache (throttle counters, idempotency locks) -----------------------------------------------
+
+# Without CACHE_URL each process has its own local-memory cache, so rate limits are counted per
+# process; with Redis every web process shares the counters.
+CACHE_URL = env_str("CACHE_URL", os.environ.get("REDIS_CACHE_URL", ""))
+if CACHE_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "goat"),
+        }
+    }
 
 # --- Auth ---------------------------------------------------------------------------------------
 
@@ -187,6 +225,9 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", SECURE_SSL_REDIRECT)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", SECURE_SSL_REDIRECT)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 if env_bool("SECURE_PROXY_SSL_HEADER", False):
     # Only behind a proxy that sets X-Forwarded-Proto and strips it from clients.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -194,17 +235,13 @@ if env_bool("SECURE_PROXY_SSL_HEADER", False):
 # The API takes small JSON bodies only.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 
-# --- Logging: everything to stdout --------------------------------------------------------------
+# --- Logging: everything to stdout, plain text or JSON (goat/logs.py) ------------------------
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout", "formatter": "plain"}},
-    "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
-    "loggers": {"django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False}},
-}
+GOAT_LOG_FORMAT = env_str("GOAT_LOG_FORMAT", "plain").strip().lower()
+from goat.logs import logging_config as _logging_config  # noqa: E402
+
+LOGGING = _logging_config(fmt=GOAT_LOG_FORMAT, level=LOG_LEVEL)
 
 # --- Django REST framework ------------------------------------------------------------------
 
@@ -277,6 +314,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+# JSON logs: the worker keeps Django's LOGGING (JSON, with request/game ids) instead of its own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = GOAT_LOG_FORMAT != "json"
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # acks_late tasks of a killed worker are redelivered after this many seconds
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("GOAT_BROKER_VISIBILITY_TIMEOUT", 300)}

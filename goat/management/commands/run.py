@@ -3,6 +3,10 @@
 Migrates, makes sure a staff account exists (printing its password the first time), then starts
 the web server (gunicorn), one Celery worker and exactly one Celery beat, and prints the URLs.
 Ctrl-C (or SIGTERM) stops every child cleanly. A second start reuses the data directory.
+
+The children stay in this command's process group (a terminal's Ctrl-C reaches them too) and are
+stopped with SIGTERM, waited for, and killed with their own children if they do not stop in time.
+The web server reads the top-level gunicorn.conf.py; this command overrides bind and workers.
 """
 
 from __future__ import annotations
@@ -13,11 +17,39 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+
+
+GUNICORN_CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
+STOP_TIMEOUT_SECONDS = 20
+
+
+def _children_of(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (Linux /proc; empty elsewhere), deepest last."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    parents: dict[int, list[int]] = {}
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
 
 
 class Command(BaseCommand):
@@ -36,28 +68,33 @@ class Command(BaseCommand):
         self._ensure_staff()
         python = sys.executable
         host, port = options["host"], options["port"]
-        children = {
-            "web": [python, "-m", "gunicorn", "goat.wsgi:application", "--bind", f"{host}:{port}",
-                    "--workers", str(options["web_workers"]), "--threads", "4", "--timeout", "30",
-                    "--graceful-timeout", "10", "--access-logfile", "-"],
-        }
+        web = [python, "-m", "gunicorn"]
+        if GUNICORN_CONF.is_file():
+            web += ["--config", str(GUNICORN_CONF)]
+        web += ["goat.wsgi:application", "--bind", f"{host}:{port}", "--workers", str(options["web_workers"])]
+        children = {"web": web}
         if not options["no_worker"]:
             children["worker"] = [python, "-m", "celery", "-A", "goat", "worker", "--loglevel", "INFO",
-                                  "--concurrency", str(options["worker_concurrency"]), "--hostname", "worker@%h"]
+                                  "--concurrency", str(options["worker_concurrency"]),
+                                  "--hostname", f"worker-{os.getpid()}@%h"]
             children["beat"] = [python, "-m", "celery", "-A", "goat", "beat", "--loglevel", "INFO",
                                 "--schedule", str(settings.GOAT_DATA_DIR / "celerybeat-schedule")]
         procs: dict[str, subprocess.Popen] = {}
-        stopping = False
+        stop_signal: list[int] = []
 
-        def stop(*_):
-            nonlocal stopping
-            stopping = True
+        def stop(signum, _frame):
+            stop_signal.append(signum)
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
+        self.stdout.flush()
+        # the children import the same code as this command, wherever it was started from
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            p for p in (str(settings.BASE_DIR), os.environ.get("PYTHONPATH", "")) if p)}
         for name, cmd in children.items():
-            procs[name] = subprocess.Popen(cmd, start_new_session=True)
-        base = f"http://{'localhost' if host in ('127.0.0.1', '0.0.0.0') else host}:{port}"
+            procs[name] = subprocess.Popen(cmd, env=env)
+        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::", "::1") else host
+        base = f"http://{shown}:{port}"
         self.stdout.write(self.style.SUCCESS(
             f"goat is running ({', '.join(procs)}); Ctrl-C stops it\n"
             f"  API docs    {base}/api/docs/\n"
@@ -67,33 +104,40 @@ class Command(BaseCommand):
             f"  pages       {base}/leaderboards/  {base}/tournaments/\n"
             f"  data        {settings.GOAT_DATA_DIR}"
         ))
+        self.stdout.flush()
         code = 0
-        while not stopping:
+        while not stop_signal and not code:
             for name, proc in procs.items():
                 if proc.poll() is not None:
                     self.stderr.write(f"{name} exited with code {proc.returncode}; stopping the others")
                     code = proc.returncode or 1
-                    stopping = True
                     break
-            time.sleep(0.5)
+            time.sleep(0.2)
+        if stop_signal:
+            self.stdout.write(f"{signal.Signals(stop_signal[0]).name}: stopping {', '.join(procs)}")
+            code = 0
         self._stop(procs)
-        return_code = code
-        if return_code:
-            sys.exit(return_code)
+        if code:
+            sys.exit(code)
 
     def _stop(self, procs: dict[str, subprocess.Popen]) -> None:
         for proc in procs.values():
             if proc.poll() is None:
                 proc.terminate()  # each parent (gunicorn master, celery) stops its own children
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
         for name, proc in procs.items():
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                self.stderr.write(f"{name} did not stop in time; killing it")
-                os.killpg(proc.pid, signal.SIGKILL)
+                self.stderr.write(f"{name} did not stop in {STOP_TIMEOUT_SECONDS}s; killing it and its children")
+                for pid in [proc.pid, *_children_of(proc.pid)]:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
                 proc.wait()
         self.stdout.write("stopped")
+        self.stdout.flush()
 
     def _ensure_staff(self) -> None:
         User = get_user_model()

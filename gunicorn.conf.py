@@ -1,0 +1,53 @@
+"""gunicorn settings for goat (``gunicorn -c gunicorn.conf.py goat.wsgi``); every one from the environment.
+
+Used by docker-compose.yml and ``python manage.py run``; gunicorn also reads this file on its own
+when started from this directory. Command-line flags override it.
+"""
+
+import multiprocessing
+import os
+
+
+def _int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+# WEB_CONCURRENCY (the usual platform variable) or 2 x cores + 1
+workers = _int("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1)
+worker_class = "gthread"
+threads = _int("GUNICORN_THREADS", 4)
+timeout = _int("GUNICORN_TIMEOUT", 30)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
+keepalive = _int("GUNICORN_KEEPALIVE", 5)
+# recycle workers now and then (jitter so they do not all restart at once)
+max_requests = _int("GUNICORN_MAX_REQUESTS", 10000)
+max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 1000)
+# which proxies may set X-Forwarded-For/-Proto: 127.0.0.1 by default, "*" behind a trusted network
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+# the request id is the X-Request-ID response header set by goat.logs.RequestIdMiddleware
+access_log_format = (
+    '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s" request_id=%({x-request-id}o)s'
+)
+
+if os.environ.get("GOAT_LOG_FORMAT", "").strip().lower() == "json":
+    # gunicorn's own and access logs as JSON lines too (goat.logs.JsonFormatter; request_id field)
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"context": {"()": "goat.logs.ContextFilter"}},
+        "formatters": {"json": {"()": "goat.logs.JsonFormatter"}},
+        "handlers": {
+            "stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout",
+                       "formatter": "json", "filters": ["context"]},
+        },
+        "loggers": {
+            "gunicorn.error": {"handlers": ["stdout"], "level": loglevel.upper(), "propagate": False},
+            "gunicorn.access": {"handlers": ["stdout"], "level": "INFO", "propagate": False},
+        },
+    }
