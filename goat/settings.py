@@ -332,6 +332,17 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ratings.tasks.leaderboards_refresh",
         "schedule": _timedelta(seconds=env_int("GOAT_LEADERBOARDS_REFRESH_SECONDS", 600)),
     },
+    # tournaments: start the due ones; seat arena players, finish arenas (and advance any running one)
+    "tournaments-start-due": {
+        "task": "tournaments.tasks.tournaments_start_due",
+        "schedule": _timedelta(seconds=env_int("GOAT_TOURNAMENTS_TICK_SECONDS", 5)),
+        "options": {"expires": env_int("GOAT_TOURNAMENTS_TICK_SECONDS", 5)},
+    },
+    "tournaments-arena-tick": {
+        "task": "tournaments.tasks.tournaments_arena_tick",
+        "schedule": _timedelta(seconds=env_int("GOAT_TOURNAMENTS_TICK_SECONDS", 5)),
+        "options": {"expires": env_int("GOAT_TOURNAMENTS_TICK_SECONDS", 5)},
+    },
     # replay audit: verify every game that ended in the last day, flag mismatches (goat.audit_tasks)
     "games-verify-recent": {"task": "goat.audit_tasks.games_verify_recent", "schedule": _crontab(hour=3, minute=0)},
 }

@@ -63,6 +63,10 @@ class ChipKind(models.TextChoices):
     INITIAL = "initial"
     STAKE = "stake"
     PAYOUT = "payout"
+    #: tournaments: an entry fee into the prize pool (negative), its refund on withdrawal, a prize
+    ENTRY_FEE = "entry_fee"
+    ENTRY_REFUND = "entry_refund"
+    PRIZE = "prize"
 
 
 class ChipLedgerEntry(models.Model):

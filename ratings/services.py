@@ -321,7 +321,7 @@ def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None) -
         SkillRating.objects.all().delete()
         RatingEntry.objects.all().delete()
         LeaderboardRow.objects.all().delete()
-        ChipLedgerEntry.objects.exclude(kind=ChipKind.INITIAL).delete()
+        ChipLedgerEntry.objects.filter(kind__in=[ChipKind.STAKE, ChipKind.PAYOUT]).delete()  # game entries only
         iterator = progress(games) if progress else games
         for game_id, ruleset in iterator:
             state, seats_taken, last_at = _replay_stream(game_id)

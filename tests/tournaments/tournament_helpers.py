@@ -1,0 +1,28 @@
+"""Helpers of the tournament tests (imported as a top-level module, like tests/ratings/ratings_play.py)."""
+
+from __future__ import annotations
+
+from django.db.models import Sum
+
+from goat.models import Game, GameStatus
+
+#: short games without a clock
+FAST = {"limit": 25, "move_time": 0}
+
+
+def chips_total() -> int:
+    """Σ balances + stakes in escrow (games not paid out) + prize pools not yet paid (must equal Σ grants)."""
+    from ratings.models import ChipAccount, ChipKind, ChipLedgerEntry
+    from tournaments.models import Tournament
+
+    balances = ChipAccount.objects.aggregate(s=Sum("balance"))["s"] or 0
+    unpaid = Game.objects.exclude(status__in=[GameStatus.FINISHED, GameStatus.INTERRUPTED])
+    escrow = -(ChipLedgerEntry.objects.filter(kind=ChipKind.STAKE, game__in=unpaid).aggregate(s=Sum("amount"))["s"] or 0)
+    pools = Tournament.objects.filter(prizes_paid_at__isnull=True).aggregate(s=Sum("prize_pool"))["s"] or 0
+    return balances + escrow + pools
+
+
+def chips_granted() -> int:
+    from ratings.models import ChipKind, ChipLedgerEntry
+
+    return ChipLedgerEntry.objects.filter(kind=ChipKind.INITIAL).aggregate(s=Sum("amount"))["s"] or 0

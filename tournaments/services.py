@@ -1,0 +1,434 @@
+"""Tournament services: create, register, withdraw, start, advance (seat rounds / arena tables,
+record ended games in the standings, finish and pay prizes) and the standings rebuild.
+
+Every write takes the tournament row lock (``SELECT ... FOR UPDATE``) and checks the status first,
+so the Celery jobs that call these (tournaments.tasks) can run twice or concurrently: the second
+caller finds the work done. The unique constraints of tournaments.models back this up.
+
+docs/tournaments.md describes formats, pairing, byes, tiebreaks and prizes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from datetime import datetime
+from typing import Any, Iterable, Sequence
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from goat import engine, services as games
+from goat.engine.errors import InvalidOptions
+from goat.errors import ServiceError
+from goat.eventstore import state_load
+from goat.models import Game, Seat
+from ratings.models import ChipAccount, ChipKind, ChipLedgerEntry
+from ratings.services import _chip_account_locked
+
+from .models import (
+    Bye, Prize, Registration, Seating, Standing, Table, Tournament, TournamentFormat, TournamentRound,
+    TournamentStatus,
+)
+
+logger = logging.getLogger(__name__)
+
+#: rating points a swiss bye scores (about what a middling non-goat finish earns, RULES.md §9)
+BYE_POINTS = 5
+#: prize shares of the pool for places 1, 2, 3 (percent); what is not given goes to first place
+PRIZE_SHARES = (50, 30, 20)
+#: how many candidates past the first free one the swiss pairing looks at to avoid repeat opponents
+PAIRING_LOOKAHEAD = 6
+
+TOURNAMENT_NOT_FOUND = "No tournament with that id."
+TOURNAMENT_FULL = "The tournament has {max_players} players already."
+REGISTRATION_CLOSED = "Registration for this tournament is closed."
+ALREADY_REGISTERED = "You are already registered for this tournament."
+NOT_REGISTERED = "You are not registered for this tournament."
+INSUFFICIENT_CHIPS = "The entry fee is {fee} chips; your balance is {balance}."
+NO_ANTE = "Tournament games have no ante: the entry fee is the stake."
+
+
+def _not_found() -> ServiceError:
+    return ServiceError("not_found", TOURNAMENT_NOT_FOUND, status=404)
+
+
+def _locked(tournament_id: int) -> Tournament:
+    try:
+        return Tournament.objects.select_for_update().get(pk=tournament_id)
+    except (Tournament.DoesNotExist, ValueError, TypeError):
+        raise _not_found() from None
+
+
+# --- create ------------------------------------------------------------------------------------
+
+
+def tournament_options(*, ruleset: str, table_size: int, options: dict | None) -> dict[str, Any]:
+    """The games' options resolved for ``table_size`` seats; raises InvalidOptions (400).
+
+    A tournament's games have no ante (its preset's ante is dropped; an explicit one is refused)."""
+    options = dict(options or {})
+    if options.get("ante"):
+        raise InvalidOptions(detail=NO_ANTE)
+    options["ante"] = 0
+    return engine.resolve_options(ruleset, table_size, options).to_dict()
+
+
+@transaction.atomic
+def tournament_create(*, created_by, name: str, ruleset: str, format: str, table_size: int, starts_at: datetime,
+                      max_players: int, options: dict | None = None, rounds: int = 0, duration_minutes: int = 0,
+                      entry_fee: int = 0) -> Tournament:
+    resolved = tournament_options(ruleset=ruleset, table_size=table_size, options=options)
+    return Tournament.objects.create(
+        name=name, ruleset=ruleset, options=resolved, format=format,
+        rounds=rounds if format == TournamentFormat.SWISS else 0, table_size=table_size, starts_at=starts_at,
+        duration_minutes=duration_minutes, max_players=max_players, entry_fee=entry_fee, created_by=created_by,
+    )
+
+
+# --- registration and chips --------------------------------------------------------------------
+
+
+def _chips_move(player, amount: int, kind: str, at: datetime) -> None:
+    """Change a balance with a ledger entry (the caller holds the account lock)."""
+    ChipLedgerEntry.objects.create(player=player, game=None, amount=amount, kind=kind, at=at)
+    ChipAccount.objects.filter(player=player).update(balance=F("balance") + amount)
+
+
+def registration_open(tournament: Tournament, now: datetime | None = None) -> bool:
+    """Swiss: until the start. Arena: also while it runs, until its end time (late entries wait for a table)."""
+    if tournament.status == TournamentStatus.SCHEDULED:
+        return True
+    if tournament.status == TournamentStatus.RUNNING and tournament.format == TournamentFormat.ARENA:
+        return (now or timezone.now()) < tournament.ends_at
+    return False
+
+
+@transaction.atomic
+def tournament_register(*, tournament_id: int, player, now: datetime | None = None) -> Registration:
+    now = now or timezone.now()
+    tournament = _locked(tournament_id)
+    if not registration_open(tournament, now):
+        raise ServiceError("registration_closed", REGISTRATION_CLOSED)
+    if Registration.objects.filter(tournament=tournament, player=player).exists():
+        raise ServiceError("already_registered", ALREADY_REGISTERED, status=409)
+    if Registration.objects.filter(tournament=tournament).count() >= tournament.max_players:
+        raise ServiceError("tournament_full", TOURNAMENT_FULL.format(max_players=tournament.max_players))
+    fee = tournament.entry_fee
+    if fee > 0:
+        account = _chip_account_locked(player)
+        if account.balance < fee:
+            raise ServiceError("insufficient_chips", INSUFFICIENT_CHIPS.format(fee=fee, balance=account.balance))
+        _chips_move(player, -fee, ChipKind.ENTRY_FEE, now)
+        Tournament.objects.filter(pk=tournament.pk).update(prize_pool=F("prize_pool") + fee)
+    registration = Registration.objects.create(tournament=tournament, player=player, registered_at=now, fee_paid=fee)
+    if tournament.status == TournamentStatus.RUNNING:  # a late arena entry gets a line at once
+        _standings_add(tournament, [registration])
+        _rank(tournament)
+        _arena_seat(tournament, now)
+    return registration
+
+
+@transaction.atomic
+def tournament_withdraw(*, tournament_id: int, player, now: datetime | None = None) -> None:
+    """Withdraw before the start; the entry fee is refunded."""
+    now = now or timezone.now()
+    tournament = _locked(tournament_id)
+    registration = Registration.objects.filter(tournament=tournament, player=player).first()
+    if registration is None:
+        raise ServiceError("not_registered", NOT_REGISTERED, status=404)
+    if tournament.status != TournamentStatus.SCHEDULED:
+        raise ServiceError("registration_closed", REGISTRATION_CLOSED)
+    if registration.fee_paid > 0:
+        _chip_account_locked(player)
+        _chips_move(player, registration.fee_paid, ChipKind.ENTRY_REFUND, now)
+        Tournament.objects.filter(pk=tournament.pk).update(prize_pool=F("prize_pool") - registration.fee_paid)
+    registration.delete()
+
+
+# --- tables ------------------------------------------------------------------------------------
+
+
+def table_sizes(players: int, table_size: int) -> list[int]:
+    """Split ``players`` into as few tables of at most ``table_size`` as possible, as evenly as possible
+    (sizes differ by at most one; larger tables first). A "table" of 1 is a bye (at most one)."""
+    if players <= 0:
+        return []
+    tables = -(-players // table_size)
+    base, extra = divmod(players, tables)
+    return [base + 1] * extra + [base] * (tables - extra)
+
+
+def _open_table(tournament: Tournament, round_: TournamentRound | None, number: int, players: Sequence,
+                now: datetime) -> Table:
+    """Create the table's game with the tournament's options and seat ``players`` in order (the game
+    starts when the last one sits down)."""
+    first, *others = players
+    game = games.game_create(player=first, ruleset=tournament.ruleset, seats=len(players),
+                             options=tournament.options)
+    for player in others:
+        games.game_join(game_id=game.pk, player=player)
+    table = Table.objects.create(tournament=tournament, round=round_, number=number, game=game, created_at=now)
+    Seating.objects.bulk_create([Seating(tournament=tournament, round=round_, table=table, player=p, seat=i)
+                                 for i, p in enumerate(players)])
+    return table
+
+
+def _opponents(tournament: Tournament) -> dict[int, set[int]]:
+    """Player id -> ids of everyone they already sat with in this tournament."""
+    by_table: dict[int, list[int]] = defaultdict(list)
+    for table_id, player_id in Seating.objects.filter(tournament=tournament).values_list("table_id", "player_id"):
+        by_table[table_id].append(player_id)
+    met: dict[int, set[int]] = defaultdict(set)
+    for players in by_table.values():
+        for p in players:
+            met[p].update(q for q in players if q != p)
+    return met
+
+
+def swiss_pairing(order: Sequence[int], sizes: Sequence[int], met: dict[int, set[int]],
+                  lookahead: int = PAIRING_LOOKAHEAD) -> list[list[int]]:
+    """Fill tables in standings order: each table takes the best-placed free player, then, seat by seat,
+    the free player among the next ``lookahead + 1`` who has met the fewest of those already seated
+    (ties: the better placed). Neighbours in the standings meet, repeats are avoided where the
+    window allows."""
+    free = list(order)
+    tables = []
+    for size in sizes:
+        table = [free.pop(0)]
+        while len(table) < size:
+            window = free[:lookahead + 1]
+            best = min(window, key=lambda p: (sum(q in met.get(p, ()) for q in table), window.index(p)))
+            free.remove(best)
+            table.append(best)
+        tables.append(table)
+    return tables
+
+
+def _start_swiss_round(tournament: Tournament, number: int, now: datetime) -> TournamentRound:
+    round_ = TournamentRound.objects.create(tournament=tournament, number=number, started_at=now)
+    standings = list(Standing.objects.filter(tournament=tournament).order_by("rank").select_related("player"))
+    players = {s.player_id: s.player for s in standings}
+    order = [s.player_id for s in standings]
+    sizes = table_sizes(len(order), tournament.table_size)
+    if sizes and sizes[-1] == 1:
+        # The bye goes to the lowest-placed player who has had none yet (else the lowest-placed).
+        had = set(Bye.objects.filter(tournament=tournament).values_list("player_id", flat=True))
+        byed = next((p for p in reversed(order) if p not in had), order[-1])
+        order.remove(byed)
+        sizes = sizes[:-1]
+        Bye.objects.create(tournament=tournament, round=round_, player=players[byed], points=BYE_POINTS)
+        Standing.objects.filter(tournament=tournament, player_id=byed).update(
+            points=F("points") + BYE_POINTS, byes=F("byes") + 1)
+    for number_, table in enumerate(swiss_pairing(order, sizes, _opponents(tournament)), start=1):
+        _open_table(tournament, round_, number_, [players[p] for p in table], now)
+    logger.info("tournament %s: round %s seated %s tables", tournament.pk, number, len(sizes))
+    return round_
+
+
+def _arena_waiting(tournament: Tournament) -> list:
+    """Registered players without an active seat, longest waiting first (registration or last release)."""
+    seated = set(Seating.objects.filter(tournament=tournament, active=True).values_list("player_id", flat=True))
+    released: dict[int, datetime] = {}
+    for player_id, at in (Seating.objects.filter(tournament=tournament, active=False)
+                          .values_list("player_id", "released_at")):
+        if at is not None and (player_id not in released or at > released[player_id]):
+            released[player_id] = at
+    registrations = [r for r in Registration.objects.filter(tournament=tournament).select_related("player")
+                     .order_by("registered_at", "id") if r.player_id not in seated]
+    registrations.sort(key=lambda r: (released.get(r.player_id, r.registered_at), r.registered_at, r.id))
+    return [r.player for r in registrations]
+
+
+def _arena_seat(tournament: Tournament, now: datetime) -> int:
+    waiting = _arena_waiting(tournament)
+    size = tournament.table_size
+    number = (Table.objects.filter(tournament=tournament).order_by("-number").values_list("number", flat=True)
+              .first() or 0)
+    opened = 0
+    while len(waiting) >= size:
+        group, waiting = waiting[:size], waiting[size:]
+        number += 1
+        _open_table(tournament, None, number, group, now)
+        opened += 1
+    return opened
+
+
+# --- standings ---------------------------------------------------------------------------------
+
+
+def _standings_add(tournament: Tournament, registrations: Iterable[Registration]) -> None:
+    base = Registration.objects.filter(tournament=tournament).order_by("registered_at", "id")
+    order = {pk: i for i, pk in enumerate(base.values_list("pk", flat=True), start=1)}
+    Standing.objects.bulk_create([
+        Standing(tournament=tournament, player=r.player, username=r.player.get_username(),
+                 registration_order=order[r.pk]) for r in registrations
+    ])
+
+
+def standings_key(s: Standing) -> tuple:
+    """Points (more is better), then fewer goats, lower total game points, earlier registration."""
+    return (-s.points, s.goats, s.game_points, s.registration_order)
+
+
+def _rank(tournament: Tournament) -> None:
+    rows = sorted(Standing.objects.filter(tournament=tournament), key=standings_key)
+    changed = []
+    for rank, row in enumerate(rows, start=1):
+        if row.rank != rank:
+            row.rank = rank
+            changed.append(row)
+    Standing.objects.bulk_update(changed, ["rank"])
+
+
+def table_outcome(game: Game) -> list[tuple[int, int, bool, int]]:
+    """Per seat of an ended game: ``(player id, rating points, goat, game points)``."""
+    state = state_load(game)
+    result = game.result
+    goats = set(result["goats"])
+    players = dict(Seat.objects.filter(game=game).values_list("seat", "player_id"))
+    return [(players[seat], result["rating_points"][seat], seat in goats, state.scores[seat].points)
+            for seat in range(game.seats)]
+
+
+def _apply_outcome(tournament: Tournament, outcome) -> None:
+    for player_id, points, goat, game_points in outcome:
+        Standing.objects.filter(tournament=tournament, player_id=player_id).update(
+            points=F("points") + points, games=F("games") + 1, goats=F("goats") + int(goat),
+            game_points=F("game_points") + game_points)
+
+
+def _record_ended_tables(tournament: Tournament, now: datetime) -> int:
+    """Count every newly ended table in the standings, free its players (the caller holds the lock)."""
+    tables = list(Table.objects.filter(tournament=tournament, recorded_at__isnull=True, game__ended_at__isnull=False)
+                  .select_related("game").order_by("game__ended_at", "id"))
+    for table in tables:
+        _apply_outcome(tournament, table_outcome(table.game))
+        table.recorded_at = now
+        table.save(update_fields=["recorded_at"])
+        Seating.objects.filter(table=table).update(active=False, released_at=table.game.ended_at)
+    return len(tables)
+
+
+@transaction.atomic
+def standings_rebuild(*, tournament_id: int) -> int:
+    """Recompute the standings of a tournament from its registrations, byes and recorded tables alone."""
+    tournament = _locked(tournament_id)
+    Standing.objects.filter(tournament=tournament).delete()
+    if tournament.status == TournamentStatus.SCHEDULED:
+        return 0
+    _standings_add(tournament, Registration.objects.filter(tournament=tournament).select_related("player"))
+    for bye in Bye.objects.filter(tournament=tournament):
+        Standing.objects.filter(tournament=tournament, player_id=bye.player_id).update(
+            points=F("points") + bye.points, byes=F("byes") + 1)
+    for table in (Table.objects.filter(tournament=tournament, recorded_at__isnull=False).select_related("game")
+                  .order_by("game__ended_at", "id")):
+        _apply_outcome(tournament, table_outcome(table.game))
+    _rank(tournament)
+    return Standing.objects.filter(tournament=tournament).count()
+
+
+# --- start, advance, finish --------------------------------------------------------------------
+
+
+@transaction.atomic
+def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool:
+    """Start a scheduled tournament whose time has come (a no-op otherwise): standings lines for every
+    registered player, then the first round (swiss) or the first tables (arena)."""
+    now = now or timezone.now()
+    tournament = _locked(tournament_id)
+    if tournament.status != TournamentStatus.SCHEDULED or tournament.starts_at > now:
+        return False
+    tournament.status = TournamentStatus.RUNNING
+    tournament.started_at = now
+    tournament.save(update_fields=["status", "started_at"])
+    _standings_add(tournament, Registration.objects.filter(tournament=tournament).select_related("player"))
+    _rank(tournament)
+    logger.info("tournament %s started", tournament.pk)
+    _advance_locked(tournament, now)
+    return True
+
+
+def tournaments_start_due(*, now: datetime | None = None) -> list[int]:
+    """Start every scheduled tournament whose ``starts_at`` has passed; returns the ids started."""
+    now = now or timezone.now()
+    due = Tournament.objects.filter(status=TournamentStatus.SCHEDULED, starts_at__lte=now).values_list("pk", flat=True)
+    return [pk for pk in list(due) if tournament_start(tournament_id=pk, now=now)]
+
+
+@transaction.atomic
+def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> bool:
+    """Record ended games; start the next swiss round when every table of the round has ended, seat
+    waiting arena players; finish the tournament when it is over. Idempotent. Returns whether the
+    tournament is (now) finished."""
+    now = now or timezone.now()
+    try:
+        tournament = _locked(tournament_id)
+    except ServiceError:
+        return False
+    if tournament.status != TournamentStatus.RUNNING:
+        return tournament.status == TournamentStatus.FINISHED
+    return _advance_locked(tournament, now)
+
+
+def _advance_locked(tournament: Tournament, now: datetime) -> bool:
+    _record_ended_tables(tournament, now)
+    if tournament.format == TournamentFormat.SWISS:
+        while True:
+            current = TournamentRound.objects.filter(tournament=tournament).order_by("-number").first()
+            if current is not None:
+                if Table.objects.filter(round=current, recorded_at__isnull=True).exists():
+                    break
+                if current.finished_at is None:
+                    current.finished_at = now
+                    current.save(update_fields=["finished_at"])
+                _rank(tournament)
+            number = current.number if current else 0
+            if number >= tournament.rounds or not Standing.objects.filter(tournament=tournament).exists():
+                _finish(tournament, now)
+                break
+            _start_swiss_round(tournament, number + 1, now)
+    else:
+        if now < tournament.ends_at:
+            _arena_seat(tournament, now)
+        elif not Table.objects.filter(tournament=tournament, recorded_at__isnull=True).exists():
+            _finish(tournament, now)
+    _rank(tournament)
+    return tournament.status == TournamentStatus.FINISHED
+
+
+def prize_amounts(pool: int, places: int) -> list[int]:
+    """Shares of ``pool`` for the first ``min(places, 3)`` places: 50/30/20 % rounded down; whatever is
+    left (rounding, and the shares of places nobody holds) goes to first place."""
+    shares = [pool * pct // 100 for pct in PRIZE_SHARES[:max(0, min(places, len(PRIZE_SHARES)))]]
+    if shares:
+        shares[0] += pool - sum(shares)
+    return shares
+
+
+def _finish(tournament: Tournament, now: datetime) -> None:
+    _rank(tournament)
+    tournament.status = TournamentStatus.FINISHED
+    tournament.finished_at = now
+    fields = ["status", "finished_at"]
+    if tournament.prizes_paid_at is None:
+        top = list(Standing.objects.filter(tournament=tournament).order_by("rank").select_related("player")[:3])
+        amounts = prize_amounts(tournament.prize_pool, len(top))
+        winners = sorted(zip(top, amounts), key=lambda pair: pair[0].player_id)  # lock order: player id
+        for standing, amount in winners:
+            Prize.objects.create(tournament=tournament, player=standing.player, place=standing.rank, amount=amount)
+            if amount > 0:
+                _chip_account_locked(standing.player)
+                _chips_move(standing.player, amount, ChipKind.PRIZE, now)
+        tournament.prizes_paid_at = now
+        fields.append("prizes_paid_at")
+    tournament.save(update_fields=fields)
+    logger.info("tournament %s finished", tournament.pk)
+
+
+def tournaments_tick(*, now: datetime | None = None) -> int:
+    """Advance every running tournament (arena: seat waiting players, finish after the end time; swiss:
+    a safety net for a lost advance task). Returns how many finished."""
+    running = list(Tournament.objects.filter(status=TournamentStatus.RUNNING).values_list("pk", flat=True))
+    return sum(tournament_advance(tournament_id=pk, now=now) for pk in running)

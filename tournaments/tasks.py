@@ -1,0 +1,33 @@
+"""Tournament tasks: they take ids, call one service and are idempotent (autodiscovered by goat.celery).
+
+- ``tournaments_start_due`` (beat, every few seconds): start tournaments whose time has come.
+- ``tournament_advance(tournament_id)`` (queued on commit when a tournament game ends): record the
+  game, seat the next swiss round or waiting arena players, finish and pay prizes.
+- ``tournaments_arena_tick`` (beat): advance every running tournament — arenas seat late entries and
+  finish after their end time; for swiss it is the safety net for a lost advance task.
+
+Each locks the tournament row and checks its status, and the unique constraints on rounds, tables and
+active seatings make a repeat or a concurrent run a no-op.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import OperationalError
+
+from . import services
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
+def tournaments_start_due() -> list[int]:
+    return services.tournaments_start_due()
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=8)
+def tournament_advance(tournament_id: int) -> bool:
+    return services.tournament_advance(tournament_id=tournament_id)
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
+def tournaments_arena_tick() -> int:
+    return services.tournaments_tick()
