@@ -54,10 +54,16 @@ def _locked_game(game_id: int) -> Game:
 
 
 def _seat_of(game: Game, player) -> int:
+    # By the Seat table, not by the username in the events: a username can be changed by staff.
     seat = Seat.objects.filter(game=game, player=player).values_list("seat", flat=True).first()
     if seat is None:
         raise ServiceError("not_seated", NOT_SEATED, status=403)
     return seat
+
+
+#: the columns a command changes on the game row (saving only these keeps the UPDATE small)
+_COMMAND_FIELDS = ["status", "round", "turn", "deadline", "result", "ended_at", "snapshot", "snapshot_version",
+                   "version", "last_hash", "updated_at"]
 
 
 def _sync_read_model(game: Game, state: GameState, now) -> None:
@@ -80,7 +86,7 @@ def _commit(game: Game, state: GameState, events: list[dict[str, Any]], actor, w
     now = timezone.now()
     stored = eventstore.events_append(game=game, events=events, actor=actor, at=now)
     _sync_read_model(game, state, now)
-    game.save()
+    game.save(update_fields=_COMMAND_FIELDS)
     if game.turn is not None:
         for hook in TURN_STARTED_HOOKS:
             transaction.on_commit(lambda h=hook, g=game, s=state: h(game=g, state=s))

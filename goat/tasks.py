@@ -14,7 +14,7 @@ from celery import shared_task
 from django.db import OperationalError
 from django.utils import timezone
 
-from . import services
+from . import clock, services
 from .idempotency import idempotency_records_purge
 from .models import Game, GameStatus
 
@@ -63,7 +63,7 @@ def idempotency_purge() -> int:
 def queue_turn_clock(*, game, state) -> None:
     """services.TURN_STARTED_HOOKS: start the countdown of the turn that just began (on commit)."""
     if game.deadline is not None:
-        game_time_out.apply_async((game.pk, game.version), eta=game.deadline)
+        clock.start_countdown(game_id=game.pk, version=game.version, deadline=game.deadline)
 
 
 from . import audit_tasks  # noqa: E402,F401
