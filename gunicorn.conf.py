@@ -46,6 +46,7 @@ if os.environ.get("GOAT_LOG_FORMAT", "").strip().lower() == "json":
             "stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout",
                        "formatter": "json", "filters": ["context"]},
         },
+        "root": {"handlers": ["stdout"], "level": loglevel.upper()},
         "loggers": {
             "gunicorn.error": {"handlers": ["stdout"], "level": loglevel.upper(), "propagate": False},
             "gunicorn.access": {"handlers": ["stdout"], "level": "INFO", "propagate": False},
