@@ -464,3 +464,15 @@ def test_nightly_task_is_scheduled_and_registered(settings):
     import goat.tasks  # noqa: F401  (autodiscovery imports goat.tasks, which imports goat.audit_tasks)
 
     assert "goat.audit_tasks.games_verify_recent" in app.tasks
+
+
+def test_tournament_filter_appears_once_tournaments_link_games(admin_client, finished_game):
+    from goat.admin import _tournament_table_model
+
+    if _tournament_table_model() is None:
+        pytest.skip("tournaments.Table (with game and tournament) does not exist yet")
+    html = admin_client.get("/admin/goat/game/").content.decode()
+    assert "By tournament" in html
+    filtered = admin_client.get("/admin/goat/game/?tournament=999999")
+    assert filtered.status_code == 200
+    assert f"/admin/goat/game/{finished_game.pk}/change/" not in filtered.content.decode()
