@@ -26,7 +26,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat import eventstore, selectors, services, verification
+from goat import audit, eventstore, selectors, services, verification
 from goat.errors import ServiceError
 from goat.filters import GameFilter
 from goat.idempotency import idempotent
@@ -398,6 +398,8 @@ class GameEventsView(GameAPIView):
         version = game.version
 
         def build() -> dict[str, Any]:
+            if request.user.is_staff:  # staff see a running game unredacted: who looked is recorded
+                audit.audit_record_hidden_view(user=request.user, game=game, what="api_events")
             events = selectors.events_for(game=game, user=request.user, after=query.validated_data["after"])
             # As of the game row read above: a move appended since then belongs to the next version.
             return {"version": version, "events": [e for e in events if e["seq"] <= version]}
@@ -477,6 +479,7 @@ class GameReplayView(GameAPIView):
             message = f"The game has only {game.version} events."
             raise ServiceError("invalid", f"at: {message}", status=400, errors={"at": [message]})
         state = eventstore.state_rebuild(game, upto=at)
+        audit.audit_record_hidden_view(user=request.user, game=game, what="api_replay")  # only if running
         return Response(selectors.full_state(state))
 
 

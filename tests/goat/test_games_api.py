@@ -583,3 +583,27 @@ def test_schema_describes_every_games_endpoint(api_client):
     codes = {example["value"]["code"] for example in examples}
     assert {"not_your_turn", "game_not_running", "tile_not_in_hand", "tile_does_not_fit", "end_required",
             "must_lead_with"} <= codes
+
+
+@pytest.mark.django_db
+def test_staff_reading_a_running_game_unredacted_is_recorded(django_user_model):
+    """Who looked: staff reads of a running game's hidden information through the API are logged."""
+    from goat.models import HiddenInfoView
+
+    a = django_user_model.objects.create_user(username="rec-a", password="x")
+    b = django_user_model.objects.create_user(username="rec-b", password="x")
+    staff = django_user_model.objects.create_user(username="rec-staff", password="x", is_staff=True)
+    game = services.game_create(player=a, ruleset="goat-classic", seats=2)
+    services.game_join(game_id=game.pk, player=b)
+    client = APIClient()
+    client.force_authenticate(staff)
+    events = client.get(f"/api/games/{game.pk}/events/").json()["events"]
+    dealt = next(e for e in events if e["type"] == "round_dealt")
+    assert all(isinstance(h, list) for h in dealt["data"]["hands"])  # staff see the hands
+    assert client.get(f"/api/games/{game.pk}/replay/").status_code == 200
+    seen = list(HiddenInfoView.objects.filter(user=staff, game=game).values_list("what", flat=True))
+    assert sorted(seen) == ["api_events", "api_replay"]
+    player = APIClient()
+    player.force_authenticate(a)
+    player.get(f"/api/games/{game.pk}/events/")
+    assert HiddenInfoView.objects.filter(user=a).count() == 0
