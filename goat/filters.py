@@ -16,7 +16,7 @@ class GameFilter(django_filters.FilterSet):
     ruleset = django_filters.ChoiceFilter(choices=[(r, r) for r in RULESETS], help_text="A ruleset name.")
     tournament = django_filters.NumberFilter(
         method="filter_tournament",
-        help_text="Only games of this tournament (accepted now; filters once games belong to tournaments).",
+        help_text="Only games of this tournament (its tables' games).",
     )
 
     class Meta:
@@ -27,7 +27,4 @@ class GameFilter(django_filters.FilterSet):
         return queryset.filter(seat_set__player__username=value).distinct()
 
     def filter_tournament(self, queryset, name, value):
-        # Game has no tournament yet (a later issue adds it): accept the parameter, filter when it exists.
-        if hasattr(Game, "tournament_id"):
-            return queryset.filter(tournament_id=value)
-        return queryset
+        return queryset.filter(tournament_table__tournament_id=value)

@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from goat import problems
 from goat.api import games, players
 from goat.health import HealthView
+from tournaments.urls import api_urlpatterns as tournaments_api, page_urlpatterns as tournaments_pages
 
 
 class GameIdConverter:
@@ -38,6 +39,7 @@ api_patterns = [
     path("games/<game_id:game_id>/scoresheet/", games.GameScoresheetView.as_view(), name="game-scoresheet"),
     path("games/<game_id:game_id>/replay/", games.GameReplayView.as_view(), name="game-replay"),
     path("games/<game_id:game_id>/verify/", games.GameVerifyView.as_view(), name="game-verify"),
+    path("", include(tournaments_api)),  # tournaments/, tournaments/<id>/{registration,standings}/
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
@@ -47,6 +49,7 @@ urlpatterns = [
     re_path(r"^api/", problems.api_not_found),
     path("health/", HealthView.as_view(), name="health"),
     path("admin/", admin.site.urls),
+    path("", include(tournaments_pages)),  # public pages: leaderboards/, tournaments/, tournaments/<id>/
 ]
 
 handler404 = "goat.problems.handler404"

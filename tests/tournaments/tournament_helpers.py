@@ -26,3 +26,20 @@ def chips_granted() -> int:
     from ratings.models import ChipKind, ChipLedgerEntry
 
     return ChipLedgerEntry.objects.filter(kind=ChipKind.INITIAL).aggregate(s=Sum("amount"))["s"] or 0
+
+
+def play_out(game_id: int, rng) -> None:
+    """Random legal moves by whoever is to move until the game ends."""
+    from goat import engine, services
+    from goat.engine.tiles import tile_str
+    from goat.eventstore import state_load
+    from goat.models import Seat
+
+    while True:
+        game = Game.objects.get(pk=game_id)
+        if game.ended:
+            return
+        state = state_load(game)
+        tile, end = rng.choice(engine.legal_moves(state))
+        player = Seat.objects.get(game=game, seat=state.turn).player
+        services.game_play_tile(game_id=game_id, player=player, tile=tile_str(tile), end=end)

@@ -1,0 +1,338 @@
+"""Tournaments API (API.md "Tournaments"): create (staff), list, detail, registration, standings."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import generics, permissions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from goat.api.game_serializers import StrictCharField, StrictIntegerField, StrictSerializer
+from goat.engine import RULESETS
+from goat.errors import ServiceError
+from goat.idempotency import idempotent
+from goat.pagination import Pagination
+from goat.problems import problem_example, problem_responses
+
+from . import selectors, services
+from .models import Standing, Tournament, TournamentFormat, TournamentStatus
+
+STATUSES = list(TournamentStatus.values)
+
+# --- serializers -------------------------------------------------------------------------------
+
+
+class TournamentCreateSerializer(StrictSerializer):
+    name = StrictCharField(max_length=120)
+    ruleset = serializers.ChoiceField(choices=list(RULESETS))
+    options = serializers.DictField(required=False, default=dict,
+                                    help_text="Overrides of the ruleset's options for every game (no `ante`).")
+    format = serializers.ChoiceField(choices=TournamentFormat.choices, help_text="swiss or arena.")
+    rounds = StrictIntegerField(min_value=1, max_value=50, required=False, default=None,
+                                help_text="Swiss: number of rounds (required). Arena: ignored.")
+    table_size = StrictIntegerField(min_value=2, max_value=4, help_text="Players per table, 2 to 4.")
+    starts_at = serializers.DateTimeField(help_text="ISO 8601; the scheduler starts the tournament then.")
+    duration_minutes = StrictIntegerField(min_value=0, max_value=7 * 24 * 60, required=False, default=0,
+                                          help_text="Arena: minutes during which tables are started (required).")
+    max_players = StrictIntegerField(min_value=1, max_value=10000)
+    entry_fee = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0,
+                                   help_text="Chips debited on registration into the prize pool.")
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        if attrs["format"] == TournamentFormat.SWISS and not attrs.get("rounds"):
+            raise serializers.ValidationError({"rounds": ["A swiss tournament needs rounds (1 to 50)."]})
+        if attrs["format"] == TournamentFormat.ARENA and not attrs.get("duration_minutes"):
+            raise serializers.ValidationError({"duration_minutes": ["An arena needs a duration of at least 1 minute."]})
+        attrs["rounds"] = attrs.get("rounds") or 0
+        return attrs
+
+
+class TournamentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    ruleset = serializers.CharField()
+    options = serializers.DictField(help_text="Fully resolved options of the games.")
+    format = serializers.ChoiceField(choices=TournamentFormat.choices)
+    rounds = serializers.IntegerField(help_text="Swiss rounds (0 for an arena).")
+    table_size = serializers.IntegerField()
+    starts_at = serializers.DateTimeField()
+    duration_minutes = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    entry_fee = serializers.IntegerField()
+    status = serializers.CharField(help_text="scheduled, running or finished.")
+    created_by = serializers.CharField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="Arena: no table starts after this.")
+    prize_pool = serializers.IntegerField()
+    players = serializers.IntegerField(help_text="Registered players.")
+
+
+class RoundSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    bye = serializers.CharField(allow_null=True, help_text="The player without a table this round, if any.")
+
+
+class TableSerializer(serializers.Serializer):
+    round = serializers.IntegerField(allow_null=True, help_text="Round number (null in an arena).")
+    number = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="The game's id (GET /api/games/{id}/).")
+    status = serializers.CharField(help_text="The game's status.")
+    players = serializers.ListField(child=serializers.CharField(), help_text="Usernames in seat order.")
+    turn = serializers.IntegerField(allow_null=True)
+    points = serializers.ListField(child=serializers.IntegerField(), help_text="Game points per seat.")
+    result = serializers.DictField(allow_null=True)
+
+
+class PrizeSerializer(serializers.Serializer):
+    place = serializers.IntegerField()
+    player = serializers.CharField()
+    amount = serializers.IntegerField()
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    played_rounds = RoundSerializer(many=True)
+    tables = TableSerializer(many=True)
+    prizes = PrizeSerializer(many=True)
+
+
+class RegistrationSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    player = serializers.CharField()
+    registered_at = serializers.DateTimeField()
+    fee_paid = serializers.IntegerField()
+
+
+class TiebreaksSerializer(serializers.Serializer):
+    goats = serializers.IntegerField(help_text="Fewer is better.")
+    game_points = serializers.IntegerField(help_text="Σ game points at the end of the player's games; lower is better.")
+    byes = serializers.IntegerField()
+    registration_order = serializers.IntegerField(help_text="Earlier is better (the last tiebreak).")
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    points = serializers.IntegerField()
+    games = serializers.IntegerField()
+    tiebreaks = TiebreaksSerializer()
+
+
+class TournamentListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=STATUSES, required=False)
+
+
+# --- examples ----------------------------------------------------------------------------------
+
+TOURNAMENT_EXAMPLE = {
+    "id": 7, "name": "Friday swiss", "ruleset": "goat-classic", "options": {"limit": 101, "ante": 0, "...": "..."},
+    "format": "swiss", "rounds": 3, "table_size": 4, "starts_at": "2025-06-06T18:00:00Z", "duration_minutes": 0,
+    "max_players": 32, "entry_fee": 50, "status": "scheduled", "created_by": "director", "started_at": None,
+    "finished_at": None, "ends_at": None, "prize_pool": 500, "players": 10,
+}
+DETAIL_EXAMPLE = {
+    **TOURNAMENT_EXAMPLE, "status": "running", "started_at": "2025-06-06T18:00:02Z",
+    "played_rounds": [{"number": 1, "started_at": "2025-06-06T18:00:02Z", "finished_at": None, "bye": None}],
+    "tables": [{"round": 1, "number": 1, "game": 412, "status": "running",
+                "players": ["alice", "bob", "carol", "dave"], "turn": 2, "points": [13, 0, 4, 21], "result": None}],
+    "prizes": [],
+}
+STANDING_EXAMPLE = {"rank": 1, "player": "alice", "points": 17, "games": 2,
+                    "tiebreaks": {"goats": 0, "game_points": 38, "byes": 0, "registration_order": 3}}
+UNAUTHENTICATED = problem_example(401, "not_authenticated", "Authentication credentials were not provided.")
+NOT_FOUND = problem_example(404, "not_found", services.TOURNAMENT_NOT_FOUND)
+TOURNAMENT_ID = OpenApiParameter("tournament_id", OpenApiTypes.INT, OpenApiParameter.PATH,
+                                 description="The tournament's id.")
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key", str, OpenApiParameter.HEADER,
+    description="Up to 255 characters. A retry with the same key and body returns the first answer.",
+)
+
+
+def _tournament_or_404(tournament_id: int) -> Tournament:
+    tournament = selectors.tournament_get(tournament_id=tournament_id)
+    if tournament is None:
+        raise ServiceError("not_found", services.TOURNAMENT_NOT_FOUND, status=404)
+    return tournament
+
+
+# --- views -------------------------------------------------------------------------------------
+
+
+class IsStaffForPost(permissions.BasePermission):
+    """Anyone authenticated reads; only staff create."""
+
+    message = "Only staff can create tournaments."
+
+    def has_permission(self, request, view):
+        return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
+
+
+class TournamentListCreateView(generics.ListAPIView):
+    serializer_class = TournamentSerializer
+    pagination_class = Pagination
+    filter_backends: list = []
+    permission_classes = [permissions.IsAuthenticated, IsStaffForPost]
+    queryset = Tournament.objects.none()
+
+    def get_queryset(self):
+        query = TournamentListQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        return selectors.tournament_list(status=query.validated_data.get("status"))
+
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response([selectors.tournament_dict(t) for t in page])
+
+    @extend_schema(
+        operation_id="tournaments_list",
+        summary="List tournaments",
+        description="Tournaments, latest start first, optionally by `status`.",
+        parameters=[OpenApiParameter("status", str, enum=STATUSES,
+                                     description="scheduled, running or finished.")],
+        responses={200: TournamentSerializer(many=True), **problem_responses(400, 401, 404)},
+        examples=[
+            OpenApiExample("tournaments", value=TOURNAMENT_EXAMPLE, response_only=True, status_codes=["200"]),
+            problem_example(400, "invalid", 'status: "paused" is not a valid choice.',
+                            {"status": ['"paused" is not a valid choice.']}),
+            UNAUTHENTICATED,
+            problem_example(404, "not_found", "Invalid page."),
+        ],
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return self.list(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="tournaments_create",
+        summary="Create a tournament (staff)",
+        description="Schedule a swiss (`rounds` rounds) or an arena (`duration_minutes` long). The options are "
+                    "resolved for `table_size` seats (400 `invalid_options`); tournament games have no ante.",
+        parameters=[IDEMPOTENCY_KEY],
+        request=TournamentCreateSerializer,
+        responses={201: TournamentSerializer, **problem_responses(400, 401, 403, 409, 422)},
+        examples=[
+            OpenApiExample("swiss", request_only=True, value={
+                "name": "Friday swiss", "ruleset": "goat-classic", "options": {"limit": 101}, "format": "swiss",
+                "rounds": 3, "table_size": 4, "starts_at": "2025-06-06T18:00:00Z", "max_players": 32,
+                "entry_fee": 50}),
+            OpenApiExample("arena", request_only=True, value={
+                "name": "Sunday arena", "ruleset": "goat-classic", "format": "arena", "table_size": 2,
+                "starts_at": "2025-06-08T15:00:00Z", "duration_minutes": 60, "max_players": 100}),
+            OpenApiExample("created", value=TOURNAMENT_EXAMPLE, response_only=True, status_codes=["201"]),
+            problem_example(400, "invalid_options", services.NO_ANTE),
+            UNAUTHENTICATED,
+            problem_example(403, "permission_denied", IsStaffForPost.message),
+            problem_example(409, "request_in_progress", "A request with this Idempotency-Key is still being processed."),
+            problem_example(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request."),
+        ],
+        tags=["tournaments"],
+    )
+    def post(self, request: Request) -> Response:
+        def create() -> Response:
+            serializer = TournamentCreateSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            tournament = services.tournament_create(created_by=request.user, **serializer.validated_data)
+            return Response(selectors.tournament_dict(_tournament_or_404(tournament.pk)),
+                            status=status.HTTP_201_CREATED)
+
+        return idempotent(self, request, create)
+
+
+class TournamentDetailView(APIView):
+    @extend_schema(
+        operation_id="tournaments_retrieve",
+        summary="A tournament",
+        description="The tournament with its rounds (and byes), every table with its game id, live game status, "
+                    "whose turn and points per seat, and the prizes once it has finished.",
+        parameters=[TOURNAMENT_ID],
+        responses={200: TournamentDetailSerializer, **problem_responses(401, 404)},
+        examples=[
+            OpenApiExample("running swiss", value=DETAIL_EXAMPLE, response_only=True, status_codes=["200"]),
+            UNAUTHENTICATED,
+            NOT_FOUND,
+        ],
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        return Response(selectors.tournament_detail(_tournament_or_404(tournament_id)))
+
+
+class TournamentRegistrationView(APIView):
+    @extend_schema(
+        operation_id="tournaments_register",
+        summary="Register",
+        description="Enter the tournament; the entry fee is debited from your chips into the prize pool. "
+                    "Swiss: before the start. Arena: also while it runs (you wait for the next free table).",
+        parameters=[TOURNAMENT_ID],
+        request=None,
+        responses={201: RegistrationSerializer, **problem_responses(401, 404, 409, 422)},
+        examples=[
+            OpenApiExample("registered", response_only=True, status_codes=["201"],
+                           value={"tournament": 7, "player": "alice", "registered_at": "2025-06-01T12:00:00Z",
+                                  "fee_paid": 50}),
+            UNAUTHENTICATED,
+            NOT_FOUND,
+            problem_example(409, "already_registered", services.ALREADY_REGISTERED),
+            problem_example(422, "tournament_full", services.TOURNAMENT_FULL.format(max_players=32)),
+            problem_example(422, "registration_closed", services.REGISTRATION_CLOSED),
+            problem_example(422, "insufficient_chips", services.INSUFFICIENT_CHIPS.format(fee=50, balance=20)),
+        ],
+        tags=["tournaments"],
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        registration = services.tournament_register(tournament_id=tournament_id, player=request.user)
+        return Response({"tournament": registration.tournament_id, "player": request.user.get_username(),
+                         "registered_at": registration.registered_at, "fee_paid": registration.fee_paid},
+                        status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="tournaments_withdraw",
+        summary="Withdraw",
+        description="Withdraw before the start; the entry fee is refunded.",
+        parameters=[TOURNAMENT_ID],
+        request=None,
+        responses={204: None, **problem_responses(401, 404, 422)},
+        examples=[
+            UNAUTHENTICATED,
+            NOT_FOUND,
+            problem_example(404, "not_registered", services.NOT_REGISTERED),
+            problem_example(422, "registration_closed", services.REGISTRATION_CLOSED),
+        ],
+        tags=["tournaments"],
+    )
+    def delete(self, request: Request, tournament_id: int) -> Response:
+        services.tournament_withdraw(tournament_id=tournament_id, player=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TournamentStandingsView(generics.ListAPIView):
+    serializer_class = StandingSerializer
+    pagination_class = Pagination
+    filter_backends: list = []
+    queryset = Standing.objects.none()
+
+    @extend_schema(
+        operation_id="tournaments_standings",
+        summary="Standings",
+        description="Ranked by points (the rating points of RULES.md §9 each game gave, plus byes); ties: fewer "
+                    "goats, then lower total game points, then earlier registration. Before the start: the "
+                    "registered players in registration order.",
+        parameters=[TOURNAMENT_ID],
+        responses={200: StandingSerializer(many=True), **problem_responses(401, 404)},
+        examples=[
+            OpenApiExample("standings", value=STANDING_EXAMPLE, response_only=True, status_codes=["200"]),
+            UNAUTHENTICATED,
+            NOT_FOUND,
+        ],
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = _tournament_or_404(tournament_id)
+        page = self.paginate_queryset(selectors.tournament_standings(tournament=tournament))
+        return self.get_paginated_response([selectors.standing_row(s) for s in page])
