@@ -108,6 +108,9 @@ class TournamentFilter(admin.SimpleListFilter):
         tournament = table._meta.get_field("tournament").related_model
         return [(str(t.pk), str(t)) for t in tournament.objects.order_by("-pk")[:200]]
 
+    def has_output(self):
+        return True  # also filter by a tournament id given in the URL (e.g. linked from a tournament page)
+
     def queryset(self, request, queryset):
         if not self.value():
             return queryset
