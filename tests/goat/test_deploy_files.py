@@ -1,0 +1,70 @@
+"""The deployment files agree with the settings: compose process set, example env, production checks."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _compose() -> dict:
+    return yaml.safe_load((REPO / "docker-compose.yml").read_text())
+
+
+def test_compose_runs_the_production_process_set_with_exactly_one_beat():
+    services = _compose()["services"]
+
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
+    assert services["beat"]["deploy"]["replicas"] == 1
+    assert "healthcheck" in services["postgres"] and "postgres-data:/var/lib/postgresql/data" in services["postgres"]["volumes"]
+    migrate = " ".join(services["migrate"]["command"])
+    assert "migrate --noinput" in migrate and "collectstatic --noinput" in migrate
+    for name in ("web", "worker", "beat"):
+        assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        assert services[name]["environment"]["GOAT_ENV"] == "production"
+    assert "gunicorn.conf.py" in " ".join(services["web"]["command"])
+
+
+def test_the_example_env_holds_no_real_secret_and_every_variable_is_documented():
+    example = (REPO / ".env.example").read_text()
+    operations = (REPO / "docs" / "operations.md").read_text()
+    names = re.findall(r"^([A-Z][A-Z0-9_]+)=", example, flags=re.M)
+
+    assert "SECRET_KEY" in names and "POSTGRES_PASSWORD" in names
+    assert re.search(r"^SECRET_KEY=replace-me", example, flags=re.M)
+    undocumented = [name for name in names if f"`{name}`" not in operations]
+    assert undocumented == []
+
+
+def _django(code: str, **env) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "GOAT_ENV", "DATABASE_URL"}}
+    return subprocess.run([sys.executable, "-c", "import django; django.setup(); " + code], cwd=REPO,
+                          env={**clean, "DJANGO_SETTINGS_MODULE": "goat.settings", **env},
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_production_refuses_to_start_without_a_secret_key(tmp_path):
+    proc = _django("", GOAT_ENV="production", GOAT_DATA_DIR=str(tmp_path))
+
+    assert proc.returncode != 0
+    assert "SECRET_KEY must be set when GOAT_ENV=production" in proc.stderr
+
+
+def test_check_deploy_is_clean_for_a_production_env_behind_tls(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"], cwd=REPO,
+        env={**os.environ, "GOAT_ENV": "production", "SECRET_KEY": secrets.token_urlsafe(50),
+             "GOAT_DATA_DIR": str(tmp_path), "SECURE_SSL_REDIRECT": "true", "SECURE_HSTS_SECONDS": "31536000",
+             "SECURE_PROXY_SSL_HEADER": "true", "SECURE_HSTS_INCLUDE_SUBDOMAINS": "true",
+             "SECURE_HSTS_PRELOAD": "true"},
+        capture_output=True, text=True, timeout=60,
+    )
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
