@@ -13,12 +13,14 @@ from rest_framework.views import APIView
 from goat import players
 from goat.problems import problem_example, problem_responses
 
+from .game_serializers import StrictCharField
+
 # --- Serializers ----------------------------------------------------------------------------
 
 
 class CredentialsSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
-    password = serializers.CharField(max_length=1024, write_only=True, trim_whitespace=False)
+    username = StrictCharField(max_length=150, validators=[UnicodeUsernameValidator()])
+    password = StrictCharField(max_length=1024, write_only=True, trim_whitespace=False)
 
 
 class SignupResponseSerializer(serializers.Serializer):
