@@ -22,6 +22,7 @@ from rest_framework.views import set_rollback
 
 from goat.engine.errors import InvalidOptions, RulesError
 from goat.errors import ServiceError
+from goat.parsers import InvalidCharacters, has_invalid_characters
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +31,7 @@ PROBLEM_CONTENT_TYPE = "application/problem+json"
 # DRF exception class -> our code (first match wins; subclasses before their bases).
 _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
     (exceptions.ValidationError, "invalid"),
+    (InvalidCharacters, "invalid_characters"),
     (exceptions.ParseError, "malformed_json"),
     (exceptions.NotAuthenticated, "not_authenticated"),
     (exceptions.AuthenticationFailed, "authentication_failed"),
@@ -227,13 +229,30 @@ def handler500(request: HttpRequest) -> HttpResponse:
     return server_error(request)
 
 
+def _has_invalid_characters(request: HttpRequest) -> bool:
+    """NUL in the path, a query parameter or a header: no database text column can hold it."""
+    if has_invalid_characters(request.path):
+        return True
+    if any(has_invalid_characters(key) or has_invalid_characters(value)
+           for key, values in request.GET.lists() for value in values):
+        return True
+    return any("\x00" in value for key, value in request.META.items()
+               if key.startswith("HTTP_") and isinstance(value, str))
+
+
 class ProblemMiddleware:
-    """An unexpected exception under /api/ becomes a problem+json 500 ``server_error``, never HTML."""
+    """An unexpected exception under /api/ becomes a problem+json 500 ``server_error``, never HTML.
+
+    Before the view: a request with NUL in its path, query or headers is 400 ``invalid_characters``.
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if _is_api(request) and _has_invalid_characters(request):
+            return problem_json_response(status=400, code="invalid_characters",
+                                         detail=f"The URL or a header: {InvalidCharacters.default_detail}")
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
