@@ -63,11 +63,17 @@ class ContextFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, "request_id", None) is None:
-            record.request_id = request_id_var.get() or _gunicorn_access_request_id(record) or "-"
+            record.request_id = (request_id_var.get() or _django_request_id(record)
+                                 or _gunicorn_access_request_id(record) or "-")
         if getattr(record, "game_id", None) is None:
             game_id = game_id_var.get()
             record.game_id = game_id if game_id is not None else "-"
         return True
+
+
+def _django_request_id(record: logging.LogRecord) -> str | None:
+    # django.request logs 4xx/5xx after the middleware chain returned: the request itself is on the record
+    return getattr(getattr(record, "request", None), "request_id", None)
 
 
 def _gunicorn_access_request_id(record: logging.LogRecord) -> str | None:
@@ -78,7 +84,7 @@ def _gunicorn_access_request_id(record: logging.LogRecord) -> str | None:
     return None
 
 
-_STANDARD_ATTRS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
+_STANDARD_ATTRS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName", "request"}
 
 
 class JsonFormatter(logging.Formatter):
