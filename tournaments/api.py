@@ -26,10 +26,12 @@ STATUSES = list(TournamentStatus.values)
 
 class TournamentCreateSerializer(StrictSerializer):
     name = StrictCharField(max_length=120)
-    ruleset = serializers.ChoiceField(choices=list(RULESETS))
+    ruleset = serializers.ChoiceField(choices=list(RULESETS), error_messages={
+        "invalid_choice": "Not a ruleset; choose one of: " + ", ".join(RULESETS) + "."})
     options = serializers.DictField(required=False, default=dict,
                                     help_text="Overrides of the ruleset's options for every game (no `ante`).")
-    format = serializers.ChoiceField(choices=TournamentFormat.choices, help_text="swiss or arena.")
+    format = serializers.ChoiceField(choices=TournamentFormat.choices, help_text="swiss or arena.",
+                                     error_messages={"invalid_choice": "Must be swiss or arena."})
     rounds = StrictIntegerField(min_value=1, max_value=50, required=False, default=None,
                                 help_text="Swiss: number of rounds (required). Arena: ignored.")
     table_size = StrictIntegerField(min_value=2, max_value=4, help_text="Players per table, 2 to 4.")
@@ -124,7 +126,8 @@ class StandingSerializer(serializers.Serializer):
 
 
 class TournamentListQuerySerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=STATUSES, required=False)
+    status = serializers.ChoiceField(choices=STATUSES, required=False,
+                                     error_messages={"invalid_choice": "Must be scheduled, running or finished."})
 
 
 # --- examples ----------------------------------------------------------------------------------
@@ -198,8 +201,8 @@ class TournamentListCreateView(generics.ListAPIView):
         responses={200: TournamentSerializer(many=True), **problem_responses(400, 401, 404)},
         examples=[
             OpenApiExample("tournaments", value=TOURNAMENT_EXAMPLE, response_only=True, status_codes=["200"]),
-            problem_example(400, "invalid", 'status: "paused" is not a valid choice.',
-                            {"status": ['"paused" is not a valid choice.']}),
+            problem_example(400, "invalid", "status: Must be scheduled, running or finished.",
+                            {"status": ["Must be scheduled, running or finished."]}),
             UNAUTHENTICATED,
             problem_example(404, "not_found", "Invalid page."),
         ],
