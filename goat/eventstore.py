@@ -13,6 +13,8 @@ import pickle
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
+from django.db import DEFAULT_DB_ALIAS, connection
+from django.db.models.base import ModelState
 from django.utils import timezone as dj_timezone
 
 from goat import engine
@@ -52,28 +54,92 @@ def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, a
     Sets ``game.version`` and ``game.last_hash`` (the caller saves the game in the same transaction).
     """
     at = at or dj_timezone.now()
+    at_text = format_at(at)
+    actor_id = actor.pk if actor is not None else None
     rows = []
     prev = game.last_hash or GENESIS_HASH
     seq = game.version
     for event in events:
         seq += 1
-        stored = {"seq": seq, "type": event["type"], "at": format_at(at), "seat": event.get("seat"),
-                  "data": event["data"]}
-        digest = chain_hash(prev, stored)
-        rows.append(GameEvent(game=game, seq=seq, type=event["type"], seat=event.get("seat"),
-                              data=event["data"], actor=actor, at=at, prev_hash=prev, hash=digest))
+        kind, seat, data = event["type"], event.get("seat"), event["data"]
+        digest = chain_hash(prev, {"seq": seq, "type": kind, "at": at_text, "seat": seat, "data": data})
+        rows.append(dict(game_id=game.pk, seq=seq, type=kind, seat=seat, data=data, actor_id=actor_id, at=at,
+                         prev_hash=prev, hash=digest))
         prev = digest
-    GameEvent.objects.bulk_create(rows)
+    if connection.vendor == "postgresql":
+        rows = _insert_pg(rows, game, actor) if rows else []
+    else:
+        rows = GameEvent.objects.bulk_create([
+            GameEvent(game=game, actor=actor, **{k: v for k, v in row.items() if k not in ("game_id", "actor_id")})
+            for row in rows])
     game.version = seq
     game.last_hash = prev
     return rows
 
 
+# On PostgreSQL the store talks SQL directly: one INSERT of the whole batch from arrays (a constant
+# statement text, whatever the batch size) and one SELECT for a stream, each row made into a
+# GameEvent without going through Model.__init__ and the ORM's per-row converters (the cost that
+# bench/eventstore_vs_peer.py's profile found; docs/performance.md). Same fields, order and semantics
+# as the ORM path, which SQLite keeps.
+_COLUMNS = ("position", "game_id", "seq", "type", "seat", "data", "actor_id", "at", "prev_hash", "hash")
+_TABLE = GameEvent._meta.db_table
+_INSERT_PG = (
+    f"INSERT INTO {_TABLE} (game_id, seq, type, seat, data, actor_id, at, prev_hash, hash) "
+    "SELECT * FROM unnest(%s::bigint[], %s::integer[], %s::varchar[], %s::smallint[], %s::jsonb[], "
+    "%s::bigint[], %s::timestamptz[], %s::varchar[], %s::varchar[]) ORDER BY 2 RETURNING position"
+)
+_SELECT_PG = f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} WHERE game_id = %s AND seq > %s"
+
+
+def _loaded(fields: dict[str, Any]) -> GameEvent:
+    """A GameEvent as the ORM would load it (``_state.adding`` False), built without ``__init__``."""
+    event = GameEvent.__new__(GameEvent)
+    state = ModelState()
+    state.adding = False
+    state.db = DEFAULT_DB_ALIAS
+    event.__dict__.update(fields)
+    event._state = state
+    return event
+
+
+def _insert_pg(rows: list[dict[str, Any]], game: Game, actor) -> list[GameEvent]:
+    names = ("game_id", "seq", "type", "seat", "data", "actor_id", "at", "prev_hash", "hash")
+    columns = [[row[name] for row in rows] for name in names]
+    columns[4] = [json.dumps(data, ensure_ascii=False, separators=(",", ":")) for data in columns[4]]
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT_PG, columns)
+        positions = sorted(position for (position,) in cursor.fetchall())
+    stored = []
+    for row, position in zip(rows, positions):  # rows are in seq order, and so were the positions drawn
+        event = _loaded({"position": position, **row})
+        event._state.fields_cache["game"] = game
+        if actor is not None:
+            event._state.fields_cache["actor"] = actor
+        stored.append(event)
+    return stored
+
+
 def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> list[GameEvent]:
-    qs = GameEvent.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
+    """The stream of ``game_id`` in ``seq`` order (after ``after``, up to ``upto`` inclusive)."""
+    if connection.vendor != "postgresql":
+        qs = GameEvent.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
+        if upto is not None:
+            qs = qs.filter(seq__lte=upto)
+        return list(qs)
+    sql, params = _SELECT_PG, [game_id, after]
     if upto is not None:
-        qs = qs.filter(seq__lte=upto)
-    return list(qs)
+        sql += " AND seq <= %s"
+        params.append(upto)
+    loads, loaded = json.loads, _loaded
+    events = []
+    with connection.cursor() as cursor:
+        cursor.execute(sql + " ORDER BY seq", params)
+        for position, gid, seq, kind, seat, data, actor_id, at, prev_hash, digest in cursor.fetchall():
+            events.append(loaded({"position": position, "game_id": gid, "seq": seq, "type": kind, "seat": seat,
+                                  "data": loads(data) if data.__class__ is str else data, "actor_id": actor_id,
+                                  "at": at, "prev_hash": prev_hash, "hash": digest}))
+    return events
 
 
 def hash_chain_check(events: Iterable[GameEvent]) -> tuple[bool, int | None, str]:

@@ -1,0 +1,93 @@
+"""Helpers shared by the benches: timing (medians, GC paused), the machine, Django on a database.
+
+Every bench measures a figure and its baseline in the same run and reports their ratio; absolute
+times are printed for reading only.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+_TMP: tempfile.TemporaryDirectory | None = None
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    """Wall seconds of one ``fn()`` with the garbage collector paused (as ``timeit`` does)."""
+    gc.collect()
+    gc.disable()
+    try:
+        started = time.perf_counter()
+        fn()
+        return time.perf_counter() - started
+    finally:
+        gc.enable()
+
+
+def median_seconds(fn: Callable[[], Any], repeat: int) -> float:
+    return statistics.median(timed(fn) for _ in range(repeat))
+
+
+def interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+    """Median seconds of each function, alternating them every repetition so that a noisy
+    neighbour on the machine slows both sides alike."""
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            samples[name].append(timed(fn))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def use_database(default_settings: str = "goat.settings") -> str:
+    """Point Django at ``DATABASE_URL``, or at a throwaway SQLite file when unset; returns the URL."""
+    global _TMP
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", default_settings)
+    if not os.environ.get("DATABASE_URL"):
+        _TMP = tempfile.TemporaryDirectory(prefix="goat-bench-")
+        os.environ["DATABASE_URL"] = f"sqlite:///{_TMP.name}/bench.sqlite3"
+        os.environ.setdefault("GOAT_DATA_DIR", f"{_TMP.name}/goat-data")
+    return os.environ["DATABASE_URL"]
+
+
+def is_postgres_url(url: str | None = None) -> bool:
+    url = url if url is not None else os.environ.get("DATABASE_URL", "")
+    return url.startswith(("postgres://", "postgresql://", "pgsql://"))
+
+
+def emit(figures: dict, as_json: bool, lines: list[str]) -> None:
+    if as_json:
+        print(json.dumps(figures))
+    else:
+        print("\n".join(lines))
+
+
+def skipped(bench: str, why: str, as_json: bool) -> int:
+    """A bench that cannot run here says so (``run_all`` prints the line and goes on)."""
+    figures = {"bench": bench, "skipped": why}
+    emit(figures, as_json, [f"{bench}: skipped: {why}"])
+    return 0
+
+
+def machine() -> dict[str, Any]:
+    return {"cores": os.cpu_count(), "python": platform.python_version(),
+            "platform": platform.platform(terse=True), "implementation": platform.python_implementation()}

@@ -1,0 +1,224 @@
+"""Moves over HTTP under gunicorn against a one-INSERT Django view, same server, same settings, same run.
+
+    python bench/http_load.py [--clients N] [--seconds S] [--rounds R] [--quick] [--json]
+
+Starts gunicorn (``goat.wsgi`` with ``bench.bench_settings``: goat's settings plus ``POST /bench/ping/``
+and no rate limits; gthread workers, keep-alive) on a free loopback port against the configured
+database (``DATABASE_URL``; without one a throwaway SQLite file). Then, alternating for R rounds:
+
+* moves: N client threads (``http.client`` keep-alive connections), each playing its own 2-seat
+  goat-classic game through ``POST /api/games/{id}/moves/`` with ``If-Match``, switching between the
+  game's two tokens as the turn passes. The moves are chosen beforehand by the engine from the
+  game's stored state (the deal is deterministic from the seeds), so the clients only submit;
+* baseline: N client threads posting to ``/bench/ping/`` (one ORM INSERT, no auth, no DRF).
+
+Each phase is bounded in time (S seconds) and count (the moves prepared). Reported: requests/s,
+p50/p99 latency of both, and the ratio moves/s / baseline/s (medians over rounds). Target >= 0.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import REPO, emit, percentile, use_database  # noqa: E402
+
+TARGET = 0.5
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, workers: int, threads: int) -> subprocess.Popen:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.bench_settings", "LOG_LEVEL": "WARNING"}
+    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
+    proc = subprocess.Popen(
+        [gunicorn, "--config", os.devnull, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+         "--worker-class", "gthread", "--threads", str(threads), "--keep-alive", "60", "--log-level", "warning",
+         "goat.wsgi"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"gunicorn exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", "/health/")
+            conn.getresponse().read()
+            conn.close()
+            return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.terminate()
+    raise SystemExit("gunicorn did not answer within 60 s")
+
+
+def prepare_games(clients: int, moves: int, seed: int) -> list[dict]:
+    """One 2-seat game per client, created through the services, and its next ``moves`` moves."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from goat import engine, eventstore, services
+    from goat.engine.tiles import tile_str
+
+    rng = random.Random(seed)
+    User = get_user_model()
+    plans = []
+    tag = f"{os.getpid()}-{seed}"
+    for c in range(clients):
+        users = [User.objects.create_user(username=f"http-{tag}-{c}-{i}", password="x" * 12) for i in range(2)]
+        tokens = [Token.objects.create(user=u).key for u in users]
+        game = services.game_create(player=users[0], ruleset="goat-classic", seats=2, options={"limit": 5000})
+        services.game_join(game_id=game.pk, player=users[1])
+        game.refresh_from_db()
+        state = eventstore.state_load(game)
+        plan = []
+        while len(plan) < moves and not state.ended:
+            tile, end = rng.choice(engine.legal_moves(state))
+            command = engine.PlayTile(seat=state.turn, tile=tile_str(tile), end=end)
+            plan.append((state.turn, state.version, json.dumps({"tile": command.tile, "end": end}).encode()))
+            state, _ = engine.decide(state, command)
+        plans.append({"game": game.pk, "tokens": tokens, "moves": plan})
+    return plans
+
+
+def load(port: int, jobs: list, seconds: float, request) -> tuple[list[float], float, int]:
+    """Run one thread per job until its requests run out or ``seconds`` pass; latencies, wall time, errors."""
+    latencies: list[list[float]] = [[] for _ in jobs]
+    errors = [0] * len(jobs)
+    barrier = threading.Barrier(len(jobs) + 1)
+
+    def client(i, job):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        barrier.wait()
+        stop = time.perf_counter() + seconds
+        for args in job:
+            if time.perf_counter() > stop:
+                break
+            started = time.perf_counter()
+            status = request(conn, *args)
+            latencies[i].append(time.perf_counter() - started)
+            if status >= 300:
+                errors[i] += 1
+        conn.close()
+
+    threads = [threading.Thread(target=client, args=(i, job)) for i, job in enumerate(jobs)]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    started = time.perf_counter()
+    for t in threads:
+        t.join()
+    return [x for lat in latencies for x in lat], time.perf_counter() - started, sum(errors)
+
+
+def post(conn: http.client.HTTPConnection, path: str, body: bytes, headers: dict) -> int:
+    conn.request("POST", path, body=body, headers={"Content-Type": "application/json", **headers})
+    response = conn.getresponse()
+    response.read()
+    return response.status
+
+
+def run(clients: int, seconds: float, rounds: int, moves_per_client: int, workers: int, threads: int,
+        seed: int) -> dict:
+    from django.core.management import call_command
+    from django.db import connection
+
+    from bench.bench_urls import BenchPing
+
+    call_command("migrate", verbosity=0, interactive=False)
+    with connection.schema_editor() as editor:
+        editor.execute(f"DROP TABLE IF EXISTS {BenchPing._meta.db_table}")
+        editor.create_model(BenchPing)
+    connection.close()
+    port = free_port()
+    server = start_server(port, workers, threads)
+    try:
+        ping_jobs = [[("/bench/ping/", b"{}", {})] * 100_000 for _ in range(clients)]
+        load(port, [[("/bench/ping/", b"{}", {})] * 20 for _ in range(clients)], 5, post)  # warm-up
+        samples = {"moves": [], "ping": []}
+        all_lat = {"moves": [], "ping": []}
+        total_errors = {"moves": 0, "ping": 0}
+        for r in range(rounds):
+            plans = prepare_games(clients, moves_per_client, seed + r)
+            connection.close()
+            move_jobs = [[(f"/api/games/{p['game']}/moves/", body,
+                           {"Authorization": f"Token {p['tokens'][seat]}", "If-Match": f'"{version}"'})
+                          for seat, version, body in p["moves"]] for p in plans]
+            for name, jobs in (("ping", ping_jobs), ("moves", move_jobs)):
+                latencies, wall, errors = load(port, jobs, seconds, post)
+                samples[name].append(len(latencies) / wall)
+                all_lat[name].extend(latencies)
+                total_errors[name] += errors
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        with connection.schema_editor() as editor:
+            editor.delete_model(BenchPing)
+    rate = {k: statistics.median(v) for k, v in samples.items()}
+    ratio = rate["moves"] / rate["ping"]
+    ms = lambda xs, q: round(percentile(xs, q) * 1000, 2)  # noqa: E731
+    return {
+        "bench": "http_load", "database": connection.vendor, "clients": clients, "rounds": rounds,
+        "seconds_per_phase": seconds, "gunicorn": f"{workers} workers x {threads} threads (gthread)",
+        "moves_requests": len(all_lat["moves"]), "ping_requests": len(all_lat["ping"]),
+        "moves_errors": total_errors["moves"], "ping_errors": total_errors["ping"],
+        "moves_per_s": round(rate["moves"], 1), "ping_per_s": round(rate["ping"], 1),
+        "moves_p50_ms": ms(all_lat["moves"], 50), "moves_p99_ms": ms(all_lat["moves"], 99),
+        "ping_p50_ms": ms(all_lat["ping"], 50), "ping_p99_ms": ms(all_lat["ping"], 99),
+        "ratio": round(ratio, 3), "target": f">= {TARGET}", "pass": ratio >= TARGET and total_errors["moves"] == 0,
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=8.0, help="time bound of each phase")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--moves", type=int, default=600, help="moves prepared per client and round")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="a few seconds (CI smoke)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seconds, args.rounds, args.moves = 2.0, 1, 150
+    os.environ["DJANGO_SETTINGS_MODULE"] = "bench.bench_settings"
+    use_database("bench.bench_settings")
+    import django
+
+    django.setup()
+    f = run(args.clients, args.seconds, args.rounds, args.moves, args.workers, args.threads, args.seed)
+    emit(f, args.json, [
+        f"HTTP under gunicorn ({f['gunicorn']}), {f['clients']} keep-alive clients, {f['database']}, "
+        f"median of {f['rounds']} rounds of <= {f['seconds_per_phase']} s",
+        f"  moves    {f['moves_per_s']:>8.1f} req/s  p50 {f['moves_p50_ms']:>7.2f} ms  p99 {f['moves_p99_ms']:>7.2f} ms"
+        f"  ({f['moves_requests']} requests, {f['moves_errors']} errors)",
+        f"  baseline {f['ping_per_s']:>8.1f} req/s  p50 {f['ping_p50_ms']:>7.2f} ms  p99 {f['ping_p99_ms']:>7.2f} ms"
+        f"  (one INSERT; {f['ping_requests']} requests)",
+        f"  moves / baseline = {f['ratio']:.3f} (target >= {TARGET}): {'PASS' if f['pass'] else 'MISS'}",
+    ])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

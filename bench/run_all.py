@@ -1,0 +1,309 @@
+"""Run every bench in bench/ and write docs/performance.md.
+
+    python bench/run_all.py [--quick] [--out docs/performance.md] [--keep-db]
+    DATABASE_URL=postgres://user@host:port/db CELERY_BROKER_URL=redis://host:port/7 python bench/run_all.py
+
+Each bench runs as a subprocess (a fresh interpreter with its own settings) with ``--json``; its figure
+and its baseline are always measured side by side in that subprocess, so every row of the table is a
+ratio from one run on one machine. Without ``DATABASE_URL`` the database benches run on throwaway
+SQLite files and the PostgreSQL-only parts print "skipped: needs PostgreSQL". With a PostgreSQL
+``DATABASE_URL`` each database bench gets its own scratch database on that server (created here,
+dropped afterwards unless ``--keep-db``), so the 1M-row leaderboard never lands in a real database.
+``--quick`` runs every bench in its smoke size (about two minutes in all on SQLite).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import REPO, is_postgres_url  # noqa: E402
+
+BENCH = REPO / "bench"
+
+FINDINGS = """\
+## What we found
+
+Profiles were taken with pyinstrument (`python -m pyinstrument bench/<bench>.py ...`) wherever a ratio
+missed its target. Figures quoted here come from the runs made while writing this section; the table
+above is the current run.
+
+### Event store (fixed here)
+
+- **Load** (`events_load`): the ORM path spent most of its time outside the database: building a
+  `GameEvent` through `Model.__init__` per row plus the ORM's per-row converters (JSONField decode).
+  A raw fetch of the same rows ran ~2x faster than `list(queryset)`. **Fix** (goat/eventstore.py): on
+  PostgreSQL `events_load` runs one SQL SELECT and builds each `GameEvent` as the ORM would load it
+  (`_state.adding = False`) without `__init__`; same fields, same order, same semantics (the event
+  store and the whole games/ratings suites pass on PostgreSQL and SQLite; SQLite keeps the ORM path).
+- **Append** (`events_append`): per append the ORM compiled a fresh multi-row INSERT (its SQL text
+  grows with the batch) and built model instances. **Fix**: on PostgreSQL one constant
+  `INSERT ... SELECT FROM unnest(arrays) RETURNING position` (the peer's technique), positions
+  assigned in `seq` order; the hash chain is computed exactly as before.
+- **What remains** (append ratios below 1): the store is not the bottleneck any more. An append as
+  the services do it is five round trips (BEGIN, `SELECT ... FOR UPDATE` of the game row through the
+  ORM, INSERT, UPDATE of the stream head, COMMIT); the peer's recorder is one pipelined round trip
+  (table lock + NOTIFY + INSERT) with no head row. The profile of our append splits roughly evenly
+  between the row lock query, the INSERT, the head UPDATE and COMMIT. Closing the gap needs a service-level
+  change (lock and head update in the same statement as the insert, or psycopg pipeline mode), which
+  belongs to the services (lead's area), not the store. Note the peer serialises all writers with
+  `LOCK TABLE ... EXCLUSIVE`, while our appends lock only their game row.
+
+### Engine vs the `dominoes` package (finding, not changed: the engine is the lead's)
+
+- Per `decide`, about half the time is copying state: `_thaw` (immutable `GameState` -> mutable
+  twin, copying every list) and `_freeze` (a new 18-field frozen dataclass plus tuples of every hand)
+  on each command. The peer mutates one object in place. Then `_advance` (forced draws, the HMAC deal
+  of a new round) and `_apply_tile_played`. Our engine also does more per move (bazaar draws, knocks,
+  scoring, verifiable deals, an event dict per change). Candidates: thaw/freeze only the touched
+  hand instead of all hands; keep hands as tuples and replace one per play; build the frozen state
+  with `object.__new__` + `__dict__` instead of the dataclass `__init__`.
+
+### HTTP moves vs a one-INSERT view (finding, the move path is the lead's)
+
+- A move is the full DRF stack (token auth, parsers, serializers, If-Match), the services (row lock,
+  snapshot unpickle + engine + snapshot pickle, event append, game row save of every column including
+  the snapshot blob), the response's game view, and an on-commit Celery publish (turn timer). The
+  one-INSERT view does one statement and no auth. See the lead's work on the move path.
+
+### Scaling
+
+- **Leaderboard**: page 1 is an index range scan and stays flat. Deep pages use `OFFSET` plus a
+  `COUNT(*)` of the board (DRF `PageNumberPagination`), both linear in the board's size, so the last
+  page of a 100k-player board costs more than that of a 1k-player board. A keyset (cursor) pagination
+  for deep pages, or a cached count, would make it flat (ratings app).
+- **ratings_rebuild**: one query per game to replay its stream, plus per-entry ORM writes; it is
+  ~30-40x slower than replaying the same events in memory on SQLite. It also walks every game row,
+  even games without events, and loads every user into a dict. The 100k-games figure is a linear
+  projection from the N games measured; a bulk path (stream all events of all games in one ordered
+  query, `bulk_create` the ledger, aggregate the boards in SQL as `leaderboards_refresh` does) is the
+  way to make 100k games take minutes.
+- **Celery worker memory**: RSS after 1k/5k/10k `ratings_apply_game` is flat (ratio ~1.0): no leak
+  per task (`DEBUG=False`, so no query log growth).
+"""
+
+
+def scratch_databases(url: str, count: int) -> list[str]:
+    import psycopg
+
+    parsed = urlparse(url)
+    base = parsed.path.lstrip("/") or "postgres"
+    names = [f"{base}_bench_{os.getpid()}_{i}" for i in range(count)]
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name in names:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    return [urlunparse(parsed._replace(path=f"/{name}")) for name in names]
+
+
+def drop_databases(admin_url: str, urls: list[str]) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        for url in urls:
+            conn.execute(f'DROP DATABASE IF EXISTS "{urlparse(url).path.lstrip("/")}" WITH (FORCE)')
+
+
+def run_bench(script: str, args: list[str], env: dict, timeout: float) -> tuple[dict, float]:
+    started = time.perf_counter()
+    cmd = [sys.executable, str(BENCH / script), "--json", *args]
+    print(f"$ {' '.join(cmd[1:])}", flush=True)
+    try:
+        proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout:.0f} s"}, time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        return {"error": f"exit {proc.returncode}: {' / '.join(tail)}"}, elapsed
+    return json.loads(lines[-1]), elapsed
+
+
+def verdict(ok: bool | None) -> str:
+    return "—" if ok is None else ("PASS" if ok else "MISS")
+
+
+def rows_of(name: str, f: dict) -> list[tuple]:
+    """(bench, figure, baseline, ratio, target, verdict) rows of one bench's JSON."""
+    if "error" in f:
+        return [(name, f"error: {f['error']}", "", "", "", "ERROR")]
+    if "skipped" in f:
+        return [(name, f"skipped: {f['skipped']}", "", "", "", "—")]
+    if name == "engine_vs_peer":
+        return [("engine vs peer", f"ours {f['ours_moves_per_s']:,} moves/s (random 4-seat games)",
+                 f"{f['peer']} {f['peer_moves_per_s']:,} moves/s", f"{f['ratio']:.2f}", f["target"],
+                 verdict(f["pass"]))]
+    if name == "engine":
+        return [("engine verify vs decode", f"verify {f['verify_events_per_s']:,.0f} ev/s",
+                 f"json.loads {f['decode_events_per_s']:,.0f} ev/s", f"{f['ratio_verify_to_decode']:.2f}",
+                 f"<= {f['target']}", verdict(f["pass"]))]
+    if name == "eventstore_vs_peer":
+        labels = {"one": "append, one stream", "many": f"append, {f['threads']} threads", "load": "full-stream load"}
+        return [(f"event store: {label}", f"ours {f[f'{k}_ours_events_per_s']:,} ev/s",
+                 f"eventsourcing {f[f'{k}_peer_events_per_s']:,} ev/s", f"{f[f'{k}_ratio']:.2f}", f["target"],
+                 verdict(f[f"{k}_pass"])) for k, label in labels.items()]
+    if name == "http_load":
+        return [("HTTP moves (gunicorn)",
+                 f"{f['moves_per_s']} req/s, p50 {f['moves_p50_ms']} ms, p99 {f['moves_p99_ms']} ms"
+                 f" ({f['clients']} clients, {f['database']}, {f['moves_errors']} errors)",
+                 f"one-INSERT view {f['ping_per_s']} req/s, p50 {f['ping_p50_ms']} ms, p99 {f['ping_p99_ms']} ms",
+                 f"{f['ratio']:.3f}", f["target"], verdict(f["pass"]))]
+    if name == "api":
+        late_ok = f["late_early_ratio"] <= 1.2
+        return [("scaling (a): move latency late vs early",
+                 f"moves 300..319: {f['move_ms_median_300_319']} ms ({f['database']})",
+                 f"moves 10..29: {f['move_ms_median_10_29']} ms", f"{f['late_early_ratio']:.3f}",
+                 f["late_early_target"], verdict(late_ok))]
+    if name == "scaling":
+        out = []
+        lb = f.get("leaderboard")
+        if lb is not None and "skipped" in lb:
+            out.append(("scaling (b): leaderboard", f"skipped: {lb['skipped']}", "", "", "", "—"))
+        elif lb is not None:
+            for page in ("page1", "last_page"):
+                label = "page 1" if page == "page1" else "last page"
+                out.append((f"scaling (b): leaderboard {label}",
+                            f"{lb['large_entries']:,} ledger rows: {lb[f'large_{page}_ms']} ms",
+                            f"{lb['small_entries']:,} rows: {lb[f'small_{page}_ms']} ms",
+                            f"{lb[f'{page}_ratio']:.2f}", lb["target"], verdict(lb[f"{page}_pass"])))
+        rb = f.get("rebuild")
+        if rb is not None:
+            out.append(("scaling (c): ratings_rebuild",
+                        f"{rb['rebuild_events_per_s']:,} ev/s; 100k games ≈ {rb['projected_100k_games_seconds']:,} s "
+                        f"(projection from {rb['games']} games)",
+                        f"in-memory replay {rb['replay_events_per_s']:,} ev/s", f"{rb['ratio_rebuild_to_replay']:.1f}",
+                        "(none: reported)", "—"))
+        wk = f.get("worker")
+        if wk is not None:
+            first, last = wk["checkpoints"][0], wk["checkpoints"][-1]
+            out.append(("scaling (d): Celery worker RSS",
+                        f"after {last:,} games: {wk[f'rss_mb_at_{last}']} MB ({wk['broker']} broker)",
+                        f"after {first:,} games: {wk[f'rss_mb_at_{first}']} MB", f"{wk['ratio']:.3f}",
+                        wk["target"], verdict(wk["pass"])))
+        return out
+    return [(name, json.dumps(f)[:200], "", "", "", "—")]
+
+
+def machine_facts(db_url: str | None) -> list[str]:
+    import sqlite3
+
+    facts = [f"- cores: {os.cpu_count()}", f"- Python: {platform.python_version()} ({platform.platform(terse=True)})"]
+    try:
+        import django
+
+        facts.append(f"- Django: {django.get_version()}")
+    except ImportError:  # pragma: no cover
+        pass
+    if db_url and is_postgres_url(db_url):
+        import psycopg
+
+        with psycopg.connect(db_url) as conn:
+            (version,) = conn.execute("SHOW server_version").fetchone()
+        facts.append(f"- database: PostgreSQL {version}")
+    else:
+        facts.append(f"- database: SQLite {sqlite3.sqlite_version} (PostgreSQL-only parts skipped)")
+    broker = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+    if broker.startswith("redis"):
+        try:
+            import redis
+
+            facts.append(f"- Celery broker: Redis {redis.Redis.from_url(broker).info().get('redis_version')}")
+        except Exception:  # noqa: BLE001 - informational only
+            facts.append("- Celery broker: Redis")
+    else:
+        facts.append("- Celery broker: filesystem (kombu)")
+    return facts
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smoke sizes: every bench in seconds")
+    parser.add_argument("--out", default=str(REPO / "docs" / "performance.md"))
+    parser.add_argument("--keep-db", action="store_true", help="keep the scratch PostgreSQL databases")
+    args = parser.parse_args(argv)
+    quick = ["--quick"] if args.quick else []
+    db_url = os.environ.get("DATABASE_URL") or None
+    postgres = bool(db_url and is_postgres_url(db_url))
+    plan = [
+        ("engine_vs_peer", "engine_vs_peer.py", quick, False, 600),
+        ("engine", "engine.py", ["--games", "120", "--repeat", "3"] if args.quick else [], False, 900),
+        ("eventstore_vs_peer", "eventstore_vs_peer.py", quick, True, 1200),
+        ("http_load", "http_load.py", quick, True, 900),
+        ("api", "api.py", ["--baseline", "100"] if args.quick else [], True, 900),
+        ("scaling", "scaling.py", quick, True, 3600),
+    ]
+    scratch = scratch_databases(db_url, sum(1 for p in plan if p[3])) if postgres else []
+    started = time.perf_counter()
+    results: list[tuple[str, dict, float]] = []
+    try:
+        pool = iter(scratch)
+        for name, script, bench_args, needs_db, timeout in plan:
+            env = dict(os.environ)
+            if needs_db and postgres:
+                env["DATABASE_URL"] = next(pool)
+            elif not postgres:
+                env.pop("DATABASE_URL", None)  # each bench makes its own throwaway SQLite file
+            figures, elapsed = run_bench(script, bench_args, env, timeout)
+            results.append((name, figures, elapsed))
+            for row in rows_of(name, figures):
+                print(f"  {row[0]}: {row[1]} | baseline {row[2]} | ratio {row[3]} {row[4]} {row[5]}", flush=True)
+    finally:
+        if scratch and not args.keep_db:
+            drop_databases(db_url, scratch)
+    total = time.perf_counter() - started
+
+    table = ["| bench | figure | baseline (same run) | ratio | target | verdict |", "|---|---|---|---|---|---|"]
+    for name, figures, _ in results:
+        for row in rows_of(name, figures):
+            table.append("| " + " | ".join(str(c).replace("|", "/") for c in row) + " |")
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    mode = "quick (smoke sizes: the figures are noisy)" if args.quick else "full"
+    doc = [
+        "# Performance",
+        "",
+        f"Written by `python bench/run_all.py{' --quick' if args.quick else ''}` on {now}, {mode} run, "
+        f"{total:.0f} s in all. Every ratio compares a figure with a baseline measured side by side in the same "
+        "process and run (medians of repetitions), so it does not depend on how fast this machine is; the "
+        "absolute numbers are only for reading. The machine is shared with other work, so ratios move by "
+        "10-20% between runs.",
+        "",
+        "## Machine",
+        "",
+        *machine_facts(db_url),
+        "",
+        "## Figures",
+        "",
+        *table,
+        "",
+        "Per bench: " + ", ".join(f"{name} {elapsed:.0f} s" for name, _, elapsed in results) + ".",
+        "Rerun: `python bench/run_all.py` (SQLite) or with `DATABASE_URL=postgres://...` and "
+        "`CELERY_BROKER_URL=redis://...` for the PostgreSQL parts; each bench also runs alone "
+        "(`python bench/<name>.py --help`).",
+        "",
+        FINDINGS,
+        "## Raw figures",
+        "",
+        "```json",
+        json.dumps({name: figures for name, figures, _ in results}, indent=1, sort_keys=True),
+        "```",
+        "",
+    ]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(doc), encoding="utf-8")
+    print(f"wrote {out} ({total:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
