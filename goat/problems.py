@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -208,6 +209,7 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
+@csrf_exempt  # a POST to an unknown URL is a 404, not a CSRF 403
 def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Catch-all for unknown /api/ URLs (whatever DEBUG says)."""
     return problem_json_response(status=404, code="not_found", detail="No API endpoint at this URL.")
@@ -229,13 +231,8 @@ def handler500(request: HttpRequest) -> HttpResponse:
     return server_error(request)
 
 
-def _has_invalid_characters(request: HttpRequest) -> bool:
-    """NUL in the path, a query parameter or a header: no database text column can hold it."""
-    if has_invalid_characters(request.path):
-        return True
-    if any(has_invalid_characters(key) or has_invalid_characters(value)
-           for key, values in request.GET.lists() for value in values):
-        return True
+def _nul_in_headers(request: HttpRequest) -> bool:
+    """NUL in a header (a token, an Idempotency-Key): no database text column can hold it."""
     return any("\x00" in value for key, value in request.META.items()
                if key.startswith("HTTP_") and isinstance(value, str))
 
@@ -243,16 +240,21 @@ def _has_invalid_characters(request: HttpRequest) -> bool:
 class ProblemMiddleware:
     """An unexpected exception under /api/ becomes a problem+json 500 ``server_error``, never HTML.
 
-    Before the view: a request with NUL in its path, query or headers is 400 ``invalid_characters``.
+    Before the view: NUL in the path is a 404, NUL in a header 400 ``invalid_characters`` (query
+    parameters go through form fields or serializers, which refuse NUL themselves).
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if _is_api(request) and _has_invalid_characters(request):
-            return problem_json_response(status=400, code="invalid_characters",
-                                         detail=f"The URL or a header: {InvalidCharacters.default_detail}")
+        if _is_api(request):
+            # No object has NUL in its name (and PostgreSQL cannot even look one up).
+            if has_invalid_characters(request.path):
+                return problem_json_response(status=404, code="not_found", detail="Not found.")
+            if _nul_in_headers(request):
+                return problem_json_response(status=400, code="invalid_characters",
+                                             detail=f"A header: {InvalidCharacters.default_detail}")
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
