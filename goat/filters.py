@@ -15,7 +15,7 @@ class GameFilter(django_filters.FilterSet):
                                        help_text="Only games with a seat taken by this username.")
     ruleset = django_filters.ChoiceFilter(choices=[(r, r) for r in RULESETS], help_text="A ruleset name.")
     tournament = django_filters.NumberFilter(
-        method="filter_tournament",
+        method="filter_tournament", min_value=1, max_value=2**63 - 1,  # an id (1e222 overflowed: a 500)
         help_text="Only games of this tournament (its tables' games).",
     )
 
