@@ -125,7 +125,7 @@ class RatingLeaderboardView(RankedListView):
             OpenApiParameter("period", str, enum=["all", "month", "week"], description="Default `all`."),
             OpenApiParameter("ruleset", str, enum=list(RULESETS), description="Default: every ruleset."),
         ],
-        responses={200: RatingRowSerializer, **problem_responses(400, 401)},
+        responses={200: RatingRowSerializer, **problem_responses(400, 401, 404)},
         examples=[
             _page_example("board", {"rank": 1, "player": "alice", "rating": 37, "games": 6, "goats": 1}),
             problem_example(400, "invalid", 'period: "year" is not a valid choice.',
@@ -157,7 +157,7 @@ class SkillLeaderboardView(RankedListView):
             "(default `goat-classic`). Ties: fewer games first, then username."
         ),
         parameters=[OpenApiParameter("ruleset", str, enum=list(RULESETS), description="Default `goat-classic`.")],
-        responses={200: SkillRowSerializer, **problem_responses(400, 401)},
+        responses={200: SkillRowSerializer, **problem_responses(400, 401, 404)},
         examples=[
             _page_example("board", {"rank": 1, "player": "alice", "ordinal": 8.51, "mu": 27.1, "sigma": 6.2,
                                     "games": 12}),
