@@ -1,0 +1,152 @@
+"""Hidden information: a scanner of every player-facing endpoint during 100 games.
+
+tests/goat/test_games_audit.py checks the game views of 50 games; this scans every answer a player
+gets while a game runs: the game view, the move response, the event log (whole and ``?after=``),
+the scoresheet, the game list, and replay/verify (which must be refused). From the unredacted
+server-side state at that moment it computes the hidden tiles (every other hand and the bazaar)
+and asserts that none of them appears anywhere in the answer as a tile string ("a-b" in either
+order, inside any string), except where a player may see tiles: the completed rounds of the
+scoresheet (hands are revealed at a round's end) and tile_played events of earlier rounds (the
+same 28 tiles are dealt again every round). Events are also checked structurally: another seat's
+hand in a deal is a count, the bazaar a count, another seat's draw a null tile.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from rest_framework import throttling
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from goat import eventstore
+from goat.engine.tiles import tile_str
+from goat.models import Game
+
+pytestmark = pytest.mark.django_db
+
+GAMES = 100
+TILE = re.compile(r"(?<![\d.])(\d)-(\d)(?![\d])")
+
+
+def tiles_mentioned(value) -> set[str]:
+    text = json.dumps(value)
+    return {f"{min(a, b)}-{max(a, b)}" for a, b in TILE.findall(text)}
+
+
+def canon(tile: str) -> str:
+    a, b = sorted(tile.split("-"))
+    return f"{a}-{b}"
+
+
+class Scanner:
+    def __init__(self):
+        self.answers = 0
+        self.leaks: list = []
+
+    def hidden(self, game_id: int, seat: int) -> tuple[set[str], int]:
+        state = eventstore.state_load(Game.objects.get(pk=game_id))
+        hidden = {canon(tile_str(t)) for s in range(state.seats) if s != seat for t in state.hand(seat=s)}
+        if state.table is not None:
+            hidden |= {canon(tile_str(t)) for t in state.table.bazaar}
+        return hidden, state.round_no
+
+    def leak(self, where: str, seat: int, found) -> None:
+        if found:
+            self.leaks.append((where, seat, sorted(found) if isinstance(found, set) else found))
+
+    def view(self, where, seat, view, hidden):
+        self.answers += 1
+        self.leak(where, seat, tiles_mentioned(view) & hidden)
+
+    def events(self, where, seat, events, hidden):
+        """Structure of every event; hidden tiles only in events of the round being played."""
+        self.answers += 1
+        current_from = max((e["seq"] for e in events if e["type"] == "round_dealt"), default=0)
+        for event in events:
+            data = event["data"]
+            if event["type"] == "round_dealt":
+                hands = data["hands"]
+                if not (all(isinstance(h, int) for s, h in enumerate(hands) if s != seat)
+                        and isinstance(data["bazaar"], int)):
+                    self.leak(where, seat, f"unredacted deal at seq {event['seq']}")
+            elif event["type"] == "tile_drawn" and event["seat"] != seat and data.get("tile") is not None:
+                self.leak(where, seat, f"another seat's draw at seq {event['seq']}")
+            if event["seq"] >= current_from:
+                self.leak(f"{where} seq {event['seq']}", seat, tiles_mentioned(event) & hidden)
+
+    def scoresheet(self, where, seat, sheet, hidden, round_no):
+        self.answers += 1
+        if any(r.get("round", 0) >= round_no for r in sheet["rounds"]):
+            self.leak(where, seat, "the scoresheet shows the round being played")
+        self.leak(where, seat, tiles_mentioned({k: v for k, v in sheet.items() if k != "rounds"}) & hidden)
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+def scan_everything(scanner: Scanner, client: APIClient, game_id: int, seat: int, username: str) -> None:
+    hidden, round_no = scanner.hidden(game_id, seat)
+    scanner.view("view", seat, client.get(f"/api/games/{game_id}/").json(), hidden)
+    scanner.events("events", seat, client.get(f"/api/games/{game_id}/events/").json()["events"], hidden)
+    scanner.events("events?after", seat, client.get(f"/api/games/{game_id}/events/?after=3").json()["events"], hidden)
+    scanner.scoresheet("scoresheet", seat, client.get(f"/api/games/{game_id}/scoresheet/").json(), hidden, round_no)
+    scanner.view("list", seat, client.get(f"/api/games/?player={username}&status=running").json(), hidden)
+    for what in ("replay/", "verify/", "replay/?at=5"):
+        response = client.get(f"/api/games/{game_id}/{what}")
+        scanner.answers += 1
+        if response.status_code != 409 or response.json()["code"] != "game_not_ended":
+            scanner.leak(what, seat, f"answered {response.status_code}")
+        scanner.leak(what, seat, tiles_mentioned(response.json()) & hidden)
+
+
+def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_model, monkeypatch):
+    monkeypatch.setattr(throttling.SimpleRateThrottle, "allow_request", lambda self, request, view: True)
+    rng = random.Random(909)
+    users = [django_user_model.objects.create_user(username=f"h{i}", password="pw-" * 4) for i in range(4)]
+    clients = [client_for(u) for u in users]
+    scanner = Scanner()
+    ended = 0
+    for n in range(GAMES):
+        seats = 2 + n % 3
+        ruleset, options = (("goat-classic", {"limit": 31}) if n % 2 == 0 else ("domino-3rounds", {}))
+        response = clients[0].post("/api/games/", {"ruleset": ruleset, "seats": seats, "options": options},
+                                   format="json")
+        assert response.status_code == 201, response.content
+        game_id = response.json()["id"]
+        for s in range(1, seats):
+            assert clients[s].post(f"/api/games/{game_id}/join/", {}, format="json").status_code == 200
+        moves = 0
+        while True:
+            game = Game.objects.get(pk=game_id)
+            if game.status != "running":
+                break
+            seat = game.turn
+            hidden, _ = scanner.hidden(game_id, seat)
+            view = clients[seat].get(f"/api/games/{game_id}/").json()
+            scanner.view("view", seat, view, hidden)
+            choice = rng.choice(view["legal_moves"])
+            response = clients[seat].post(f"/api/games/{game_id}/moves/", choice, format="json")
+            assert response.status_code == 201, response.content
+            body = response.json()
+            if body["game"]["status"] == "running":
+                hidden, _ = scanner.hidden(game_id, seat)
+                scanner.view("move.game", seat, body["game"], hidden)
+                scanner.events("move.events", seat, body["events"], hidden)
+                if moves % 6 == 0:  # the full battery for a seat that did not move, and the mover
+                    spectator_seat = rng.choice([s for s in range(seats) if s != seat])
+                    scan_everything(scanner, clients[spectator_seat], game_id, spectator_seat,
+                                    users[spectator_seat].username)
+                    scan_everything(scanner, clients[seat], game_id, seat, users[seat].username)
+            moves += 1
+        ended += 1
+        assert not scanner.leaks, scanner.leaks[:10]
+    assert ended == GAMES
+    assert scanner.answers > GAMES * 50, scanner.answers
+    print(f"hidden-information scan: {GAMES} games, {scanner.answers} answers scanned, 0 leaks")
