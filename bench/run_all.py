@@ -50,14 +50,18 @@ above is the current run.
   grows with the batch) and built model instances. **Fix**: on PostgreSQL one constant
   `INSERT ... SELECT FROM unnest(arrays) RETURNING position` (the peer's technique), positions
   assigned in `seq` order; the hash chain is computed exactly as before.
-- **What remains** (append ratios below 1): the store is not the bottleneck any more. An append as
-  the services do it is five round trips (BEGIN, `SELECT ... FOR UPDATE` of the game row through the
-  ORM, INSERT, UPDATE of the stream head, COMMIT); the peer's recorder is one pipelined round trip
-  (table lock + NOTIFY + INSERT) with no head row. The profile of our append splits roughly evenly
-  between the row lock query, the INSERT, the head UPDATE and COMMIT. Closing the gap needs a service-level
-  change (lock and head update in the same statement as the insert, or psycopg pipeline mode), which
-  belongs to the services (lead's area), not the store. Note the peer serialises all writers with
-  `LOCK TABLE ... EXCLUSIVE`, while our appends lock only their game row.
+- **What remains**: the ratios are still below 1 (full run: append one stream ~0.67, four threads
+  ~0.47, load ~0.41; before the fix, on a quick run, 0.40 / 0.45 / 0.36). On *load*, the peer's
+  recorder returns the stored bytes undecoded through a prepared statement, while `events_load` returns
+  decoded events (a `json.loads` per row) through Django's cursor (client-side parameter binding, no
+  prepared statements): the remaining gap is mostly that decode, which any caller of the peer pays
+  later too. On *append*, the store is not the bottleneck any more: an append as the services do it
+  is five round trips (BEGIN, `SELECT ... FOR UPDATE` of the game row through the ORM, INSERT, UPDATE of
+  the stream head, COMMIT); the peer's recorder is one pipelined round trip (table lock + NOTIFY +
+  INSERT) with no head row. Closing that gap needs a service-level change (lock and head update in
+  the same statement as the insert, or psycopg pipeline mode), which belongs to the services (the
+  lead's area), not the store. The peer serialises all writers with `LOCK TABLE ... EXCLUSIVE`, our
+  appends lock only their game row.
 
 ### Engine vs the `dominoes` package (finding, not changed: the engine is the lead's)
 
@@ -78,12 +82,14 @@ above is the current run.
 
 ### Scaling
 
-- **Leaderboard**: page 1 is an index range scan and stays flat. Deep pages use `OFFSET` plus a
-  `COUNT(*)` of the board (DRF `PageNumberPagination`), both linear in the board's size, so the last
-  page of a 100k-player board costs more than that of a 1k-player board. A keyset (cursor) pagination
-  for deep pages, or a cached count, would make it flat (ratings app).
+- **Leaderboard** (misses): at 1M ledger rows (100k players) even page 1 costs ~15x the 10k-row
+  page and the last page ~30x. The rows themselves come from the `(board, -rating, games, username)`
+  index, but DRF's `PageNumberPagination` runs `COUNT(*)` over the whole board on every page (linear
+  in players), and deep pages add an `OFFSET` scan of the same length. Fix (ratings app, not changed
+  here): keyset/cursor pagination (`CursorPagination` on the board order) or a count kept on a board
+  row; then page 1 is an index range scan of 50 rows at any size.
 - **ratings_rebuild**: one query per game to replay its stream, plus per-entry ORM writes; it is
-  ~30-40x slower than replaying the same events in memory on SQLite. It also walks every game row,
+  ~35x (SQLite) to ~75x (PostgreSQL) slower than replaying the same events in memory. It also walks every game row,
   even games without events, and loads every user into a dict. The 100k-games figure is a linear
   projection from the N games measured; a bulk path (stream all events of all games in one ordered
   query, `bulk_create` the ledger, aggregate the boards in SQL as `leaderboards_refresh` does) is the
