@@ -31,7 +31,13 @@ from .models import IdempotencyRecord
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
 #: an unanswered claim this old belongs to a request that died: its transaction rolled back
+#: (settings.GOAT_IDEMPOTENCY_STALE_SECONDS: longer than any request may take; default 60)
 STALE_AFTER = timedelta(seconds=60)
+
+
+def stale_after() -> timedelta:
+    seconds = getattr(settings, "GOAT_IDEMPOTENCY_STALE_SECONDS", None)
+    return timedelta(seconds=seconds) if seconds is not None else STALE_AFTER
 
 
 def retention() -> timedelta:
@@ -70,7 +76,7 @@ def _claim(user, key: str, fingerprint: str) -> IdempotencyRecord | HttpResponse
                                     content_type=existing.content_type or None)
             response["Idempotent-Replayed"] = "true"
             return response
-        if existing.created_at < timezone.now() - STALE_AFTER:
+        if existing.created_at < timezone.now() - stale_after():
             IdempotencyRecord.objects.filter(pk=existing.pk, completed_at__isnull=True).delete()
             continue
         raise ServiceError("request_in_progress",

@@ -234,6 +234,8 @@ if env_bool("SECURE_PROXY_SSL_HEADER", False):
 
 # The API takes small JSON bodies only.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+# An Idempotency-Key claimed by a request that died (a killed worker) may be taken over after this long.
+GOAT_IDEMPOTENCY_STALE_SECONDS = env_int("GOAT_IDEMPOTENCY_STALE_SECONDS", 60)
 
 # --- Logging: everything to stdout, plain text or JSON (goat/logs.py) ------------------------
 
