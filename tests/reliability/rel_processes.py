@@ -1,0 +1,124 @@
+"""Helpers of the live reliability tests: gunicorn and Celery processes against the test database."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.db import connection
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_database_url() -> str:
+    db = connection.settings_dict
+    user = db.get("USER") or ""
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    host = db.get("HOST") or "127.0.0.1"
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"postgres://{user}{password}@{host}{port}/{db['NAME']}"
+
+
+test_database_url.__test__ = False  # not a test
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, *, timeout: float, interval: float = 0.2, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """Environment for a gunicorn or Celery process against the test database."""
+    return {
+        **os.environ,
+        "DATABASE_URL": test_database_url(),
+        "GOAT_DATA_DIR": str(tmp_path / "proc-data"),
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+        "GOAT_THROTTLE_USER": "100000/min",
+        "GOAT_THROTTLE_ANON": "100000/min",
+        "GOAT_THROTTLE_MOVES": "100000/min",
+        "GOAT_THROTTLE_AUTH": "100000/min",
+        "GOAT_THROTTLE_SIGNUP": "100000/min",
+        **extra,
+    }
+
+
+class Proc:
+    """A child process with its output in a log file; stopped (and killed if need be) at the end."""
+
+    def __init__(self, cmd: list[str], env: dict[str, str], log_path: Path):
+        self.log_path = log_path
+        self.log = open(log_path, "ab")
+        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace")[-6000:]
+
+    def wait_log(self, needle: bytes, timeout: float = 40) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"process exited early:\n{self.output()}")
+            if needle in self.log_path.read_bytes():
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"{needle!r} not seen in {timeout}s:\n{self.output()}")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self, timeout: float = 20) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.log.close()
+
+
+def gunicorn(tmp_path: Path, port: int, *, workers: int = 2, threads: int = 4, **env: str) -> Proc:
+    cmd = [sys.executable, "-m", "gunicorn", "goat.wsgi:application", "--bind", f"127.0.0.1:{port}",
+           "--workers", str(workers), "--threads", str(threads), "--graceful-timeout", "5",
+           "--config", str(REPO / "gunicorn.conf.py"), "--access-logfile", "/dev/null"]
+    proc = Proc(cmd, process_env(tmp_path, **env), tmp_path / f"gunicorn-{port}.log")
+    wait_for(lambda: _port_open(port), timeout=40, what=f"gunicorn on {port}")
+    return proc
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def celery_worker(tmp_path: Path, *, beat: bool = False, concurrency: int = 1, **env: str) -> Proc:
+    cmd = [sys.executable, "-m", "celery", "-A", "goat", "worker", "--pool", "prefork", "--concurrency",
+           str(concurrency), "--loglevel", "INFO", "--hostname", f"rel-{os.getpid()}-{time.monotonic_ns()}@%h",
+           "--without-mingle", "--without-gossip"]
+    if beat:
+        cmd += ["--beat", "--schedule", str(tmp_path / "beat-schedule")]
+    proc = Proc(cmd, process_env(tmp_path, **env), tmp_path / f"celery-{time.monotonic_ns()}.log")
+    proc.wait_log(b"ready.")
+    return proc
