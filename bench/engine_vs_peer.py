@@ -4,8 +4,9 @@
 
 Both sides play random legal games in this process until they have made the same number of plays:
 
-* ours: 4-seat ``goat-classic`` games through ``legal_moves`` + ``decide`` (immutable state, forced
-  draws from the bazaar, scoring, the verifiable deal; every event produced as a dict);
+* ours: 4-seat ``goat-classic`` games through ``Session`` (``legal_moves`` + ``decide`` on the
+  in-memory game: forced draws from the bazaar, scoring, the verifiable deal; every event produced
+  as a dict);
 * peer: ``dominoes.Game.new()`` (4 players, 7 tiles each, no bazaar) with ``game.make_move(domino,
   left)`` chosen from ``game.valid_moves`` (mutable state, passes handled inside ``make_move``).
 
@@ -26,27 +27,31 @@ from _common import emit, interleaved  # noqa: E402
 
 import dominoes  # noqa: E402
 
-from goat.engine.rules import PLAY, CreateGame, PlayTile, TakeSeat, decide, legal_moves, pending  # noqa: E402
-from goat.engine.tiles import tile_str  # noqa: E402
+from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
 
 TARGET = 1.0
 
 
 def ours(moves: int, seed: int) -> int:
-    """Random 4-seat goat-classic games until ``moves`` plays; returns the plays made."""
+    """Random 4-seat goat-classic games until ``moves`` plays; returns the plays made.
+
+    Played through ``Session`` (the engine's in-memory game: the same rules as ``decide``, applied
+    in place like the peer's ``make_move``; every event is still produced as a dict).
+    """
     rng = random.Random(seed)
     made = 0
     while made < moves:
-        state, _ = decide(None, CreateGame(ruleset="goat-classic", seats=4,
-                                           server_seed_hex=rng.getrandbits(256).to_bytes(32, "big").hex()))
+        game = Session()
+        game.decide(CreateGame(ruleset="goat-classic", seats=4,
+                               server_seed_hex=rng.getrandbits(256).to_bytes(32, "big").hex()))
         for s in range(4):
-            state, _ = decide(state, TakeSeat(player=f"bot{s}", client_seed=""))
+            game.decide(TakeSeat(player=f"bot{s}", client_seed=""))
         while made < moves:
-            kind, seat = pending(state)
+            kind, seat = game.pending()
             if kind != PLAY:
                 break
-            tile, end = rng.choice(legal_moves(state))
-            state, _ = decide(state, PlayTile(seat=seat, tile=tile_str(tile), end=end))
+            tile, end = rng.choice(game.legal_moves())
+            game.decide(PlayTile(seat=seat, tile=tile, end=end))
             made += 1
     return made
 

@@ -187,10 +187,22 @@ def _expect(state: GameState, kinds: tuple[str, ...], seat: int | None, etype: s
 
 def check_play(state: GameState, seat: int, tile: Tile, end: str | None) -> str:
     """Validate a play and return the end it goes on (``"left"`` for the first tile of a round)."""
+    t = state.table
+    if (
+        t is not None and t.turn == seat and t.ended is None and t.line and state.status == RUNNING
+        and tile in t.hands[seat]
+    ):
+        # Fast path: a tile in hand that fits means the seat has a choice (pending is PLAY for it).
+        a, b = tile
+        fits_left = a == t.left or b == t.left
+        fits_right = a == t.right or b == t.right
+        if end == "left" and fits_left or end == "right" and fits_right:
+            return end
+        if end is None and fits_left != fits_right:
+            return "left" if fits_left else "right"
     if state.status != RUNNING:
         raise _err("game_not_running", "The game is not running.")
     _expect(state, (PLAY,), seat, "tile_played")
-    t = state.table
     if tile not in t.hands[seat]:
         raise _err("tile_not_in_hand", f"You do not hold {tile_str(tile)}.")
     if end not in (None, "left", "right"):
@@ -774,13 +786,23 @@ def advance(state: GameState) -> tuple[GameState, list[Event]]:
     return _freeze(g), events
 
 
-def decide(state: GameState | None, command: Command) -> tuple[GameState, list[Event]]:
-    """Events produced by ``command`` (and every forced action after it), and the state they lead to.
+def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event]]:
+    """Apply ``command`` and every forced action after it to the machine ``g``.
 
-    Raises :class:`IllegalMove` (or :class:`~goat.engine.errors.InvalidOptions`) when the rules refuse.
+    Every check runs before anything changes, so a refused command leaves ``g`` as it was.
     """
-    if isinstance(command, CreateGame):
-        if state is not None:
+    if isinstance(command, PlayTile):
+        if g is None:
+            raise RulesError("no_game", "the game does not exist.")
+        tile = parse_tile(command.tile) if isinstance(command.tile, str) else command.tile
+        if tile not in ALL_TILES:
+            raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
+        end = check_play(g, command.seat, tile, command.end)
+        event = {"type": "tile_played", "seat": command.seat, "data": {"tile": _TEXT[tile], "end": end}}
+        events = [event]
+        return _advance(_dispatch(g, event, False), events), events  # checked by check_play just now
+    elif isinstance(command, CreateGame):
+        if g is not None:
             raise RulesError("game_exists", "the game already exists.")
         if not is_seed_hex(command.server_seed_hex):
             raise RulesError("invalid_seed", "the server seed must be 64 lowercase hex digits.")
@@ -795,22 +817,17 @@ def decide(state: GameState | None, command: Command) -> tuple[GameState, list[E
                 "server_seed_commitment": dealing.commitment(command.server_seed_hex),
             },
         }
-        new = with_server_seed(apply(None, event), command.server_seed_hex)
-        return new, [event]
-    if state is None:
+        g = _dispatch(None, event, True)
+        g.server_seed = command.server_seed_hex
+        return g, [event]
+    elif g is None:
         raise RulesError("no_game", "the game does not exist.")
-    if isinstance(command, TakeSeat):
-        if state.status != WAITING:
+    elif isinstance(command, TakeSeat):
+        if g.status != WAITING:
             raise _err("game_not_waiting", "Every seat of this game is taken.")
-        seat = state.players.index(None)
+        seat = g.players.index(None)
         event = {"type": "seat_taken", "seat": seat,
                  "data": {"seat": seat, "player": command.player, "client_seed": command.client_seed}}
-    elif isinstance(command, PlayTile):
-        tile = parse_tile(command.tile) if isinstance(command.tile, str) else command.tile
-        if tile not in ALL_TILES:
-            raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
-        end = check_play(state, command.seat, tile, command.end)
-        event = {"type": "tile_played", "seat": command.seat, "data": {"tile": tile_str(tile), "end": end}}
     elif isinstance(command, Resign):
         event = {"type": "resigned", "seat": command.seat, "data": {}}
     elif isinstance(command, TimeOut):
@@ -818,5 +835,41 @@ def decide(state: GameState | None, command: Command) -> tuple[GameState, list[E
     else:  # pragma: no cover - typing guard
         raise TypeError(f"not a command: {command!r}")
     events = [event]
-    g = _advance(_dispatch(_thaw(state), event, True), events)
+    g = _advance(_dispatch(g, event, True), events)
+    return g, events
+
+
+def decide(state: GameState | None, command: Command) -> tuple[GameState, list[Event]]:
+    """Events produced by ``command`` (and every forced action after it), and the state they lead to.
+
+    Raises :class:`IllegalMove` (or :class:`~goat.engine.errors.InvalidOptions`) when the rules refuse.
+    """
+    g, events = _decide_on(_thaw(state) if state is not None else None, command)
     return _freeze(g), events
+
+
+class Session:
+    """A game played in memory: ``decide`` on the mutable machine, frozen only when ``.state`` is read.
+
+    The same rules as :func:`decide` (it is built on the same functions); for simulations, bots and
+    benchmarks that make many moves in a row. A refused command leaves the session unchanged.
+    """
+
+    __slots__ = ("_g",)
+
+    def __init__(self, state: GameState | None = None) -> None:
+        self._g = _thaw(state) if state is not None else None
+
+    def decide(self, command: Command) -> list[Event]:
+        self._g, events = _decide_on(self._g, command)
+        return events
+
+    def pending(self) -> tuple[str, int | None]:
+        return pending(self._g)
+
+    def legal_moves(self, seat: int | None = None) -> list[tuple[Tile, str]]:
+        return legal_moves(self._g, seat)
+
+    @property
+    def state(self) -> GameState | None:
+        return _freeze(self._g) if self._g is not None else None

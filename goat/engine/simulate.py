@@ -6,8 +6,7 @@ import random
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator, Mapping
 
-from .rules import PLAY, CreateGame, PlayTile, Resign, TakeSeat, TimeOut, decide, legal_moves, pending
-from .tiles import tile_str
+from .rules import PLAY, CreateGame, PlayTile, Resign, Session, TakeSeat, TimeOut
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -27,32 +26,30 @@ def simulate_game(
     random move, so that both endings of RULES.md §9 are exercised.
     """
     server_seed = rng.getrandbits(256).to_bytes(32, "big").hex()
-    state, events = decide(None, CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=server_seed,
-                                            options=options))
-    log = list(events)
+    game = Session()
+    log = game.decide(CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=server_seed, options=options))
     for s in range(seats):
         client_seed = rng.choice(["", f"seed-{rng.randrange(10**6)}", "карл"])
-        state, events = decide(state, TakeSeat(player=f"bot{s}", client_seed=client_seed))
-        log.extend(events)
+        log.extend(game.decide(TakeSeat(player=f"bot{s}", client_seed=client_seed)))
+    move_time = game.state.options.move_time
     stop_at = rng.randrange(1, 200) if rng.random() < interrupt_chance else None
     moves = 0
     while True:
-        kind, seat = pending(state)
+        kind, seat = game.pending()
         if kind != PLAY:
             break
         moves += 1
         if stop_at is not None and moves >= stop_at:
-            if rng.random() < 0.5 and state.options.move_time > 0:
+            if rng.random() < 0.5 and move_time > 0:
                 command = TimeOut(seat=seat)
             else:
                 command = Resign(seat=rng.randrange(seats))
         elif moves > max_moves:  # pragma: no cover - a game always ends well before this
             raise RuntimeError("runaway game")
         else:
-            tile, end = rng.choice(legal_moves(state))
-            command = PlayTile(seat=seat, tile=tile_str(tile), end=end)
-        state, events = decide(state, command)
-        log.extend(events)
+            tile, end = rng.choice(game.legal_moves())
+            command = PlayTile(seat=seat, tile=tile, end=end)
+        log.extend(game.decide(command))
     for seq, event in enumerate(log, start=1):
         event["seq"] = seq
         event["at"] = (EPOCH + timedelta(seconds=seq)).isoformat().replace("+00:00", "Z")

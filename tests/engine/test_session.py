@@ -1,0 +1,53 @@
+"""Session: the in-memory game handle follows exactly the same rules as decide()."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from goat.engine.errors import IllegalMove
+from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat, decide, legal_moves, pending
+from goat.engine.tiles import ALL_TILES
+
+SEED = "ab" * 32
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), ruleset=st.sampled_from(["goat-classic", "goat-gamesburg", "domino-3rounds"]),
+       seats=st.integers(2, 4))
+def test_session_and_decide_produce_the_same_events_and_states(seed, ruleset, seats):
+    rng = random.Random(seed)
+    session = Session()
+    commands = [CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=SEED)]
+    commands += [TakeSeat(player=f"p{s}") for s in range(seats)]
+    state = None
+    for command in commands:
+        state, events = decide(state, command)
+        assert session.decide(command) == events
+    for _ in range(60):
+        kind, seat = pending(state)
+        if kind != PLAY:
+            break
+        assert session.legal_moves() == legal_moves(state)
+        tile, end = rng.choice(legal_moves(state))
+        state, events = decide(state, PlayTile(seat=seat, tile=tile, end=end))
+        assert session.decide(PlayTile(seat=seat, tile=tile, end=end)) == events
+        assert session.state == state
+
+
+def test_a_refused_command_leaves_the_session_unchanged():
+    session = Session()
+    session.decide(CreateGame(ruleset="goat-classic", seats=2, server_seed_hex=SEED))
+    session.decide(TakeSeat(player="a"))
+    session.decide(TakeSeat(player="b"))
+    before = session.state
+    kind, seat = session.pending()
+    legal = {t for t, _ in session.legal_moves()}
+    illegal = next(t for t in ALL_TILES if t not in legal)
+    with pytest.raises(IllegalMove):
+        session.decide(PlayTile(seat=seat, tile=illegal, end="left"))
+    with pytest.raises(IllegalMove):
+        session.decide(PlayTile(seat=1 - seat, tile=next(iter(legal)), end="left"))
+    assert session.state == before
