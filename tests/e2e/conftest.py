@@ -132,3 +132,40 @@ def _wait_for(predicate, *, timeout: float, interval: float = 0.2, what: str = "
 def wait_for():
     """``wait_for(predicate, timeout=..., what=...)``: poll until true or fail."""
     return _wait_for
+
+
+# --- headless Chromium (Debian's package; never a downloaded browser) ---------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+@pytest.fixture
+def open_browser(tmp_path):
+    """``open_browser(window_size="1280,1000")``: a headless Chromium driven by Selenium, quit after the test.
+
+    Skips only where Debian's chromium and chromium-driver are not installed (.ci/run installs them).
+    """
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        pytest.skip("needs Debian's chromium and chromium-driver (/usr/bin/chromium, /usr/bin/chromedriver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    drivers = []
+
+    def open_(window_size: str = "1280,1000"):
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        profile = tmp_path / f"chromium-{len(drivers)}"
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--no-first-run", f"--user-data-dir={profile}", f"--window-size={window_size}"):
+            options.add_argument(arg)
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        driver.set_page_load_timeout(30)
+        drivers.append(driver)
+        return driver
+
+    yield open_
+    for driver in drivers:
+        driver.quit()
