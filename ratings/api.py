@@ -89,7 +89,9 @@ class PlayerRatingsView(generics.ListAPIView):
 
 
 class RankedListView(generics.ListAPIView):
-    """A board read in rank order; a row's rank is its position (page offset + index + 1)."""
+    """A board read in rank order; ``row()`` gets the rank as the position (page offset + index + 1).
+    The rating board pages through a ``selectors.RankedBoard`` (materialised ranks, R-9): same page
+    numbers, ``count``, ``next``/``previous`` and 404 for a page out of range as any list."""
 
     pagination_class = Pagination
     filter_backends: list = []
@@ -141,7 +143,8 @@ class RatingLeaderboardView(RankedListView):
         return selectors.rating_board(period=query["period"], ruleset=query.get("ruleset") or None)
 
     def row(self, rank: int, r) -> dict:
-        return {"rank": rank, "player": r.username, "rating": r.rating, "games": r.games, "goats": r.goats}
+        # the materialised rank (equal to the position: every writer keeps it exact, decisions.md R-9)
+        return {"rank": r.rank, "player": r.username, "rating": r.rating, "games": r.games, "goats": r.goats}
 
 
 class SkillLeaderboardView(RankedListView):

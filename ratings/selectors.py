@@ -1,8 +1,10 @@
 """Ratings selectors: the reads behind the profile, the rating ledger and the leaderboards.
 
 Every read is an indexed lookup on a projection table (never a scan of the ledger): the profile reads
-the player's ``ratings:all:*`` leaderboard row, the boards are read in index order and a row's rank
-is its position in that order.
+the player's ``ratings:all:*`` leaderboard row; a rating board page is the index range
+``board = b AND rank > offset ORDER BY rank LIMIT n`` with its count from the board's row
+(decisions.md R-9), so every page costs the same at any board size. The skill board is read in index
+order and a row's rank is its position in that order.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from .models import LeaderboardRow, RatingEntry, SkillRating
+from .models import LeaderboardBoard, LeaderboardRow, RatingEntry, SkillRating
 from .services import ALL_RULESETS, board_key, chips_balance
 
 
@@ -41,11 +43,45 @@ def rating_ledger(*, player) -> QuerySet[RatingEntry]:
     return RatingEntry.objects.filter(player=player).order_by("-at", "-game_id")
 
 
-def rating_board(*, period: str, ruleset: str | None) -> QuerySet[LeaderboardRow]:
+class RankedBoard:
+    """One rating board as a lazy sequence for a paginator (Django's ``Paginator``, so DRF's page-number
+    pagination too): ``count()`` is the board row's ``players`` and a slice ``[a:b]`` is the rows ranked
+    a+1..b, read as ``WHERE board = %s AND rank > a ORDER BY rank LIMIT b - a`` on the (board, rank)
+    index. Neither depends on the board's size (no COUNT(*), no OFFSET)."""
+
+    def __init__(self, board: str) -> None:
+        self.board = board
+
+    def count(self) -> int:
+        return LeaderboardBoard.objects.filter(board=self.board).values_list("players", flat=True).first() or 0
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index):
+        if isinstance(index, int):
+            if index < 0:
+                raise IndexError("negative indices are not supported")
+            rows = self[index:index + 1]
+            if not rows:
+                raise IndexError(index)
+            return rows[0]
+        if index.step not in (None, 1) or (index.start or 0) < 0 or (index.stop is not None and index.stop < 0):
+            raise ValueError("only forward slices with non-negative bounds are supported")
+        start = index.start or 0
+        rows = LeaderboardRow.objects.filter(board=self.board, rank__gt=start).order_by("rank")
+        if index.stop is not None:
+            rows = rows[:max(index.stop - start, 0)]
+        return list(rows)
+
+    def __repr__(self) -> str:
+        return f"<RankedBoard {self.board}>"
+
+
+def rating_board(*, period: str, ruleset: str | None) -> RankedBoard:
     """The current board of ``period`` (``all``, ``month``, ``week``) for ``ruleset`` (None = all rulesets),
-    in rank order: rating desc, then fewer games first, then username."""
-    return (LeaderboardRow.objects.filter(board=board_key(period, ruleset))
-            .order_by("-rating", "games", "username"))
+    in rank order: rating desc, then fewer games first, then username. Rows carry their ``rank``."""
+    return RankedBoard(board_key(period, ruleset))
 
 
 def skill_board(*, ruleset: str) -> QuerySet[SkillRating]:

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import logging
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone as dt_timezone
@@ -18,20 +20,21 @@ from typing import Any, Callable, Iterable, Sequence
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, Sum
 from django.db.models.functions import TruncMonth, TruncWeek
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from goat import engine
 from goat.engine.state import GameState
 from goat.errors import ServiceError
-from goat.eventstore import event_dict, state_load
+from goat.engine.rules import evolve_all
+from goat.eventstore import format_at, state_load
 from goat.models import Game, GameEvent, GameStatus, Seat
 
 from .models import (
-    REASONS, ChipAccount, ChipKind, ChipLedgerEntry, GameSkillChange, LeaderboardRow, RatingEntry, SkillRating,
+    REASONS, ChipAccount, ChipKind, ChipLedgerEntry, GameSkillChange, LeaderboardBoard, LeaderboardRow, RatingEntry,
+    SkillRating,
 )
 
 logger = logging.getLogger(__name__)
@@ -174,18 +177,152 @@ def _apply_skill(game_id: int, ruleset: str, ranks: Sequence[int], seat_players:
 
 
 # --- leaderboards --------------------------------------------------------------------------------
+#
+# decisions.md R-9: ranks are materialised on LeaderboardRow and kept exact by every writer, which
+# first locks the LeaderboardBoard rows it touches (in board order). The board order is the key
+# (rating desc, games asc, username asc) compared in SQL, so usernames compare with the database's
+# collation exactly as the full recompute's ORDER BY does.
 
 
-def _bump_row(board: str, player, points: int, goat: bool) -> None:
-    delta = {"rating": F("rating") + points, "games": F("games") + 1, "goats": F("goats") + int(goat)}
-    if LeaderboardRow.objects.filter(board=board, player=player).update(**delta):
+def _key_after(rating: int, games: int, username: str) -> Q:
+    """Rows whose key comes after (rating, games, username) on a board."""
+    return (Q(rating__lt=rating) | Q(rating=rating, games__gt=games)
+            | Q(rating=rating, games=games, username__gt=username))
+
+
+def _key_before(rating: int, games: int, username: str) -> Q:
+    """Rows whose key comes before (rating, games, username) on a board."""
+    return (Q(rating__gt=rating) | Q(rating=rating, games__lt=games)
+            | Q(rating=rating, games=games, username__lt=username))
+
+
+def _boards_locked(boards: Iterable[str]) -> dict[str, LeaderboardBoard]:
+    """Lock the given boards (``SELECT ... FOR UPDATE`` in board order, so concurrent writers never
+    deadlock), creating the missing ones (a new period or ruleset) empty first."""
+    names = sorted(set(boards))
+    locked = {b.board: b for b in
+              LeaderboardBoard.objects.select_for_update().filter(board__in=names).order_by("board")}
+    missing = [name for name in names if name not in locked]
+    if missing:
+        LeaderboardBoard.objects.bulk_create([LeaderboardBoard(board=name) for name in missing], ignore_conflicts=True)
+        locked.update({b.board: b for b in LeaderboardBoard.objects.select_for_update().filter(board__in=missing)
+                       .order_by("board")})
+    return locked
+
+
+#: ``_bump_row`` on PostgreSQL for an existing, ranked row: the rows between the old and the new key
+#: shift by one place (``up`` when the player gains points, ``down`` for a game without points) and the
+#: row takes its new figures and rank, all in one statement. Updates no row when the player has no
+#: (ranked) row on the board yet.
+_BUMP_PG = """
+WITH me AS (
+    SELECT id, rating, games, username, rank FROM {table}
+    WHERE board = %(board)s AND player_id = %(player)s AND rank IS NOT NULL
+), up AS (
+    UPDATE {table} AS t SET rank = t.rank + 1 FROM me
+    WHERE %(points)s > 0 AND t.board = %(board)s AND t.rating >= me.rating AND t.rating <= me.rating + %(points)s
+      AND (t.rating < me.rating + %(points)s OR (t.rating = me.rating + %(points)s AND t.games > me.games + 1)
+           OR (t.rating = me.rating + %(points)s AND t.games = me.games + 1 AND t.username > me.username))
+      AND (t.rating > me.rating OR (t.rating = me.rating AND t.games < me.games)
+           OR (t.rating = me.rating AND t.games = me.games AND t.username < me.username))
+    RETURNING 1
+), down AS (
+    UPDATE {table} AS t SET rank = t.rank - 1 FROM me
+    WHERE %(points)s = 0 AND t.board = %(board)s AND t.rating = me.rating
+      AND (t.games > me.games OR (t.games = me.games AND t.username > me.username))
+      AND (t.games < me.games + 1 OR (t.games = me.games + 1 AND t.username < me.username))
+    RETURNING 1
+)
+UPDATE {table} AS t
+SET rating = me.rating + %(points)s, games = me.games + 1, goats = t.goats + %(goat)s,
+    rank = me.rank - (SELECT count(*) FROM up) + (SELECT count(*) FROM down)
+FROM me WHERE t.id = me.id
+"""
+
+
+def _bump_row(board: LeaderboardBoard, player_id: int, username: str, points: int, goat: bool) -> None:
+    """Add one game to a player's row on ``board`` and keep every rank of the board exact.
+
+    The caller holds ``board``'s lock. A player moving from key k1 to k2 shifts exactly the rows whose
+    key lies between k1 and k2 by one place (one indexed UPDATE of those rows, found by key range); a
+    new row shifts the rows after it. Cost: O(rows passed), not O(board).
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:  # the whole move in one statement (one round trip)
+            cursor.execute(_BUMP_PG.format(table=connection.ops.quote_name(LeaderboardRow._meta.db_table)),
+                           {"board": board.board, "player": player_id, "points": points, "goat": int(goat)})
+            if cursor.rowcount:
+                return
+    rows = LeaderboardRow.objects.filter(board=board.board)
+    row = rows.filter(player_id=player_id).values("pk", "rating", "games", "rank", "username").first()
+    if row is None:
+        new = (points, 1, username)
+        passed = rows.filter(rating__lte=points).filter(_key_after(*new)).update(rank=F("rank") + 1)
+        LeaderboardRow.objects.create(board=board.board, player_id=player_id, username=username, rating=points,
+                                      games=1, goats=int(goat), rank=board.players + 1 - passed)
+        board.players += 1
+        LeaderboardBoard.objects.filter(pk=board.board).update(players=F("players") + 1)
         return
-    try:
-        with transaction.atomic():
-            LeaderboardRow.objects.create(board=board, player=player, username=player.get_username(),
-                                          rating=points, games=1, goats=int(goat))
-    except IntegrityError:  # created concurrently by another game of this player
-        LeaderboardRow.objects.filter(board=board, player=player).update(**delta)
+    old = (row["rating"], row["games"], row["username"])
+    new = (row["rating"] + points, row["games"] + 1, row["username"])
+    if row["rank"] is None:  # not ranked yet (rows loaded in bulk without a rerank): rank the board now
+        LeaderboardRow.objects.filter(pk=row["pk"]).update(rating=new[0], games=new[1], goats=F("goats") + int(goat))
+        leaderboards_rerank([board.board])
+        return
+    if points > 0:  # moves up: the rows with new < key < old move down one place
+        passed = (rows.filter(rating__gte=old[0], rating__lte=new[0]).filter(_key_after(*new))
+                  .filter(_key_before(*old)).update(rank=F("rank") + 1))
+        rank = row["rank"] - passed
+    else:  # the same rating in one more game: the rows with old < key < new move up one place
+        passed = (rows.filter(rating=old[0]).filter(_key_after(*old)).filter(_key_before(*new))
+                  .update(rank=F("rank") - 1))
+        rank = row["rank"] + passed
+    LeaderboardRow.objects.filter(pk=row["pk"]).update(rating=new[0], games=new[1], goats=F("goats") + int(goat),
+                                                      rank=rank)
+
+
+def _bump_boards(boards: Sequence[str], entries: Sequence[tuple[int, str, int, bool]]) -> None:
+    """Apply one game's entries ``(player_id, username, points, goat)`` to ``boards``: lock them in board
+    order, then update the rows (in player id order) and their ranks."""
+    locked = _boards_locked(boards)
+    for name in sorted(locked):
+        for player_id, username, points, goat in sorted(entries):
+            _bump_row(locked[name], player_id, username, points, goat)
+
+
+def leaderboards_rerank(boards: Iterable[str] | None = None, *, now: datetime | None = None) -> int:
+    """Recompute the ranks and row counts of ``boards`` (None: every board) from scratch: one set-based
+    ``UPDATE ... FROM (SELECT id, row_number() OVER (PARTITION BY board ORDER BY rating DESC, games,
+    username))`` that writes only the rows whose rank differs. The caller holds the boards' locks (or
+    is the only writer, e.g. inside the rebuild). Returns how many rows changed rank."""
+    now = now or timezone.now()
+    table = connection.ops.quote_name(LeaderboardRow._meta.db_table)
+    names = None if boards is None else sorted(set(boards))
+    chunks: list[list[str] | None] = [None] if names is None else [names[i:i + 500] for i in range(0, len(names), 500)]
+    changed = 0
+    window = "row_number() OVER (PARTITION BY board ORDER BY rating DESC, games ASC, username ASC)"
+    with connection.cursor() as cursor:
+        for chunk in chunks:
+            where = "" if chunk is None else f"WHERE board IN ({', '.join(['%s'] * len(chunk))})"
+            params = [] if chunk is None else list(chunk)
+            if connection.vendor == "sqlite" and connection.Database.sqlite_version_info < (3, 33):
+                cursor.execute(f"UPDATE {table} SET rank = (SELECT n.new_rank FROM (SELECT id, {window} AS new_rank "
+                               f"FROM {table} {where}) AS n WHERE n.id = {table}.id) {where}", params + params)
+            else:
+                cursor.execute(f"UPDATE {table} AS t SET rank = n.new_rank "
+                               f"FROM (SELECT id, {window} AS new_rank FROM {table} {where}) AS n "
+                               f"WHERE t.id = n.id AND (t.rank IS NULL OR t.rank <> n.new_rank)", params)
+            changed += max(cursor.rowcount, 0)
+    counts_qs = LeaderboardRow.objects.order_by().values("board").annotate(n=Count("id")).values_list("board", "n")
+    counts = dict(counts_qs if names is None else counts_qs.filter(board__in=names))
+    all_names = set(counts) | set(names or ()) | (set(LeaderboardBoard.objects.values_list("board", flat=True))
+                                                  if names is None else set())
+    LeaderboardBoard.objects.bulk_create([LeaderboardBoard(board=name) for name in sorted(all_names)],
+                                         ignore_conflicts=True, batch_size=1000)
+    LeaderboardBoard.objects.bulk_update(
+        [LeaderboardBoard(board=name, players=counts.get(name, 0), ranked_at=now) for name in sorted(all_names)],
+        ["players", "ranked_at"], batch_size=1000)
+    return changed
 
 
 # --- one ended game ------------------------------------------------------------------------------
@@ -206,10 +343,7 @@ def _project_game(*, game_id: int, ruleset: str, state: GameState, seat_players:
     _pay_out(game_id, state.options.ante, result.chips, seat_players, at)
     ranks = skill_ranks(points=[score.points for score in state.scores], winners=result.winners, goats=goats)
     _apply_skill(game_id, ruleset, ranks, seat_players)
-    boards = boards_of(ruleset, at)
-    for entry in sorted(entries, key=lambda e: e.player.pk):
-        for board in boards:
-            _bump_row(board, entry.player, entry.points, entry.goat)
+    _bump_boards(boards_of(ruleset, at), [(e.player.pk, e.player.get_username(), e.points, e.goat) for e in entries])
     return entries
 
 
@@ -267,33 +401,56 @@ def _board_rows(entries, key: Callable[[dict], str]) -> dict[tuple[str, int], li
 
 def leaderboards_refresh(*, full: bool = False, now: datetime | None = None) -> int:
     """Recompute rating boards from the ledger: ``all`` and the current month and week, or (``full``)
-    every period there is. Returns the number of rows written. A periodic task runs it as a safety net;
-    the incremental path keeps the boards current between runs."""
+    every period there is, then their ranks and counts (``leaderboards_rerank``). Returns the number of
+    rows on those boards. A periodic task runs it as a safety net; the incremental path keeps the boards
+    (and their ranks) current between runs. Only rows whose figures differ are written."""
     now = now or timezone.now()
-    aggregates = dict(rating=Sum("points"), games=Count("id"), goats=Count("id", filter=Q(goat=True)))
-    ledger = RatingEntry.objects.order_by()
-    rows: dict[tuple[str, int], list[int]] = {}
-    rows.update(_board_rows(ledger.values("player", "ruleset").annotate(**aggregates), lambda g: "all"))
-    for period, trunc in (("month", TruncMonth), ("week", TruncWeek)):
-        qs = ledger
-        if not full:
-            start = _period_start(period, now)
-            qs = qs.filter(at__gte=start)
-        grouped = (qs.annotate(period_start=trunc("at", tzinfo=dt_timezone.utc))
-                   .values("player", "ruleset", "period_start").annotate(**aggregates))
-        rows.update(_board_rows(grouped, lambda g, p=period: period_key(p, g["period_start"])))
-    usernames = dict(get_user_model().objects.filter(pk__in={p for _, p in rows}).values_list("pk", "username"))
+    current = {period_key(p, now) for p in PERIODS}
+
+    def in_scope(qs, field: str = "board"):
+        if full:
+            return qs
+        return qs.filter(Q(*[Q(**{f"{field}__startswith": f"ratings:{key}:"}) for key in current], _connector=Q.OR))
+
     with transaction.atomic():
-        stale = LeaderboardRow.objects.all()
-        if not full:
-            current = {period_key(p, now) for p in PERIODS}
-            stale = stale.filter(Q(*[Q(board__startswith=f"ratings:{key}:") for key in current], _connector=Q.OR))
-        stale.delete()
-        LeaderboardRow.objects.bulk_create(
-            [LeaderboardRow(board=board, player_id=player, username=usernames[player], rating=r, games=g, goats=gt)
-             for (board, player), (r, g, gt) in rows.items()],
-            batch_size=1000,
-        )
+        # Lock the boards first (board order, like the post-game task): games applied after this point
+        # wait for the refresh and then add themselves to what it wrote.
+        locked = set(in_scope(LeaderboardBoard.objects.select_for_update()).order_by("board")
+                     .values_list("board", flat=True))
+        aggregates = dict(rating=Sum("points"), games=Count("id"), goats=Count("id", filter=Q(goat=True)))
+        ledger = RatingEntry.objects.order_by()
+        rows: dict[tuple[str, int], list[int]] = {}
+        rows.update(_board_rows(ledger.values("player", "ruleset").annotate(**aggregates), lambda g: "all"))
+        for period, trunc in (("month", TruncMonth), ("week", TruncWeek)):
+            qs = ledger
+            if not full:
+                qs = qs.filter(at__gte=_period_start(period, now))
+            grouped = (qs.annotate(period_start=trunc("at", tzinfo=dt_timezone.utc))
+                       .values("player", "ruleset", "period_start").annotate(**aggregates))
+            rows.update(_board_rows(grouped, lambda g, p=period: period_key(p, g["period_start"])))
+        boards = {board for board, _ in rows}
+        if boards - locked:
+            _boards_locked(boards - locked)
+        stored = in_scope(LeaderboardRow.objects.order_by()).values_list(
+            "pk", "board", "player", "username", "rating", "games", "goats")
+        existing = {(board, player): (pk, username, rating, games, goats)
+                    for pk, board, player, username, rating, games, goats in stored.iterator(chunk_size=5000)}
+        missing_names = {player for key, player in rows if (key, player) not in existing}
+        usernames = dict(get_user_model().objects.filter(pk__in=missing_names).values_list("pk", "username"))
+        stale = [pk for key, (pk, *_rest) in existing.items() if key not in rows]
+        changed, created = [], []
+        for key, (rating, games, goats) in rows.items():
+            old = existing.get(key)
+            if old is None:
+                created.append(LeaderboardRow(board=key[0], player_id=key[1], username=usernames[key[1]], rating=rating,
+                                              games=games, goats=goats))
+            elif old[2:] != (rating, games, goats):
+                changed.append(LeaderboardRow(pk=old[0], rating=rating, games=games, goats=goats))
+        for start in range(0, len(stale), 1000):
+            LeaderboardRow.objects.filter(pk__in=stale[start:start + 1000]).delete()
+        LeaderboardRow.objects.bulk_update(changed, ["rating", "games", "goats"], batch_size=1000)
+        LeaderboardRow.objects.bulk_create(created, batch_size=1000)
+        leaderboards_rerank(locked | boards | {board for board, _ in existing}, now=now)
     return len(rows)
 
 
@@ -307,57 +464,170 @@ def _period_start(period: str, now: datetime) -> datetime:
 
 # --- rebuild from events alone -------------------------------------------------------------------
 
+#: games per chunk of the rebuild: one query for their events, one bulk INSERT per table
+REBUILD_CHUNK = 250
 
-def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None) -> dict[str, int]:
+
+class _Rebuild:
+    """The rebuild's accumulators: skill ratings and board rows in memory (applied in game-end order),
+    ledger / skill-change / chip rows written per chunk with ``bulk_create``."""
+
+    def __init__(self) -> None:
+        self.user_ids: dict[str, int] = {}
+        self.usernames: dict[int, str] = {}
+        self.accounts: set[int] = set(ChipAccount.objects.values_list("player_id", flat=True))
+        self.skill: dict[tuple[int, str], list] = {}  # (player, ruleset) -> [mu, sigma, ordinal, games]
+        self.boards: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0])
+        self.ledger: list[RatingEntry] = []
+        self.changes: list[GameSkillChange] = []
+        self.chips: list[ChipLedgerEntry] = []
+        self.new_accounts: set[int] = set()
+
+    def users(self, names: Iterable[str]) -> None:
+        missing = {name for name in names if name not in self.user_ids}
+        if missing:
+            for pk, name in get_user_model().objects.filter(username__in=missing).values_list("pk", "username"):
+                self.user_ids[name] = pk
+                self.usernames[pk] = name
+
+    def chip(self, player_id: int, game_id: int, amount: int, kind: str, at: datetime) -> None:
+        if player_id not in self.accounts:
+            self.accounts.add(player_id)
+            self.new_accounts.add(player_id)
+        self.chips.append(ChipLedgerEntry(player_id=player_id, game_id=game_id, amount=amount, kind=kind, at=at))
+
+    def project(self, game_id: int, state: GameState, seat_players: dict[int, int], at: datetime) -> None:
+        """What ``_project_game`` writes for one ended game, accumulated in memory."""
+        result = state.result
+        reason = REASONS[result.reason]
+        goats = set(result.goats)
+        ruleset = state.ruleset
+        for seat in range(state.seats):
+            self.ledger.append(RatingEntry(game_id=game_id, player_id=seat_players[seat], seat=seat,
+                                           points=result.rating_points[seat], reason=reason, ruleset=ruleset,
+                                           goat=seat in goats, at=at))
+        ante = state.options.ante
+        if ante > 0:
+            for seat in sorted(range(len(result.chips)), key=lambda s: seat_players[s]):
+                self.chip(seat_players[seat], game_id, ante + result.chips[seat], ChipKind.PAYOUT, at)
+        ranks = skill_ranks(points=[score.points for score in state.scores], winners=result.winners, goats=goats)
+        seats = sorted(seat_players)
+        before = []
+        for s in seats:
+            row = self.skill.get((seat_players[s], ruleset))
+            if row is None:
+                fresh = _skill_model.rating()
+                row = self.skill[(seat_players[s], ruleset)] = [fresh.mu, fresh.sigma, fresh.ordinal(), 0]
+            before.append(row)
+        new = _skill_model.rate([[_skill_model.rating(mu=row[0], sigma=row[1])] for row in before],
+                                ranks=[ranks[s] for s in seats])
+        for s, row, [after] in zip(seats, before, new):
+            self.changes.append(GameSkillChange(game_id=game_id, player_id=seat_players[s], ruleset=ruleset,
+                                                rank=ranks[s], mu_before=row[0], sigma_before=row[1],
+                                                mu_after=after.mu, sigma_after=after.sigma))
+            row[:] = [after.mu, after.sigma, after.ordinal(), row[3] + 1]
+        for board in boards_of(ruleset, at):
+            for seat in range(state.seats):
+                line = self.boards[(board, seat_players[seat])]
+                line[0] += result.rating_points[seat]
+                line[1] += 1
+                line[2] += int(seat in goats)
+
+    def flush(self) -> None:
+        """Write the chunk's rows: accounts (with their initial grant) first, then the ledgers."""
+        if self.new_accounts:
+            initial, now = settings.GOAT_INITIAL_CHIPS, timezone.now()
+            ChipAccount.objects.bulk_create([ChipAccount(player_id=p, balance=initial)
+                                             for p in sorted(self.new_accounts)])
+            ChipLedgerEntry.objects.bulk_create([ChipLedgerEntry(player_id=p, game=None, amount=initial,
+                                                                 kind=ChipKind.INITIAL, at=now)
+                                                 for p in sorted(self.new_accounts)])
+            self.new_accounts.clear()
+        RatingEntry.objects.bulk_create(self.ledger, batch_size=1000)
+        GameSkillChange.objects.bulk_create(self.changes, batch_size=1000)
+        ChipLedgerEntry.objects.bulk_create(self.chips, batch_size=1000)
+        self.ledger, self.changes, self.chips = [], [], []
+
+    def finish(self) -> None:
+        """Skill ratings and leaderboards (with their ranks and counts) from the accumulated state."""
+        SkillRating.objects.bulk_create(
+            [SkillRating(player_id=player, ruleset=ruleset, mu=mu, sigma=sigma, ordinal=ordinal, games=games,
+                         username=self.usernames[player])
+             for (player, ruleset), (mu, sigma, ordinal, games) in self.skill.items()], batch_size=1000)
+        LeaderboardRow.objects.bulk_create(
+            [LeaderboardRow(board=board, player_id=player, username=self.usernames[player], rating=rating, games=games,
+                            goats=goats) for (board, player), (rating, games, goats) in self.boards.items()],
+            batch_size=1000)
+        leaderboards_rerank()
+
+
+def _chunk_events(game_ids: Sequence[int]) -> dict[int, list[tuple]]:
+    """The events of ``game_ids`` in one query, per game in ``seq`` order: (event dict, type, seat, at)."""
+    streams: dict[int, list[tuple]] = defaultdict(list)
+    if connection.vendor == "postgresql":  # one plain SELECT, ``data`` decoded once (as events_load does)
+        loads = json.loads
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT game_id, seq, type, at, seat, data FROM {GameEvent._meta.db_table} "
+                           "WHERE game_id = ANY(%s) ORDER BY game_id, seq", [list(game_ids)])
+            rows = [(g, q, t, a, s, loads(d) if d.__class__ is str else d) for g, q, t, a, s, d in cursor.fetchall()]
+    else:
+        rows = (GameEvent.objects.filter(game_id__in=game_ids).order_by("game_id", "seq")
+                .values_list("game_id", "seq", "type", "at", "seat", "data").iterator(chunk_size=5000))
+    for game_id, seq, type_, at, seat, data in rows:
+        streams[game_id].append(({"seq": seq, "type": type_, "at": format_at(at), "seat": seat, "data": data}, at))
+    return streams
+
+
+def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None,
+                    chunk_size: int = REBUILD_CHUNK) -> dict[str, int]:
     """Recompute the ledger, skill ratings, chip stakes/payouts/balances and leaderboards from the
     game events alone (initial chip grants are kept): every game's stream is replayed with the engine,
-    the ended games are applied in end order. ``progress`` wraps the game iterator (a tqdm bar)."""
-    User = get_user_model()
-    users = {u.username: u for u in User.objects.all()}
-    games = list(Game.objects.order_by(F("ended_at").asc(nulls_last=True), "id").values_list("pk", "ruleset"))
+    the ended games are applied in end order (``ended_at``, id). Games are read in chunks (one query for
+    a chunk's events); skill ratings and board rows are accumulated in memory in that order, and the
+    rows are written with ``bulk_create`` per chunk. ``progress`` wraps the game iterator (a tqdm bar)."""
+    games = list(Game.objects.order_by(F("ended_at").asc(nulls_last=True), "id").values_list("pk", flat=True))
     applied = 0
     with transaction.atomic():
+        # every board's lock: no post-game task changes a board while it is rebuilt
+        list(LeaderboardBoard.objects.select_for_update().order_by("board").values_list("board", flat=True))
         GameSkillChange.objects.all().delete()
         SkillRating.objects.all().delete()
         RatingEntry.objects.all().delete()
         LeaderboardRow.objects.all().delete()
         ChipLedgerEntry.objects.filter(kind__in=[ChipKind.STAKE, ChipKind.PAYOUT]).delete()  # game entries only
-        iterator = progress(games) if progress else games
-        for game_id, ruleset in iterator:
-            state, seats_taken, last_at = _replay_stream(game_id)
-            if state is None:
-                continue
-            ante = state.options.ante
-            seat_players = {seat: users[name] for seat, name in enumerate(state.players) if name is not None}
-            if ante > 0:
-                for seat, at in seats_taken:
-                    player = seat_players[seat]
-                    _chip_account_locked(player)
-                    ChipLedgerEntry.objects.create(player=player, game_id=game_id, amount=-ante,
-                                                   kind=ChipKind.STAKE, at=at)
-            if state.ended and state.result is not None:
-                _project_game(game_id=game_id, ruleset=state.ruleset, state=state, seat_players=seat_players,
-                              at=last_at)
-                applied += 1
+        acc = _Rebuild()
+        iterator = iter(progress(games) if progress else games)
+        while True:
+            chunk = list(itertools.islice(iterator, chunk_size))
+            if not chunk:
+                break
+            streams = _chunk_events(chunk)
+            states = {}
+            for game_id in chunk:
+                stream = streams.get(game_id)
+                if stream:
+                    states[game_id] = evolve_all(event for event, _ in stream)
+            acc.users(name for state in states.values() if state is not None for name in state.players if name)
+            for game_id, state in states.items():
+                if state is None:
+                    continue
+                stream = streams[game_id]
+                seat_players = {seat: acc.user_ids[name] for seat, name in enumerate(state.players) if name is not None}
+                ante = state.options.ante
+                if ante > 0:
+                    for event, at in stream:
+                        if event["type"] == "seat_taken":
+                            acc.chip(seat_players[event["data"]["seat"]], game_id, -ante, ChipKind.STAKE, at)
+                if state.ended and state.result is not None:
+                    acc.project(game_id, state, seat_players, stream[-1][1])
+                    applied += 1
+            acc.flush()
+        acc.finish()
         # Balances are the sum of each account's ledger.
         sums = dict(ChipLedgerEntry.objects.order_by().values("player").annotate(total=Sum("amount"))
                     .values_list("player", "total"))
-        for account in ChipAccount.objects.all():
-            balance = sums.get(account.player_id, 0)
-            if account.balance != balance:
-                account.balance = balance
-                account.save(update_fields=["balance"])
+        accounts = [ChipAccount(pk=pk, balance=sums.get(player, 0))
+                    for pk, player, balance in ChipAccount.objects.values_list("pk", "player", "balance")
+                    if balance != sums.get(player, 0)]
+        ChipAccount.objects.bulk_update(accounts, ["balance"], batch_size=1000)
     return {"games": len(games), "applied": applied}
-
-
-def _replay_stream(game_id: int) -> tuple[GameState | None, list[tuple[int, datetime]], datetime | None]:
-    """The engine state after the game's events, when each seat was taken, and when the last event was."""
-    state = None
-    seats_taken: list[tuple[int, datetime]] = []
-    last_at = None
-    for event in GameEvent.objects.filter(game_id=game_id).order_by("seq").iterator(chunk_size=500):
-        state = engine.evolve(state, event_dict(event))
-        if event.type == "seat_taken":
-            seats_taken.append((event.data["seat"], event.at))
-        last_at = event.at
-    return state, seats_taken, last_at

@@ -13,7 +13,9 @@ from ratings_play import play_game, start_game
 from goat import services
 from goat.models import Game
 from ratings import tasks
-from ratings.models import ChipAccount, ChipLedgerEntry, GameSkillChange, LeaderboardRow, RatingEntry, SkillRating
+from ratings.models import (
+    ChipAccount, ChipLedgerEntry, GameSkillChange, LeaderboardBoard, LeaderboardRow, RatingEntry, SkillRating,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,7 +31,8 @@ def projection_rows() -> dict[str, list]:
         "skill_changes": list(GameSkillChange.objects.order_by("game", "player").values_list(
             "game", "player", "ruleset", "rank", "mu_before", "sigma_before", "mu_after", "sigma_after")),
         "boards": list(LeaderboardRow.objects.order_by("board", "player").values_list(
-            "board", "player", "username", "rating", "games", "goats")),
+            "board", "player", "username", "rating", "games", "goats", "rank")),
+        "board_counts": list(LeaderboardBoard.objects.order_by("board").values_list("board", "players")),
         "accounts": list(ChipAccount.objects.order_by("player").values_list("player", "balance")),
         # a stake's time is when the seat was taken: the hook runs just before the event is stamped
         "chips": list(ChipLedgerEntry.objects.order_by("player", "game", "kind").values_list(
