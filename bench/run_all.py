@@ -31,72 +31,19 @@ from _common import REPO, is_postgres_url  # noqa: E402
 
 BENCH = REPO / "bench"
 
-FINDINGS = """\
-## What we found
+FINDINGS_HEADING = "## What we found"
+RAW_HEADING = "## Raw figures"
 
-Profiles were taken with pyinstrument (`python -m pyinstrument bench/<bench>.py ...`) wherever a ratio
-missed its target. Figures quoted here come from the runs made while writing this section; the table
-above is the current run.
 
-### Event store (fixed here)
-
-- **Load** (`events_load`): the ORM path spent most of its time outside the database: building a
-  `GameEvent` through `Model.__init__` per row plus the ORM's per-row converters (JSONField decode).
-  A raw fetch of the same rows ran ~2x faster than `list(queryset)`. **Fix** (goat/eventstore.py): on
-  PostgreSQL `events_load` runs one SQL SELECT and builds each `GameEvent` as the ORM would load it
-  (`_state.adding = False`) without `__init__`; same fields, same order, same semantics (the event
-  store and the whole games/ratings suites pass on PostgreSQL and SQLite; SQLite keeps the ORM path).
-- **Append** (`events_append`): per append the ORM compiled a fresh multi-row INSERT (its SQL text
-  grows with the batch) and built model instances. **Fix**: on PostgreSQL one constant
-  `INSERT ... SELECT FROM unnest(arrays) RETURNING position` (the peer's technique), positions
-  assigned in `seq` order; the hash chain is computed exactly as before.
-- **What remains**: the ratios are still below 1 (full run: append one stream ~0.67, four threads
-  ~0.47, load ~0.41; before the fix, on a quick run, 0.40 / 0.45 / 0.36). On *load*, the peer's
-  recorder returns the stored bytes undecoded through a prepared statement, while `events_load` returns
-  decoded events (a `json.loads` per row) through Django's cursor (client-side parameter binding, no
-  prepared statements): the remaining gap is mostly that decode, which any caller of the peer pays
-  later too. On *append*, the store is not the bottleneck any more: an append as the services do it
-  is five round trips (BEGIN, `SELECT ... FOR UPDATE` of the game row through the ORM, INSERT, UPDATE of
-  the stream head, COMMIT); the peer's recorder is one pipelined round trip (table lock + NOTIFY +
-  INSERT) with no head row. Closing that gap needs a service-level change (lock and head update in
-  the same statement as the insert, or psycopg pipeline mode), which belongs to the services (the
-  lead's area), not the store. The peer serialises all writers with `LOCK TABLE ... EXCLUSIVE`, our
-  appends lock only their game row.
-
-### Engine vs the `dominoes` package (finding, not changed: the engine is the lead's)
-
-- Per `decide`, about half the time is copying state: `_thaw` (immutable `GameState` -> mutable
-  twin, copying every list) and `_freeze` (a new 18-field frozen dataclass plus tuples of every hand)
-  on each command. The peer mutates one object in place. Then `_advance` (forced draws, the HMAC deal
-  of a new round) and `_apply_tile_played`. Our engine also does more per move (bazaar draws, knocks,
-  scoring, verifiable deals, an event dict per change). Candidates: thaw/freeze only the touched
-  hand instead of all hands; keep hands as tuples and replace one per play; build the frozen state
-  with `object.__new__` + `__dict__` instead of the dataclass `__init__`.
-
-### HTTP moves vs a one-INSERT view (finding, the move path is the lead's)
-
-- A move is the full DRF stack (token auth, parsers, serializers, If-Match), the services (row lock,
-  snapshot unpickle + engine + snapshot pickle, event append, game row save of every column including
-  the snapshot blob), the response's game view, and an on-commit Celery publish (turn timer). The
-  one-INSERT view does one statement and no auth. See the lead's work on the move path.
-
-### Scaling
-
-- **Leaderboard** (misses): at 1M ledger rows (100k players) even page 1 costs ~15x the 10k-row
-  page and the last page ~30x. The rows themselves come from the `(board, -rating, games, username)`
-  index, but DRF's `PageNumberPagination` runs `COUNT(*)` over the whole board on every page (linear
-  in players), and deep pages add an `OFFSET` scan of the same length. Fix (ratings app, not changed
-  here): keyset/cursor pagination (`CursorPagination` on the board order) or a count kept on a board
-  row; then page 1 is an index range scan of 50 rows at any size.
-- **ratings_rebuild**: one query per game to replay its stream, plus per-entry ORM writes; it is
-  ~35x (SQLite) to ~75x (PostgreSQL) slower than replaying the same events in memory. It also walks every game row,
-  even games without events, and loads every user into a dict. The 100k-games figure is a linear
-  projection from the N games measured; a bulk path (stream all events of all games in one ordered
-  query, `bulk_create` the ledger, aggregate the boards in SQL as `leaderboards_refresh` does) is the
-  way to make 100k games take minutes.
-- **Celery worker memory**: RSS after 1k/5k/10k `ratings_apply_game` is flat (ratio ~1.0): no leak
-  per task (`DEBUG=False`, so no query log growth).
-"""
+def findings(out: Path) -> str:
+    """The hand-written "What we found" section: kept from the existing file, so a rerun replaces only
+    the figures (profiles and fixes are written by people, in docs/performance.md itself)."""
+    if out.exists():
+        text = out.read_text(encoding="utf-8")
+        start, end = text.find(FINDINGS_HEADING), text.find(RAW_HEADING)
+        if start != -1 and end > start:
+            return text[start:end]
+    return f"{FINDINGS_HEADING}\n\n(Profiles and fixes go here.)\n\n"
 
 
 def scratch_databases(url: str, count: int) -> list[str]:
@@ -296,8 +243,8 @@ def main(argv=None) -> int:
         "`CELERY_BROKER_URL=redis://...` for the PostgreSQL parts; each bench also runs alone "
         "(`python bench/<name>.py --help`).",
         "",
-        FINDINGS,
-        "## Raw figures",
+        findings(Path(args.out)),
+        RAW_HEADING,
         "",
         "```json",
         json.dumps({name: figures for name, figures, _ in results}, indent=1, sort_keys=True),
