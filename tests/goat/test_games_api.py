@@ -5,36 +5,17 @@ from __future__ import annotations
 import random
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from apitest import assert_problem, token_client
 from goat import engine, eventstore, services
 from goat.engine.tiles import tile_str
 from goat.models import Game, GameEvent
 
 pytestmark = pytest.mark.django_db
 
-PROBLEM = "application/problem+json"
-
 
 # --- helpers ----------------------------------------------------------------------------------
-
-
-def assert_problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == PROBLEM
-    body = response.json()
-    assert body["status"] == status
-    assert body["code"] == code, body
-    assert body["title"] and body["detail"]
-    return body
-
-
-def token_client(user) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
 
 
 @pytest.fixture

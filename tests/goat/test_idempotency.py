@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
+from apitest import token_client
 from goat import eventstore
 from goat.engine.tiles import tile_str
 from goat.models import Game, GameEvent, IdempotencyRecord
 
 pytestmark = pytest.mark.django_db
-
-
-def token_client(user) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
 
 
 @pytest.fixture

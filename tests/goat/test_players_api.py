@@ -5,23 +5,13 @@ from __future__ import annotations
 import pytest
 from rest_framework.authtoken.models import Token
 
+from apitest import assert_problem
 from goat import players
+
 PASSWORD = "correct horse battery staple"
 
+
 pytestmark = pytest.mark.django_db
-
-PROBLEM = "application/problem+json"
-
-
-def assert_problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == PROBLEM
-    body = response.json()
-    assert body["status"] == status
-    assert body["code"] == code
-    assert body["type"].endswith("/" + code)
-    assert body["title"] and body["detail"]
-    return body
 
 
 def test_signup_creates_a_player(api_client, django_user_model):

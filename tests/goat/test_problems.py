@@ -9,21 +9,12 @@ from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
+from apitest import PROBLEM, assert_problem
 from goat.engine.errors import IllegalMove, InvalidOptions
 from goat.errors import ServiceError
 from goat.urls import urlpatterns as goat_urlpatterns
+
 PASSWORD = "correct horse battery staple"
-
-PROBLEM = "application/problem+json"
-
-
-def assert_problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == PROBLEM
-    body = response.json()
-    assert set(body) >= {"type", "title", "status", "detail", "code"}
-    assert (body["status"], body["code"]) == (status, code)
-    return body
 
 
 class Raising(APIView):
