@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from django.db.models import Sum
-from django.urls import NoReverseMatch, reverse
 from ratings_play import play_game, start_game
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -133,11 +132,6 @@ def test_creating_a_game_needs_the_balance_too(make_players):
 
 
 def test_insufficient_chips_through_the_api(make_players):
-    try:
-        url_name = reverse("game-join", kwargs={"game_id": 1})
-    except NoReverseMatch:
-        pytest.skip("POST /api/games/{id}/join/ is not routed yet")
-    assert url_name
     players = make_players("masha", "alex")
     game = services.game_create(player=players[0], ruleset="goat-gamesburg", seats=2, options=NO_CLOCK)
     ChipAccount.objects.create(player=players[1], balance=3)
