@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from testkit import test_database_url, wait_for as _wait_for
 from django.conf import settings
-from django.db import connection
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,15 +38,6 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
-def _test_database_url() -> str:
-    db = connection.settings_dict
-    user = db.get("USER") or ""
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    host = db.get("HOST") or "127.0.0.1"
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{user}{password}@{host}{port}/{db['NAME']}"
-
-
 class Worker:
     """A ``celery -A goat worker -B`` process against the test database."""
 
@@ -54,7 +45,7 @@ class Worker:
         self.log_path = tmp_path / f"worker-{time.monotonic_ns()}.log"
         self.env = {
             **os.environ,
-            "DATABASE_URL": _test_database_url(),
+            "DATABASE_URL": test_database_url(),
             "GOAT_CLOCK_SWEEP_SECONDS": str(sweep_seconds),
             "GOAT_DATA_DIR": str(tmp_path / "worker-data"),
             "CELERY_TASK_ALWAYS_EAGER": "0",
@@ -116,16 +107,6 @@ def live_celery(transactional_db, tmp_path):
     for worker in workers:
         worker.stop()
     app.control.purge()
-
-
-def _wait_for(predicate, *, timeout: float, interval: float = 0.2, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 @pytest.fixture

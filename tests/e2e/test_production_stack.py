@@ -20,8 +20,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from testkit import test_database_url
 from django.conf import settings
-from django.db import connection
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,13 +32,6 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def _test_database_url() -> str:
-    db = connection.settings_dict
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{db.get('USER') or ''}{password}@{db.get('HOST') or '127.0.0.1'}{port}/{db['NAME']}"
 
 
 class Http:
@@ -74,7 +67,7 @@ class Stack:
             **os.environ,
             "GOAT_ENV": "production",
             "SECRET_KEY": secrets.token_urlsafe(50),
-            "DATABASE_URL": _test_database_url(),
+            "DATABASE_URL": test_database_url(),
             "CELERY_BROKER_URL": broker,
             "CACHE_URL": cache,
             "DB_POOL": "1",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import threading
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from goat import eventstore, services
+from testkit import run_together
 from goat.engine.tiles import tile_str
 from goat.models import Game, GameEvent
 
@@ -19,28 +19,6 @@ THREADS = 16
 def token_header(user) -> str:
     token, _ = Token.objects.get_or_create(user=user)
     return f"Token {token.key}"
-
-
-def run_together(count: int, work) -> list:
-    """Run ``work(i)`` in ``count`` threads released at once; each thread uses and closes its own connection."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def target(i):
-        try:
-            barrier.wait()
-            results[i] = work(i)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return results
 
 
 def assert_stream_sound(game_id: int) -> None:

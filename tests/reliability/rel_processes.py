@@ -9,37 +9,15 @@ import sys
 import time
 from pathlib import Path
 
-from django.db import connection
+from testkit import test_database_url, wait_for  # noqa: F401 - re-exported to the live tests
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def test_database_url() -> str:
-    db = connection.settings_dict
-    user = db.get("USER") or ""
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    host = db.get("HOST") or "127.0.0.1"
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{user}{password}@{host}{port}/{db['NAME']}"
-
-
-test_database_url.__test__ = False  # not a test
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_for(predicate, *, timeout: float, interval: float = 0.2, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:

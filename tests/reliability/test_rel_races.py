@@ -11,16 +11,15 @@ Afterwards: exactly one winner, the rest refused with a 4xx problem, no gap, no 
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connections
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from goat import eventstore, services
+from testkit import run_together
 from goat.models import Game, GameEvent, Seat
 from ratings.models import ChipAccount, ChipLedgerEntry
 from tournaments import services as tournament_services
@@ -29,27 +28,6 @@ from tournaments.models import Registration, Tournament
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 THREADS = 16
-
-
-def run_together(count: int, work) -> list:
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def target(i):
-        try:
-            barrier.wait()
-            results[i] = work(i)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return results
 
 
 def client_for(user) -> APIClient:
