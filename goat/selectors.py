@@ -69,15 +69,12 @@ def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
 
 
 def events_for(*, game: Game, user, after: int = 0) -> list[dict[str, Any]]:
-    events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk, after=after)]
-    if sees_everything(game, user):
-        return events
-    seat = viewer_seat(game, user)
-    return [redact(e, seat) for e in events]
+    """The stream after ``after``, redacted for ``user``."""
+    return redact_events(eventstore.events_load(game_id=game.pk, after=after), game=game, user=user)
 
 
 def redact_events(events: list[GameEvent], *, game: Game, user) -> list[dict[str, Any]]:
-    """Stored events just appended, shaped and redacted for ``user``."""
+    """Stored events, shaped and redacted for ``user``."""
     dicts = [eventstore.event_dict(e) for e in events]
     if sees_everything(game, user):
         return dicts
