@@ -73,12 +73,14 @@ def events_for(*, game: Game, user, after: int = 0) -> list[dict[str, Any]]:
     return redact_events(eventstore.events_load(game_id=game.pk, after=after), game=game, user=user)
 
 
-def redact_events(events: list[GameEvent], *, game: Game, user) -> list[dict[str, Any]]:
-    """Stored events, shaped and redacted for ``user``."""
+def redact_events(events: list[GameEvent], *, game: Game, user, seat: int | None | object = ...
+                  ) -> list[dict[str, Any]]:
+    """Stored events, shaped and redacted for ``user`` (whose ``seat`` may be passed when known)."""
     dicts = [eventstore.event_dict(e) for e in events]
     if sees_everything(game, user):
         return dicts
-    seat = viewer_seat(game, user)
+    if seat is ...:
+        seat = viewer_seat(game, user)
     return [redact(e, seat) for e in dicts]
 
 

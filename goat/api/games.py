@@ -337,9 +337,7 @@ class GameMoveView(GameAPIView):
             game, events = services.game_play_tile(game_id=game_id, player=request.user,
                                                    expected_version=expected_version, **serializer.validated_data)
             seat = selectors.viewer_seat(game, request.user)
-            stored = [eventstore.event_dict(e) for e in events]
-            if not selectors.sees_everything(game, request.user):
-                stored = [selectors.redact(e, seat) for e in stored]
+            stored = selectors.redact_events(events, game=game, user=request.user, seat=seat)
             body = {"version": game.version, "events": stored, "game": view_for(game, request.user, seat)}
             response = Response(body, status=status.HTTP_201_CREATED)
             response["ETag"] = etag(game.version)
