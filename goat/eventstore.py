@@ -191,7 +191,13 @@ def state_rebuild(game: Game, *, upto: int | None = None) -> GameState:
 
 
 def state_load(game: Game) -> GameState:
-    """The current engine state: the snapshot when it is current, else rebuilt from events."""
+    """The current engine state: the snapshot when it is current, else rebuilt from events.
+
+    A command's service leaves the state it computed on the game object (``engine_state``): reused here.
+    """
+    cached = getattr(game, "engine_state", None)
+    if cached is not None and cached.version == game.version:
+        return cached
     state = snapshot_load(game.snapshot) if game.snapshot_version == game.version else None
     if state is None or state.version != game.version:
         state = state_rebuild(game)

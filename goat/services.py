@@ -79,6 +79,7 @@ def _sync_read_model(game: Game, state: GameState, now) -> None:
         game.ended_at = now
     game.snapshot = eventstore.snapshot_dump(state)
     game.snapshot_version = state.version
+    game.engine_state = state  # the response reads it back without unpickling the snapshot
 
 
 def _commit(game: Game, state: GameState, events: list[dict[str, Any]], actor, was_ended: bool
