@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .deal import commitment
-from .errors import InvalidEvent, RulesError
+from .errors import RulesError
 from .rules import CHOICES, Fold, is_seed_hex, pending
 from .state import GameState
 
