@@ -1,7 +1,9 @@
 """The event store: append and load a game's stream, the hash chain, and the engine snapshot.
 
-One stream per game. ``(game, seq)`` is unique and gap-free; appends happen only while the game row
-is locked (``goat.services``), so concurrent writers serialise and exactly one wins per version.
+One stream per game, its head the game row (``version``, ``last_hash``). ``(game, seq)`` is unique and
+gap-free: an append moves the head only from the version its caller read (else ``StreamConflict``),
+and the services take the game row lock before they decide, so concurrent writers serialise and
+exactly one wins per version.
 Each event's ``hash`` is ``sha256(prev_hash + canonical JSON of the event)``, chaining the stream.
 """
 
@@ -13,13 +15,14 @@ import pickle
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.db.models.base import ModelState
 from django.utils import timezone as dj_timezone
 
 from goat import engine
 from goat.engine.rules import evolve_all
 from goat.engine.state import GameState
+from goat.errors import ServiceError
 
 from .models import Game, GameEvent
 
@@ -47,18 +50,35 @@ def chain_hash(prev_hash: str, event: dict[str, Any]) -> str:
     return hashlib.sha256(prev_hash.encode("ascii") + canonical_json(event)).hexdigest()
 
 
-def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, at: datetime | None = None
-                  ) -> list[GameEvent]:
-    """Append engine events to ``game``'s stream. The caller holds the game row lock.
+class StreamConflict(ServiceError):
+    """The stream head moved since the caller read it: another writer appended first (the API's 412
+    ``version_mismatch``; under the services' row lock it cannot happen)."""
 
-    Sets ``game.version`` and ``game.last_hash`` (the caller saves the game in the same transaction).
+    def __init__(self, game_id: int, expected_version: int):
+        super().__init__("version_mismatch", f"The game is no longer at version {expected_version}; reload it and "
+                                             "try again.", status=412)
+        self.game_id, self.expected_version = game_id, expected_version
+
+
+def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, at: datetime | None = None,
+                  update_fields: Sequence[str] = ()) -> list[GameEvent]:
+    """Append engine events to ``game``'s stream and move the stream head, atomically.
+
+    The head is the game row: ``version`` and ``last_hash`` (and ``update_fields``, the read-model
+    columns a command changed, taken from ``game``) are written only if the row is still at the
+    version ``game`` was read at; otherwise nothing is written and :class:`StreamConflict` is
+    raised. On PostgreSQL that is ONE statement (``UPDATE`` of the head ``WHERE version = expected``,
+    which takes the row lock, and the ``INSERT`` of the batch, in one CTE): one round trip whether or
+    not the caller already holds the row lock (``goat.services`` does, to decide on current state).
+    ``(game, seq)`` being unique is the last line of defence. Sets ``game.version``/``game.last_hash``.
     """
     at = at or dj_timezone.now()
     at_text = format_at(at)
     actor_id = actor.pk if actor is not None else None
     rows = []
-    prev = game.last_hash or GENESIS_HASH
-    seq = game.version
+    read_hash = game.last_hash
+    prev = read_hash or GENESIS_HASH
+    expected = seq = game.version
     for event in events:
         seq += 1
         kind, seat, data = event["type"], event.get("seat"), event["data"]
@@ -66,30 +86,59 @@ def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, a
         rows.append(dict(game_id=game.pk, seq=seq, type=kind, seat=seat, data=data, actor_id=actor_id, at=at,
                          prev_hash=prev, hash=digest))
         prev = digest
-    if connection.vendor == "postgresql":
-        rows = _insert_pg(rows, game, actor) if rows else []
-    else:
-        rows = GameEvent.objects.bulk_create([
+    game.version, game.last_hash = seq, prev
+    fields = ["version", "last_hash", *(f for f in update_fields if f not in ("version", "last_hash"))]
+    try:
+        if connection.vendor == "postgresql":
+            return _append_pg(rows, game, actor, expected, fields)
+        return _append_orm(rows, game, actor, expected, fields)
+    except BaseException:
+        game.version, game.last_hash = expected, read_hash  # nothing was written
+        raise
+
+
+def _append_orm(rows: list[dict[str, Any]], game: Game, actor, expected: int, fields: list[str]
+                ) -> list[GameEvent]:
+    with transaction.atomic():
+        values = {f: Game._meta.get_field(f).pre_save(game, add=False) for f in fields}
+        if not Game.objects.filter(pk=game.pk, version=expected).update(**values):
+            raise StreamConflict(game.pk, expected)
+        return GameEvent.objects.bulk_create([
             GameEvent(game=game, actor=actor, **{k: v for k, v in row.items() if k not in ("game_id", "actor_id")})
             for row in rows])
-    game.version = seq
-    game.last_hash = prev
-    return rows
 
 
-# On PostgreSQL the store talks SQL directly: one INSERT of the whole batch from arrays (a constant
-# statement text, whatever the batch size) and one SELECT for a stream, each row made into a
-# GameEvent without going through Model.__init__ and the ORM's per-row converters (the cost that
-# bench/eventstore_vs_peer.py's profile found; docs/performance.md). Same fields, order and semantics
-# as the ORM path, which SQLite keeps.
+# On PostgreSQL the store talks SQL directly: the append is one statement (the head's UPDATE and the
+# batch's INSERT from arrays in one CTE, a constant text whatever the batch size), a stream's load one
+# SELECT, each row made into a GameEvent without going through Model.__init__ and the ORM's per-row
+# converters (the costs bench/eventstore_vs_peer.py's profiles found; docs/performance.md). Same
+# fields, order and semantics as the ORM path, which SQLite keeps.
 _COLUMNS = ("position", "game_id", "seq", "type", "seat", "data", "actor_id", "at", "prev_hash", "hash")
 _TABLE = GameEvent._meta.db_table
 _INSERT_PG = (
     f"INSERT INTO {_TABLE} (game_id, seq, type, seat, data, actor_id, at, prev_hash, hash) "
     "SELECT * FROM unnest(%s::bigint[], %s::integer[], %s::varchar[], %s::smallint[], %s::jsonb[], "
-    "%s::bigint[], %s::timestamptz[], %s::varchar[], %s::varchar[]) ORDER BY 2 RETURNING position"
+    "%s::bigint[], %s::timestamptz[], %s::varchar[], %s::varchar[]) WHERE EXISTS (SELECT FROM head) "
+    "ORDER BY 2 RETURNING position"
 )
 _SELECT_PG = f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} WHERE game_id = %s AND seq > %s"
+_TIMESTAMPTZ_TEXT_LOADER = None
+if connection.vendor == "postgresql":
+    import psycopg
+    from psycopg.pq import Format
+
+    _TIMESTAMPTZ_TEXT_LOADER = psycopg.adapters.get_loader(psycopg.adapters.types["timestamptz"].oid, Format.TEXT)
+
+
+def _head_update_pg(game: Game, expected: int, fields: list[str]) -> tuple[str, list[Any]]:
+    """``UPDATE`` of the stream head to ``game``'s values of ``fields`` if still at ``expected``."""
+    sets, params = [], []
+    for name in fields:
+        field = Game._meta.get_field(name)
+        sets.append(f"{connection.ops.quote_name(field.column)} = %s")
+        params.append(field.get_db_prep_save(field.pre_save(game, add=False), connection))
+    sql = (f"UPDATE {Game._meta.db_table} SET {', '.join(sets)} WHERE id = %s AND version = %s RETURNING id")
+    return sql, [*params, game.pk, expected]
 
 
 def _loaded(fields: dict[str, Any]) -> GameEvent:
@@ -103,13 +152,26 @@ def _loaded(fields: dict[str, Any]) -> GameEvent:
     return event
 
 
-def _insert_pg(rows: list[dict[str, Any]], game: Game, actor) -> list[GameEvent]:
-    names = ("game_id", "seq", "type", "seat", "data", "actor_id", "at", "prev_hash", "hash")
-    columns = [[row[name] for row in rows] for name in names]
-    columns[4] = [json.dumps(data, ensure_ascii=False, separators=(",", ":")) for data in columns[4]]
-    with connection.cursor() as cursor:
-        cursor.execute(_INSERT_PG, columns)
+def _append_pg(rows: list[dict[str, Any]], game: Game, actor, expected: int, fields: list[str]
+               ) -> list[GameEvent]:
+    head_sql, head_params = _head_update_pg(game, expected, fields)
+    connection.ensure_connection()
+    # server-side binding (psycopg sends the arrays as parameters; Django's default client-side
+    # binding spent a third of an append quoting them into the SQL text in Python); not prepared, so
+    # transaction-mode connection poolers stay usable
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        if not rows:
+            cursor.execute(head_sql, head_params, prepare=False)
+            if cursor.fetchone() is None:
+                raise StreamConflict(game.pk, expected)
+            return []
+        names = ("game_id", "seq", "type", "seat", "data", "actor_id", "at", "prev_hash", "hash")
+        columns = [[row[name] for row in rows] for name in names]
+        columns[4] = [json.dumps(data, ensure_ascii=False, separators=(",", ":")) for data in columns[4]]
+        cursor.execute(f"WITH head AS ({head_sql}) {_INSERT_PG}", [*head_params, *columns], prepare=False)
         positions = sorted(position for (position,) in cursor.fetchall())
+    if not positions:
+        raise StreamConflict(game.pk, expected)
     stored = []
     for row, position in zip(rows, positions):  # rows are in seq order, and so were the positions drawn
         event = _loaded({"position": position, **row})
@@ -134,6 +196,9 @@ def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> lis
     loads, loaded = json.loads, _loaded
     events = []
     with connection.cursor() as cursor:
+        # psycopg's C loader for the ``at`` column instead of the Python one Django registers on the
+        # connection (~3 µs a row, most of a stream's load time); both return UTC-aware datetimes
+        cursor.cursor.adapters.register_loader("timestamptz", _TIMESTAMPTZ_TEXT_LOADER)
         cursor.execute(sql + " ORDER BY seq", params)
         for position, gid, seq, kind, seat, data, actor_id, at, prev_hash, digest in cursor.fetchall():
             events.append(loaded({"position": position, "game_id": gid, "seq": seq, "type": kind, "seat": seat,

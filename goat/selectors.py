@@ -19,8 +19,13 @@ from .models import Game, GameEvent, Seat
 
 
 def viewer_seat(game: Game, user) -> int | None:
+    """``user``'s seat at ``game`` (None: not seated). A game the services locked for ``user`` already
+    knows it (``game.player_seat``, read with the row lock): no second query."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
+    known = getattr(game, "player_seat", None)
+    if known is not None and known[0] == user.pk:
+        return known[1]
     return Seat.objects.filter(game=game, player=user).values_list("seat", flat=True).first()
 
 

@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Any, Callable
 
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from goat import engine
@@ -22,7 +23,7 @@ from goat.engine.state import GameState
 from goat.errors import ServiceError
 from goat.logs import game_context
 
-from . import eventstore
+from . import eventstore, selectors
 from .models import Game, GameEvent, GameStatus, Seat
 
 logger = logging.getLogger(__name__)
@@ -44,18 +45,26 @@ def _not_found() -> ServiceError:
     return ServiceError("not_found", GAME_NOT_FOUND, status=404)
 
 
-def _locked_game(game_id: int) -> Game:
+def _locked_game(game_id: int, player=None) -> Game:
+    """The game row, locked until the transaction ends; with ``player``, their seat read in the same
+    query (``game.player_seat``: ``(player id, seat or None)``, read by ``selectors.viewer_seat``)."""
+    games = Game.objects.select_for_update()
+    if player is not None:
+        games = games.annotate(_player_seat=Subquery(
+            Seat.objects.filter(game=OuterRef("pk"), player=player).values("seat")[:1]))
     try:
-        game = Game.objects.select_for_update().get(pk=game_id)
+        game = games.get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
         raise _not_found() from None
+    if player is not None:
+        game.player_seat = (player.pk, game._player_seat)
     game_context(game.pk)  # every log record of this request or task now carries game_id
     return game
 
 
 def _seat_of(game: Game, player) -> int:
     # By the Seat table, not by the username in the events: a username can be changed by staff.
-    seat = Seat.objects.filter(game=game, player=player).values_list("seat", flat=True).first()
+    seat = selectors.viewer_seat(game, player)
     if seat is None:
         raise ServiceError("not_seated", NOT_SEATED, status=403)
     return seat
@@ -85,9 +94,10 @@ def _sync_read_model(game: Game, state: GameState, now) -> None:
 def _commit(game: Game, state: GameState, events: list[dict[str, Any]], actor, was_ended: bool
             ) -> list[GameEvent]:
     now = timezone.now()
-    stored = eventstore.events_append(game=game, events=events, actor=actor, at=now)
     _sync_read_model(game, state, now)
-    game.save(update_fields=_COMMAND_FIELDS)
+    # the events and the game row's new head and read model: one statement on PostgreSQL
+    stored = eventstore.events_append(game=game, events=events, actor=actor, at=now,
+                                      update_fields=_COMMAND_FIELDS)
     if game.turn is not None:
         for hook in TURN_STARTED_HOOKS:
             transaction.on_commit(lambda h=hook, g=game, s=state: h(game=g, state=s))
@@ -114,7 +124,7 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
 
 
 def _take_seat(game: Game, state: GameState, events: list, player, client_seed: str) -> list[GameEvent]:
-    if Seat.objects.filter(game=game, player=player).exists():
+    if selectors.viewer_seat(game, player) is not None:
         raise ServiceError("already_seated", "You already have a seat at this game.", status=409)
     seat = state.players.index(None) if None in state.players else None
     if seat is None:
@@ -127,13 +137,14 @@ def _take_seat(game: Game, state: GameState, events: list, player, client_seed: 
             Seat.objects.create(game=game, seat=seat, player=player, client_seed=client_seed)
     except IntegrityError:
         raise ServiceError("game_full", "That seat was just taken; try again.", status=409) from None
+    game.player_seat = (player.pk, seat)
     return _commit(game, state, [*events, *more], player, was_ended=False)
 
 
 @transaction.atomic
 def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
     """Take the next free seat; the last seat taken deals the first round."""
-    game = _locked_game(game_id)
+    game = _locked_game(game_id, player)
     if game.status != GameStatus.WAITING:
         raise ServiceError("game_not_waiting", "This game is not waiting for players.", status=409)
     state = eventstore.state_load(game)
@@ -143,7 +154,7 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
 
 def _run(game_id: int, actor, expected_version: int | None, build: Callable[[Game, GameState], Any]
          ) -> tuple[Game, list[GameEvent]]:
-    game = _locked_game(game_id)
+    game = _locked_game(game_id, actor)
     if expected_version is not None and game.version != expected_version:
         raise ServiceError(
             "version_mismatch",

@@ -136,3 +136,38 @@ def test_appends_continue_the_chain_and_are_gap_free(trio):
     assert game.last_hash == events[-1].hash
     positions = [e.position for e in events]
     assert positions == sorted(positions)
+
+
+def test_an_append_from_a_stale_head_writes_nothing(trio):
+    game, _ = play_through(trio, moves=3)
+    stale = Game.objects.get(pk=game.pk)
+    services.game_play_tile(game_id=game.pk, player=trio[eventstore.state_load(stale).turn],
+                            tile=tile_str(engine.legal_moves(eventstore.state_load(stale))[0][0]),
+                            end=engine.legal_moves(eventstore.state_load(stale))[0][1])
+    before = list(GameEvent.objects.filter(game=game).values_list("seq", "hash"))
+    head = Game.objects.get(pk=game.pk)
+
+    with pytest.raises(eventstore.StreamConflict) as raised:
+        eventstore.events_append(game=stale, events=[{"type": "resigned", "seat": 0, "data": {}}],
+                                 update_fields=["status"])
+
+    assert raised.value.code == "version_mismatch" and raised.value.status == 412
+    assert (stale.version, stale.last_hash) == (game.version, game.last_hash)  # the caller's view is untouched
+    assert list(GameEvent.objects.filter(game=game).values_list("seq", "hash")) == before
+    after = Game.objects.get(pk=game.pk)
+    assert (after.version, after.last_hash, after.status) == (head.version, head.last_hash, head.status)
+
+
+def test_an_append_moves_the_head_and_the_named_columns_in_one_write(trio):
+    game, _ = play_through(trio, moves=2)
+    game = Game.objects.get(pk=game.pk)
+    version = game.version
+    game.round = 99  # a read-model column named in update_fields ...
+    game.seats = 7   # ... and one that is not
+
+    stored = eventstore.events_append(game=game, events=[{"type": "resigned", "seat": 1, "data": {"x": 1}}],
+                                      update_fields=["round"])
+
+    row = Game.objects.get(pk=game.pk)
+    assert [e.seq for e in stored] == [version + 1]
+    assert (row.version, row.last_hash, row.round, row.seats) == (version + 1, stored[0].hash, 99, 3)

@@ -85,3 +85,31 @@ def test_sixteen_service_calls_without_expected_version_play_once(race_game):
     assert set(results) - {"played"} <= {"not_your_turn", "tile_not_in_hand"}, results
     assert_stream_sound(game_id)
     assert connection.vendor in ("sqlite", "postgresql")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sixteen_lock_free_appends_at_one_version_exactly_one_lands(race_game):
+    """The store's append checks the head in the statement that moves it: without the services' row
+    lock, writers that all read the same head still get exactly one winner and a sound chain."""
+    game_id, _mover, state = race_game
+    batch = [{"type": "resigned", "seat": 0, "data": {"note": "race"}}]
+
+    heads = [Game.objects.only("id", "version", "last_hash").get(pk=game_id) for _ in range(THREADS)]
+    assert {h.version for h in heads} == {state.version}  # every writer read the same head
+
+    def append(i):
+        try:
+            eventstore.events_append(game=heads[i], events=[{**batch[0], "data": {"writer": i}}])
+            return "appended"
+        except eventstore.StreamConflict as exc:
+            return exc.code
+
+    results = run_together(THREADS, append)
+
+    assert results.count("appended") == 1, results
+    assert set(results) == {"appended", "version_mismatch"}, results
+    assert Game.objects.get(pk=game_id).version == state.version + 1
+    events = list(GameEvent.objects.filter(game_id=game_id).order_by("seq"))
+    assert [e.seq for e in events] == list(range(1, state.version + 2))
+    ok, seq, why = eventstore.hash_chain_check(events)
+    assert ok, (seq, why)
