@@ -16,6 +16,8 @@ originator_version, topic=type, state=the event's JSON bytes)`` in its own table
   the append; ``COMMIT``;
 * peer, one append = ``PostgresApplicationRecorder.insert_events`` (its transaction: table lock,
   NOTIFY, INSERT ... FROM unnest(...) RETURNING notification_id, pipelined);
+* reported beside the load (no target): the peer's load plus ``json.loads`` of each event, what its
+  caller must do before using an event (``events_load`` returns events already decoded);
 * figures: append events/s on one stream at a time; append events/s with T threads at once, each with
   its own connection and its own streams; full-stream load events/s (``events_load`` vs
   ``select_events``; the peer's rows stay undecoded bytes, ours come back as decoded events).
@@ -148,6 +150,12 @@ def peer_load(recorder, streams: list[uuid.UUID]) -> int:
     return sum(len(recorder.select_events(stream)) for stream in streams)
 
 
+def peer_load_decoded(recorder, streams: list[uuid.UUID]) -> int:
+    """The peer's load plus what its caller does next: decode each event's stored JSON."""
+    loads = json.loads
+    return sum(len([loads(e.state) for e in recorder.select_events(stream)]) for stream in streams)
+
+
 # --- the run -------------------------------------------------------------------------------------
 
 
@@ -196,7 +204,7 @@ def run(games: int, threads: int, repeat: int, seed: int) -> dict:
         ours_append_game(ours_new_streams(1, user)[0], logs[0])
         peer_append_game(recorder, uuid.uuid4(), logs[0])
         samples = {k: [] for k in ("ours_one", "peer_one", "ours_many", "peer_many", "ours_load", "peer_load",
-                                   "ours_command")}
+                                   "ours_command", "peer_load_decoded")}
         for _ in range(repeat):
             # one stream at a time
             ids = ours_new_streams(games, user)
@@ -210,6 +218,7 @@ def run(games: int, threads: int, repeat: int, seed: int) -> dict:
             # full-stream loads of what was just written
             samples["ours_load"].append(timed(lambda: ours_load(ids)))
             samples["peer_load"].append(timed(lambda: peer_load(recorder, streams)))
+            samples["peer_load_decoded"].append(timed(lambda: peer_load_decoded(recorder, streams)))
             # many streams at once: T threads, each its own connection and its own streams
             ids = ours_new_streams(games, user)
             streams = [uuid.uuid4() for _ in range(games)]
@@ -243,6 +252,8 @@ def run(games: int, threads: int, repeat: int, seed: int) -> dict:
         figures[f"{what}_pass"] = ratio >= TARGET
     figures["command_ours_events_per_s"] = round(rate["ours_command"])
     figures["command_ratio"] = round(rate["ours_command"] / rate["peer_one"], 3)
+    figures["load_peer_decoded_events_per_s"] = round(rate["peer_load_decoded"])
+    figures["load_decoded_ratio"] = round(rate["ours_load"] / rate["peer_load_decoded"], 3)
     figures["target"] = f">= {TARGET}"
     figures["pass"] = all(figures[f"{w}_pass"] for w in ("one", "many", "load"))
     return figures
@@ -276,6 +287,9 @@ def main(argv=None) -> int:
                      f"(>= {TARGET}): {'PASS' if f[f'{what}_pass'] else 'MISS'}")
     lines.append(f"  {'append inside a command txn':<32} ours {f['command_ours_events_per_s']:>9,} ev/s  "
                  f"(BEGIN, row lock, append, COMMIT) ratio to the peer {f['command_ratio']:.2f} (reported, no target)")
+    lines.append(f"  {'load, peer + json.loads':<32} ours {f['load_ours_events_per_s']:>9,} ev/s  peer "
+                 f"{f['load_peer_decoded_events_per_s']:>9,} ev/s  ratio {f['load_decoded_ratio']:.2f} "
+                 "(reported, no target: ours returns decoded events, the peer bytes)")
     emit(f, args.json, lines)
     return 0
 

@@ -102,9 +102,16 @@ def rows_of(name: str, f: dict) -> list[tuple]:
                  f"<= {f['target']}", verdict(f["pass"]))]
     if name == "eventstore_vs_peer":
         labels = {"one": "append, one stream", "many": f"append, {f['threads']} threads", "load": "full-stream load"}
-        return [(f"event store: {label}", f"ours {f[f'{k}_ours_events_per_s']:,} ev/s",
+        rows = [(f"event store: {label}", f"ours {f[f'{k}_ours_events_per_s']:,} ev/s",
                  f"eventsourcing {f[f'{k}_peer_events_per_s']:,} ev/s", f"{f[f'{k}_ratio']:.2f}", f["target"],
                  verdict(f[f"{k}_pass"])) for k, label in labels.items()]
+        rows.append(("event store: load vs peer + json.loads", f"ours {f['load_ours_events_per_s']:,} ev/s (decoded)",
+                     f"eventsourcing + json.loads {f['load_peer_decoded_events_per_s']:,} ev/s",
+                     f"{f['load_decoded_ratio']:.2f}", "(none: reported)", "—"))
+        rows.append(("event store: append inside a command", f"ours {f['command_ours_events_per_s']:,} ev/s "
+                     "(BEGIN, row lock, append, COMMIT)", f"eventsourcing {f['one_peer_events_per_s']:,} ev/s",
+                     f"{f['command_ratio']:.2f}", "(none: reported)", "—"))
+        return rows
     if name == "http_load":
         return [("HTTP moves (gunicorn)",
                  f"{f['moves_per_s']} req/s, p50 {f['moves_p50_ms']} ms, p99 {f['moves_p99_ms']} ms"

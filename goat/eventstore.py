@@ -109,18 +109,20 @@ def _append_orm(rows: list[dict[str, Any]], game: Game, actor, expected: int, fi
 
 
 # On PostgreSQL the store talks SQL directly: the append is one statement (the head's UPDATE and the
-# batch's INSERT from arrays in one CTE, a constant text whatever the batch size), a stream's load one
+# batch's INSERT from one JSON array, in one CTE, a constant text whatever the batch size), a stream's load one
 # SELECT, each row made into a GameEvent without going through Model.__init__ and the ORM's per-row
 # converters (the costs bench/eventstore_vs_peer.py's profiles found; docs/performance.md). Same
 # fields, order and semantics as the ORM path, which SQLite keeps.
-_COLUMNS = ("position", "game_id", "seq", "type", "seat", "data", "actor_id", "at", "prev_hash", "hash")
+#: a stream's columns but ``game_id``, which the caller gave
+_COLUMNS = ("position", "seq", "type", "seat", "data", "actor_id", "at", "prev_hash", "hash")
 _TABLE = GameEvent._meta.db_table
 _INSERT_PG = (
     f"INSERT INTO {_TABLE} (game_id, seq, type, seat, data, actor_id, at, prev_hash, hash) "
-    "SELECT * FROM unnest(%s::bigint[], %s::integer[], %s::varchar[], %s::smallint[], %s::jsonb[], "
-    "%s::bigint[], %s::timestamptz[], %s::varchar[], %s::varchar[]) WHERE EXISTS (SELECT FROM head) "
-    "ORDER BY 2 RETURNING position"
+    "SELECT %s, r.seq, r.type, r.seat, r.data, %s, %s, r.prev_hash, r.hash FROM json_to_recordset(%s::json) "
+    "AS r(seq integer, type varchar, seat smallint, data jsonb, prev_hash varchar, hash varchar) "
+    "WHERE EXISTS (SELECT FROM head) ORDER BY r.seq RETURNING position"
 )
+_BATCH_KEYS = ("seq", "type", "seat", "data", "prev_hash", "hash")
 _SELECT_PG = f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE} WHERE game_id = %s AND seq > %s"
 _TIMESTAMPTZ_TEXT_LOADER = None
 if connection.vendor == "postgresql":
@@ -141,14 +143,18 @@ def _head_update_pg(game: Game, expected: int, fields: list[str]) -> tuple[str, 
     return sql, [*params, game.pk, expected]
 
 
+class _LoadedState(ModelState):
+    """The ``_state`` of an instance loaded from the database (what ``Model.from_db`` sets)."""
+
+    adding = False
+    db = DEFAULT_DB_ALIAS
+
+
 def _loaded(fields: dict[str, Any]) -> GameEvent:
     """A GameEvent as the ORM would load it (``_state.adding`` False), built without ``__init__``."""
     event = GameEvent.__new__(GameEvent)
-    state = ModelState()
-    state.adding = False
-    state.db = DEFAULT_DB_ALIAS
-    event.__dict__.update(fields)
-    event._state = state
+    fields["_state"] = _LoadedState()
+    event.__dict__ = fields
     return event
 
 
@@ -165,10 +171,12 @@ def _append_pg(rows: list[dict[str, Any]], game: Game, actor, expected: int, fie
             if cursor.fetchone() is None:
                 raise StreamConflict(game.pk, expected)
             return []
-        names = ("game_id", "seq", "type", "seat", "data", "actor_id", "at", "prev_hash", "hash")
-        columns = [[row[name] for row in rows] for name in names]
-        columns[4] = [json.dumps(data, ensure_ascii=False, separators=(",", ":")) for data in columns[4]]
-        cursor.execute(f"WITH head AS ({head_sql}) {_INSERT_PG}", [*head_params, *columns], prepare=False)
+        # the batch as one JSON parameter (psycopg dumped nine arrays element by element in Python)
+        batch = json.dumps([{name: row[name] for name in _BATCH_KEYS} for row in rows], ensure_ascii=False,
+                           separators=(",", ":"))
+        first = rows[0]
+        cursor.execute(f"WITH head AS ({head_sql}) {_INSERT_PG}",
+                       [*head_params, first["game_id"], first["actor_id"], first["at"], batch], prepare=False)
         positions = sorted(position for (position,) in cursor.fetchall())
     if not positions:
         raise StreamConflict(game.pk, expected)
@@ -189,21 +197,25 @@ def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> lis
         if upto is not None:
             qs = qs.filter(seq__lte=upto)
         return list(qs)
+    game_id = int(game_id)
     sql, params = _SELECT_PG, [game_id, after]
     if upto is not None:
         sql += " AND seq <= %s"
         params.append(upto)
-    loads, loaded = json.loads, _loaded
+    loads, new, State = json.loads, GameEvent.__new__, _LoadedState
     events = []
+    append = events.append
     with connection.cursor() as cursor:
         # psycopg's C loader for the ``at`` column instead of the Python one Django registers on the
         # connection (~3 µs a row, most of a stream's load time); both return UTC-aware datetimes
         cursor.cursor.adapters.register_loader("timestamptz", _TIMESTAMPTZ_TEXT_LOADER)
         cursor.execute(sql + " ORDER BY seq", params)
-        for position, gid, seq, kind, seat, data, actor_id, at, prev_hash, digest in cursor.fetchall():
-            events.append(loaded({"position": position, "game_id": gid, "seq": seq, "type": kind, "seat": seat,
-                                  "data": loads(data) if data.__class__ is str else data, "actor_id": actor_id,
-                                  "at": at, "prev_hash": prev_hash, "hash": digest}))
+        for position, seq, kind, seat, data, actor_id, at, prev_hash, digest in cursor.fetchall():
+            event = new(GameEvent)  # as _loaded(), inline: this loop is the whole cost of a load
+            event.__dict__ = {"_state": State(), "position": position, "game_id": game_id, "seq": seq, "type": kind,
+                              "seat": seat, "data": loads(data) if data.__class__ is str else data,
+                              "actor_id": actor_id, "at": at, "prev_hash": prev_hash, "hash": digest}
+            append(event)
     return events
 
 
