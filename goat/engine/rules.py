@@ -356,20 +356,38 @@ def _apply_seat_taken(g, event, check) -> _Game:
 
 def next_deal(state) -> tuple[int, int, tuple, tuple, bool]:
     """``(round, attempt, hands, bazaar, void)`` of the deal the game waits for (needs the seed)."""
+    round_no, attempt, hands, bazaar, void, _, _ = _next_deal_written(state)
+    return round_no, attempt, hands, bazaar, void
+
+
+def _next_deal_written(state) -> tuple[int, int, tuple, tuple, bool, list, list]:
+    """:func:`next_deal` and the written form of its hands and bazaar (shared lists: never mutate them)."""
     if state.server_seed is None:
         raise RulesError("seed_unknown", "the server seed is needed to deal.")
     round_no, attempt = state.round_no + 1, state.next_attempt
+    options = state.options
     key = _deal_key(state.server_seed, tuple(state.client_seeds))
-    order = dealing.shuffled_order(key, round_no, attempt)
-    hands, bazaar = dealing.deal_hands(order, state.seats, state.options.hand_size)
-    void = state.options.redeal and dealing.needs_redeal(hands)
-    return round_no, attempt, hands, bazaar, void
+    return (round_no, attempt,
+            *_deal(key, round_no, attempt, state.seats, options.hand_size, options.redeal))
 
 
 @functools.lru_cache(maxsize=1024)
 def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
     """The key is the same for every deal of a game: derive it once."""
     return dealing.deal_key(server_seed, client_seeds)
+
+
+@functools.lru_cache(maxsize=256)
+def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool):
+    """One deal: hands, bazaar, void and the written hands and bazaar (lists of tile texts).
+
+    Cached because ``decide`` computes a deal to write the event and again to check it.
+    """
+    order = dealing.shuffled_order(key, round_no, attempt)
+    hands, bazaar = dealing.deal_hands(order, seats, hand_size)
+    void = redeal and dealing.needs_redeal(hands)
+    text = _TEXT
+    return hands, bazaar, void, [[text[t] for t in h] for h in hands], [text[t] for t in bazaar]
 
 
 def _parse_tiles(value) -> tuple[Tile, ...]:
@@ -389,16 +407,14 @@ def _apply_round_dealt(g, event, check) -> _Game:
             raise _err("deal_mismatch", f"expected the deal of round {g.round_no + 1}, attempt "
                        f"{g.next_attempt}.", InvalidEvent)
     if g.server_seed is not None:
-        _, _, hands, bazaar, void = next_deal(g)
+        _, _, hands, bazaar, void, hands_text, bazaar_text = _next_deal_written(g)
         if check:
             stored_hands = data.get("hands")
-            text = _TEXT
             if (
                 data.get("void") is not void
-                or data.get("bazaar") != [text[t] for t in bazaar]
+                or data.get("bazaar") != bazaar_text
                 or not isinstance(stored_hands, list)
-                or len(stored_hands) != len(hands)
-                or any(sh != [text[t] for t in h] for sh, h in zip(stored_hands, hands))
+                or stored_hands != hands_text
             ):
                 raise _err("deal_mismatch", "the deal does not match the one the server seed and the client "
                            "seeds produce.", InvalidEvent)
@@ -753,15 +769,15 @@ def forced_event(state) -> Event | None:
     if kind == KNOCK:
         return {"type": "knocked", "seat": seat, "data": {}}
     if kind == DEAL:
-        round_no, attempt, hands, bazaar, void = next_deal(state)
+        round_no, attempt, _, _, void, hands_text, bazaar_text = _next_deal_written(state)
         return {
             "type": "round_dealt",
             "seat": None,
             "data": {
                 "round": round_no,
                 "attempt": attempt,
-                "hands": [[tile_str(t) for t in h] for h in hands],
-                "bazaar": [tile_str(t) for t in bazaar],
+                "hands": [list(h) for h in hands_text],  # copies: the written deal is cached
+                "bazaar": list(bazaar_text),
                 "void": void,
             },
         }
@@ -795,7 +811,11 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event]]:
         if g is None:
             raise RulesError("no_game", "the game does not exist.")
         tile = parse_tile(command.tile) if isinstance(command.tile, str) else command.tile
-        if tile not in ALL_TILES:
+        try:
+            known = tile.__class__ is tuple and tile in _TEXT  # a dict lookup, not a scan of ALL_TILES
+        except TypeError:  # unhashable parts: let the scan below decide
+            known = False
+        if not known and tile not in ALL_TILES:
             raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
         end = check_play(g, command.seat, tile, command.end)
         event = {"type": "tile_played", "seat": command.seat, "data": {"tile": _TEXT[tile], "end": end}}
