@@ -15,7 +15,7 @@ import hashlib
 import hmac
 import secrets
 import struct
-from operator import lt as _lt, mod as _mod
+from operator import mod as _mod
 from collections.abc import Sequence
 
 from .errors import InvalidOptions
@@ -73,7 +73,8 @@ _FIRST_SUFFIXES = tuple(str(b).encode("ascii") for b in range(_FIRST_BLOCKS))
 # The swaps in order (i = 27 .. 1), their moduli m = i + 1 and rejection limits, for the fast path.
 _FAST_I = tuple(range(len(ALL_TILES) - 1, 0, -1))
 _FAST_M = tuple(i + 1 for i in _FAST_I)
-_FAST_LIMITS = tuple(_REJECT_FROM[m] for m in _FAST_M)
+#: A word below every limit is never discarded, whatever its m.
+_NEVER_DISCARDED = min(_REJECT_FROM[m] for m in _FAST_M)
 
 
 def new_server_seed() -> str:
@@ -107,9 +108,9 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     prefix = f"deal:{round_no}:{attempt}:".encode("ascii")
     words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
     items = list(ALL_TILES)
-    if all(map(_lt, words, _FAST_LIMITS)):
-        # No word among the first 27 is discarded (all but ~1 in 10**7 deals): word k is the swap for
-        # i = 27 - k, so the swaps are known up front.
+    if max(words) < _NEVER_DISCARDED:
+        # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the
+        # swaps are known up front.
         for i, j in zip(_FAST_I, map(_mod, words, _FAST_M)):
             items[i], items[j] = items[j], items[i]
         return tuple(items)
