@@ -491,16 +491,19 @@ def _blocked(t: _Table, options: Options) -> bool:
 def _apply_tile_played(g, event, check) -> _Game:
     # The hottest function of replay: written for speed, with the full checks (check_play) taken
     # only when the fast test below does not pass; those raise the precise error.
-    seat = event.get("seat")
-    data = event.get("data")
     t = g.table
     hand = None
+    try:  # subscripts, not .get(): a missing key only sends the event to the full checks below
+        data = event["data"]
+        if data.__class__ is dict:
+            tile = _PARSE[data["tile"]]
+            end = data["end"]
+            seat = event["seat"]
+    except KeyError:
+        data = None
     if data.__class__ is dict:
-        tile = _PARSE.get(data.get("tile"))
-        end = data.get("end")
         if (
-            tile is not None
-            and seat.__class__ is int
+            seat.__class__ is int
             and t is not None
             and t.turn == seat
             and t.ended is None
@@ -756,12 +759,16 @@ class Fold:
             for position, event in enumerate(events, start=first_seq):
                 if event.__class__ is not dict and not isinstance(event, Mapping):
                     raise InvalidEvent("malformed_event", "an event must be a JSON object.")
-                seq = event.get("seq", position)
+                try:  # subscripts are cheaper than .get() on this path
+                    seq = event["seq"]
+                except KeyError:
+                    seq = position
                 if seq != position:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
-                handler = table.get(event.get("type"))
-                if handler is None:
-                    raise _err("unknown_event", f"unknown event type {event.get('type')!r}.", InvalidEvent)
+                try:
+                    handler = table[event["type"]]
+                except KeyError:
+                    raise _err("unknown_event", f"unknown event type {event.get('type')!r}.", InvalidEvent) from None
                 g = handler(g, event, check)
         except RulesError as exc:
             exc.seq = position
