@@ -15,8 +15,8 @@ import hashlib
 import hmac
 import secrets
 import struct
-from operator import mod as _mod
 from collections.abc import Sequence
+from operator import mod as _mod
 
 from .errors import InvalidOptions
 from .tiles import ALL_TILES, Tile

@@ -501,24 +501,24 @@ def _apply_tile_played(g, event, check) -> _Game:
             seat = event["seat"]
     except KeyError:
         data = None
-    if data.__class__ is dict:
-        if (
-            seat.__class__ is int
-            and t is not None
-            and t.turn == seat
-            and t.ended is None
-            and g.status == RUNNING
-            and t.line
-        ):
-            a, b = tile
-            if (end == "left" and (a == t.left or b == t.left)) or (end == "right" and (a == t.right or b == t.right)):
-                # A tile in hand that fits means the seat has a choice, so pending() is PLAY for it
-                # whenever it is its turn in a running round. ``remove`` is the in-hand test.
-                hand = t.hands[seat]
-                try:
-                    hand.remove(tile)
-                except ValueError:
-                    hand = None
+    if (
+        data.__class__ is dict
+        and seat.__class__ is int
+        and t is not None
+        and t.turn == seat
+        and t.ended is None
+        and g.status == RUNNING
+        and t.line
+    ):
+        a, b = tile
+        if (end == "left" and (a == t.left or b == t.left)) or (end == "right" and (a == t.right or b == t.right)):
+            # A tile in hand that fits means the seat has a choice, so pending() is PLAY for it
+            # whenever it is its turn in a running round. ``remove`` is the in-hand test.
+            hand = t.hands[seat]
+            try:
+                hand.remove(tile)
+            except ValueError:
+                hand = None
     if hand is None:
         # Every unusual case (and the first tile of a round) gets here, before anything changed.
         seat = _seat_of(g, event)
