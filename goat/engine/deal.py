@@ -10,11 +10,13 @@ Everything here is pure and stdlib-only; :func:`shuffled_order` is on the replay
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
 import struct
 from collections.abc import Sequence
+from operator import mod as _mod
 
 from .errors import InvalidOptions
 from .tiles import ALL_TILES, Tile
@@ -33,13 +35,46 @@ _TWO_32 = 2**32
 #: For each modulus ``m`` used by the shuffle, the first rejected 32-bit value: ``x >= limit`` is discarded.
 _REJECT_FROM: tuple[int, ...] = tuple(_TWO_32 - (_TWO_32 % m) if m else 0 for m in range(len(ALL_TILES) + 1))
 
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+
+
+@functools.lru_cache(maxsize=256)
+def _hmac_sha256_pads(key: bytes):
+    """SHA-256 states after the inner and the outer padded key (RFC 2104); the same for every block of
+    every deal of a game, so computed once per key."""
+    if len(key) > 64:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(64, b"\0")
+    return hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
+
+
+def _hmac_sha256(key: bytes, msg: bytes, digest: str) -> bytes:
+    """``hmac.digest(key, msg, digest)``; for SHA-256 from the key's cached pad states, which is about
+    twice as fast as the one-shot call (that prepares the key again on every block)."""
+    if digest != "sha256":
+        return hmac.digest(key, msg, digest)
+    inner, outer = _hmac_sha256_pads(key)
+    inner = inner.copy()
+    inner.update(msg)
+    outer = outer.copy()
+    outer.update(inner.digest())
+    return outer.digest()
+
+
 #: HMAC-SHA256 of one message; a module global so that tests can substitute a crafted stream.
-_hmac_digest = hmac.digest
+_hmac_digest = _hmac_sha256
 
 _UNPACK_BLOCK = struct.Struct(">8I").unpack
 # 27 swaps need 27 words; four 32-byte blocks give 32, so a single refill is almost never needed.
 _FIRST_BLOCKS = 4
 _UNPACK_FIRST = struct.Struct(f">{8 * _FIRST_BLOCKS}I").unpack
+_FIRST_SUFFIXES = tuple(str(b).encode("ascii") for b in range(_FIRST_BLOCKS))
+# The swaps in order (i = 27 .. 1), their moduli m = i + 1 and rejection limits, for the fast path.
+_FAST_I = tuple(range(len(ALL_TILES) - 1, 0, -1))
+_FAST_M = tuple(i + 1 for i in _FAST_I)
+#: A word below every limit is never discarded, whatever its m.
+_NEVER_DISCARDED = min(_REJECT_FROM[m] for m in _FAST_M)
 
 
 def new_server_seed() -> str:
@@ -70,21 +105,25 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     sampling keeps the shuffle unbiased), otherwise items ``i`` and ``x % m`` are swapped.
     """
     digest = _hmac_digest
-    prefix = f"deal:{round_no}:{attempt}:"
-    words = _UNPACK_FIRST(
-        b"".join([digest(key, f"{prefix}{b}".encode("ascii"), "sha256") for b in range(_FIRST_BLOCKS)])
-    )
+    prefix = f"deal:{round_no}:{attempt}:".encode("ascii")
+    words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
+    items = list(ALL_TILES)
+    if max(words) < _NEVER_DISCARDED:
+        # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the
+        # swaps are known up front.
+        for i, j in zip(_FAST_I, map(_mod, words, _FAST_M)):
+            items[i], items[j] = items[j], items[i]
+        return tuple(items)
     block = _FIRST_BLOCKS
     pos = 0
     available = len(words)
     reject_from = _REJECT_FROM
-    items = list(ALL_TILES)
     for i in range(len(items) - 1, 0, -1):
         m = i + 1
         limit = reject_from[m]
         while True:
             if pos == available:
-                words = _UNPACK_BLOCK(digest(key, f"{prefix}{block}".encode("ascii"), "sha256"))
+                words = _UNPACK_BLOCK(digest(key, prefix + str(block).encode("ascii"), "sha256"))
                 block += 1
                 pos = 0
                 available = 8

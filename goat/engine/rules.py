@@ -80,13 +80,6 @@ def is_seed_hex(text: object) -> bool:
     return isinstance(text, str) and len(text) == 64 and _HEX.issuperset(text)
 
 
-def _fits(hand: Iterable[Tile], left: int, right: int) -> bool:
-    for a, b in hand:
-        if a == left or b == left or a == right or b == right:
-            return True
-    return False
-
-
 def pending(state: GameState | None) -> tuple[str, int | None]:
     """What the game waits for next, and from which seat."""
     if state is None:
@@ -97,8 +90,12 @@ def pending(state: GameState | None) -> tuple[str, int | None]:
         if t is None or t.ended is not None:
             return DEAL, None
         seat = t.turn
-        if not t.line or _fits(t.hands[seat], t.left, t.right):
+        if not t.line:
             return PLAY, seat
+        left, right = t.left, t.right
+        for a, b in t.hands[seat]:  # a tile of the seat fits an end
+            if a == left or b == left or a == right or b == right:
+                return PLAY, seat
         if len(t.bazaar) > state.options.bazaar_reserve:
             return DRAW, seat
         return KNOCK, seat
@@ -109,7 +106,12 @@ def pending(state: GameState | None) -> tuple[str, int | None]:
 
 def legal_moves(state: GameState, seat: int | None = None) -> list[tuple[Tile, str]]:
     """Every ``(tile, end)`` the seat to move may play now (empty if it is not ``seat``'s choice)."""
-    kind, who = pending(state)
+    return _legal_moves(state, pending(state), seat)
+
+
+def _legal_moves(state, waits_for: tuple[str, int | None], seat: int | None) -> list[tuple[Tile, str]]:
+    """:func:`legal_moves` given ``waits_for``, what ``pending(state)`` returns."""
+    kind, who = waits_for
     if kind != PLAY or (seat is not None and seat != who):
         return []
     t = state.table
@@ -142,11 +144,11 @@ _OPENER_ORDERS = {"doubles_from_one": DOUBLES_FROM_ONE_ORDER, "smallest_double":
 
 def opening_tile(opener: str, hands: tuple[tuple[Tile, ...], ...]) -> tuple[int, Tile]:
     """The seat that leads and the tile it must lead with, by the opener rule."""
-    holder = {tile: seat for seat, hand in enumerate(hands) for tile in hand}
+    last = len(hands) - 1
     for tile in _OPENER_ORDERS[opener]:
-        seat = holder.get(tile)
-        if seat is not None:
-            return seat, tile
+        for seat in range(last, -1, -1):  # from the last seat: the last holder, were a tile in two hands
+            if tile in hands[seat]:
+                return seat, tile
     raise RulesError("no_tiles", "nobody holds a tile")  # unreachable: hands are never all empty
 
 
@@ -239,10 +241,22 @@ def check_play(state: GameState, seat: int, tile: Tile, end: str | None) -> str:
 
 
 class _Table:
-    """Mutable twin of :class:`RoundState` (same attribute names)."""
+    """Mutable twin of :class:`RoundState` (same attribute names), plus ``held``: for each value 0..6,
+    how many tiles in all the hands carry it (a double once), kept with the hands so that the blocked
+    test (RULES.md §6) is two lookups instead of a scan of every hand."""
 
     __slots__ = ("number", "hands", "bazaar", "line", "left", "right", "turn", "must_lead", "last_player",
-                 "on_table", "ended")
+                 "on_table", "ended", "held")
+
+
+def _held(hands) -> list[int]:
+    held = [0] * 7
+    for hand in hands:
+        for a, b in hand:
+            held[a] += 1
+            if a != b:
+                held[b] += 1
+    return held
 
 
 class _Game:
@@ -257,6 +271,9 @@ class _Game:
         return self.status in (FINISHED, INTERRUPTED)
 
 
+_TABLE_FIELDS = tuple(name for name in _Table.__slots__ if name != "held")
+
+
 def _thaw(state: GameState) -> _Game:
     g = _Game()
     for name in _Game.__slots__:
@@ -268,9 +285,10 @@ def _thaw(state: GameState) -> _Game:
     r = state.table
     if r is not None:
         t = _Table()
-        for name in _Table.__slots__:
+        for name in _TABLE_FIELDS:
             setattr(t, name, getattr(r, name))
         t.hands = [list(h) for h in r.hands]
+        t.held = _held(r.hands)
         t.bazaar = list(r.bazaar)
         t.line = list(r.line)
         t.on_table = list(r.on_table)
@@ -356,20 +374,44 @@ def _apply_seat_taken(g, event, check) -> _Game:
 
 def next_deal(state) -> tuple[int, int, tuple, tuple, bool]:
     """``(round, attempt, hands, bazaar, void)`` of the deal the game waits for (needs the seed)."""
+    round_no, attempt, hands, bazaar, void, _, _, _ = _next_deal_written(state)
+    return round_no, attempt, hands, bazaar, void
+
+
+def _next_deal_written(state) -> tuple[int, int, tuple, tuple, bool, list, list, tuple]:
+    """:func:`next_deal`, the written form of its hands and bazaar (shared lists: never mutate them)
+    and the ``held`` counts of its hands."""
     if state.server_seed is None:
         raise RulesError("seed_unknown", "the server seed is needed to deal.")
     round_no, attempt = state.round_no + 1, state.next_attempt
+    options = state.options
     key = _deal_key(state.server_seed, tuple(state.client_seeds))
-    order = dealing.shuffled_order(key, round_no, attempt)
-    hands, bazaar = dealing.deal_hands(order, state.seats, state.options.hand_size)
-    void = state.options.redeal and dealing.needs_redeal(hands)
-    return round_no, attempt, hands, bazaar, void
+    return (round_no, attempt,
+            *_deal(key, round_no, attempt, state.seats, options.hand_size, options.redeal))
 
 
 @functools.lru_cache(maxsize=1024)
 def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
     """The key is the same for every deal of a game: derive it once."""
     return dealing.deal_key(server_seed, client_seeds)
+
+
+@functools.lru_cache(maxsize=256)
+def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool):
+    """One deal: hands, bazaar, void, the written hands and bazaar (lists of tile texts) and the
+    ``held`` counts of the hands (see :class:`_Table`).
+
+    Cached because ``decide`` computes a deal to write the event and again to check it.
+    """
+    order = dealing.shuffled_order(key, round_no, attempt)
+    hands, bazaar = dealing.deal_hands(order, seats, hand_size)
+    void = redeal and dealing.needs_redeal(hands)
+    text = list(map(_TEXT.__getitem__, order))
+    dealt = seats * hand_size
+    hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
+    # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
+    held = tuple(7 - n for n in _held((bazaar,)))
+    return hands, bazaar, void, hands_text, text[dealt:], held
 
 
 def _parse_tiles(value) -> tuple[Tile, ...]:
@@ -389,16 +431,14 @@ def _apply_round_dealt(g, event, check) -> _Game:
             raise _err("deal_mismatch", f"expected the deal of round {g.round_no + 1}, attempt "
                        f"{g.next_attempt}.", InvalidEvent)
     if g.server_seed is not None:
-        _, _, hands, bazaar, void = next_deal(g)
+        _, _, hands, bazaar, void, hands_text, bazaar_text, held = _next_deal_written(g)
         if check:
             stored_hands = data.get("hands")
-            text = _TEXT
             if (
                 data.get("void") is not void
-                or data.get("bazaar") != [text[t] for t in bazaar]
+                or data.get("bazaar") != bazaar_text
                 or not isinstance(stored_hands, list)
-                or len(stored_hands) != len(hands)
-                or any(sh != [text[t] for t in h] for sh, h in zip(stored_hands, hands))
+                or stored_hands != hands_text
             ):
                 raise _err("deal_mismatch", "the deal does not match the one the server seed and the client "
                            "seeds produce.", InvalidEvent)
@@ -410,6 +450,7 @@ def _apply_round_dealt(g, event, check) -> _Game:
         hands = tuple(_parse_tiles(h) for h in raw_hands)
         bazaar = _parse_tiles(data.get("bazaar"))
         void = data.get("void") is True
+        held = None
         if check:
             dealt = [t for h in hands for t in h] + list(bazaar)
             if sorted(dealt) != list(ALL_TILES) or any(len(h) != g.options.hand_size for h in hands):
@@ -431,49 +472,55 @@ def _apply_round_dealt(g, event, check) -> _Game:
     t.number, t.hands, t.bazaar, t.line = g.round_no, [list(h) for h in hands], list(bazaar), []
     t.left = t.right = t.last_player = t.ended = None
     t.turn, t.must_lead, t.on_table = leader, must_lead, [0] * 7
+    t.held = _held(hands) if held is None else list(held)
     g.table = t
     return g
 
 
-def _blocked(t, options: Options) -> bool:
-    """Nobody can play and no draw is allowed (RULES.md §6)."""
+def _blocked(t: _Table, options: Options) -> bool:
+    """Nobody can play and no draw is allowed (RULES.md §6): no tile in any hand carries an end value."""
     if len(t.bazaar) > options.bazaar_reserve:
         return False
     left, right = t.left, t.right
-    for hand in t.hands:
-        for a, b in hand:
-            if a == left or b == left or a == right or b == right:
-                return False
-    return True
+    if left is None:  # an empty line (only from trusted events): no tile carries None
+        return True
+    held = t.held
+    return not held[left] and not held[right]
 
 
 def _apply_tile_played(g, event, check) -> _Game:
     # The hottest function of replay: written for speed, with the full checks (check_play) taken
     # only when the fast test below does not pass; those raise the precise error.
-    seat = event.get("seat")
-    data = event.get("data")
     t = g.table
-    if data.__class__ is dict:
-        tile = _PARSE.get(data.get("tile"))
-        end = data.get("end")
-    else:
-        tile = end = None
-    if not (
-        seat.__class__ is int
-        and tile is not None
+    hand = None
+    try:  # subscripts, not .get(): a missing key only sends the event to the full checks below
+        data = event["data"]
+        if data.__class__ is dict:
+            tile = _PARSE[data["tile"]]
+            end = data["end"]
+            seat = event["seat"]
+    except KeyError:
+        data = None
+    if (
+        data.__class__ is dict
+        and seat.__class__ is int
         and t is not None
         and t.turn == seat
         and t.ended is None
         and g.status == RUNNING
         and t.line
-        and tile in t.hands[seat]
-        and (
-            (end == "left" and (tile[0] == t.left or tile[1] == t.left))
-            or (end == "right" and (tile[0] == t.right or tile[1] == t.right))
-        )
     ):
-        # A tile in hand that fits means the seat has a choice, so pending() is PLAY for it
-        # whenever it is its turn in a running round: only the unusual cases get here.
+        a, b = tile
+        if (end == "left" and (a == t.left or b == t.left)) or (end == "right" and (a == t.right or b == t.right)):
+            # A tile in hand that fits means the seat has a choice, so pending() is PLAY for it
+            # whenever it is its turn in a running round. ``remove`` is the in-hand test.
+            hand = t.hands[seat]
+            try:
+                hand.remove(tile)
+            except ValueError:
+                hand = None
+    if hand is None:
+        # Every unusual case (and the first tile of a round) gets here, before anything changed.
         seat = _seat_of(g, event)
         data = _data(event)
         if check:
@@ -487,11 +534,14 @@ def _apply_tile_played(g, event, check) -> _Game:
                            InvalidEvent)
         tile, end = parse_tile(data["tile"]), data["end"]
         t = g.table
-    a, b = tile
-    hand = t.hands[seat]
-    hand.remove(tile)
+        hand = t.hands[seat]
+        hand.remove(tile)
+        a, b = tile
+    held = t.held
+    held[a] -= 1
     on_table = t.on_table
     if a != b:
+        held[b] -= 1
         on_table[a] += 1
         on_table[b] += 1
     line = t.line
@@ -517,10 +567,12 @@ def _apply_tile_played(g, event, check) -> _Game:
     g.version += 1
     if not hand:
         _end_round(g, "out", seat)
-    elif left == right and on_table[left] == 6 and g.options.fish == "positional_or_blocked":
-        _end_round(g, "fish", seat)
-    elif len(t.bazaar) <= g.options.bazaar_reserve and _blocked(t, g.options):
-        _end_round(g, "fish", seat)
+    else:
+        options = g.options
+        if left == right and on_table[left] == 6 and options.fish == "positional_or_blocked":
+            _end_round(g, "fish", seat)
+        elif len(t.bazaar) <= options.bazaar_reserve and not held[left] and not held[right]:
+            _end_round(g, "fish", seat)  # blocked: see _blocked
     return g
 
 
@@ -528,13 +580,21 @@ def _apply_tile_drawn(g, event, check) -> _Game:
     seat = _seat_of(g, event)
     t = g.table
     if check:
-        _expect(g, (DRAW,), seat, "tile_drawn")
-        if _data(event).get("tile") != tile_str(t.bazaar[0]):
+        kind, who = pending(g)
+        if kind != DRAW or who != seat:
+            _expect(g, (DRAW,), seat, "tile_drawn")
+        if _data(event).get("tile") != _TEXT[t.bazaar[0]]:
             raise _err("draw_mismatch", "the drawn tile is not the front of the bazaar.", InvalidEvent)
     tile = t.bazaar.pop(0)
     t.hands[seat].append(tile)
+    a, b = tile
+    held = t.held
+    held[a] += 1
+    if a != b:
+        held[b] += 1
     g.version += 1
-    if not (tile[0] in (t.left, t.right) or tile[1] in (t.left, t.right)) and _blocked(t, g.options):
+    left, right = t.left, t.right
+    if not (a == left or a == right or b == left or b == right) and _blocked(t, g.options):
         _end_round(g, "fish", t.last_player)
     return g
 
@@ -542,7 +602,9 @@ def _apply_tile_drawn(g, event, check) -> _Game:
 def _apply_knocked(g, event, check) -> _Game:
     seat = _seat_of(g, event)
     if check:
-        _expect(g, (KNOCK,), seat, "knocked")
+        kind, who = pending(g)
+        if kind != KNOCK or who != seat:
+            _expect(g, (KNOCK,), seat, "knocked")
     g.table.turn = (seat + 1) % g.seats
     g.version += 1
     return g
@@ -552,7 +614,8 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
     """Score a finished round (RULES.md §6–§8) and end the game if it is over."""
     options = g.options
     t = g.table
-    hand_values = tuple(scoring.hand_value(h, options.lone_double_zero) for h in t.hands)
+    hand_value, lone_double_zero = scoring.hand_value, options.lone_double_zero
+    hand_values = tuple([hand_value(h, lone_double_zero) for h in t.hands])
     if options.scoring == "goat":
         outcome = scoring.score_goat_round(
             players=g.scores, hand_values=hand_values, end=end, seat=seat,
@@ -563,7 +626,7 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
         outcome = scoring.score_fixed_round(players=g.scores, hand_values=hand_values)
     players = tuple(outcome.players)
     g.rounds.append(RoundRecord(
-        round=t.number, end=end, seat=seat, hand_tiles=tuple(tuple(h) for h in t.hands), hands=hand_values,
+        round=t.number, end=end, seat=seat, hand_tiles=tuple(map(tuple, t.hands)), hands=hand_values,
         round_points=tuple(outcome.round_points), fish_pot=outcome.fish_pot, draw=outcome.draw,
         players=players,
     ))
@@ -696,12 +759,16 @@ class Fold:
             for position, event in enumerate(events, start=first_seq):
                 if event.__class__ is not dict and not isinstance(event, Mapping):
                     raise InvalidEvent("malformed_event", "an event must be a JSON object.")
-                seq = event.get("seq", position)
+                try:  # subscripts are cheaper than .get() on this path
+                    seq = event["seq"]
+                except KeyError:
+                    seq = position
                 if seq != position:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
-                handler = table.get(event.get("type"))
-                if handler is None:
-                    raise _err("unknown_event", f"unknown event type {event.get('type')!r}.", InvalidEvent)
+                try:
+                    handler = table[event["type"]]
+                except KeyError:
+                    raise _err("unknown_event", f"unknown event type {event.get('type')!r}.", InvalidEvent) from None
                 g = handler(g, event, check)
         except RulesError as exc:
             exc.seq = position
@@ -747,21 +814,25 @@ def with_server_seed(state: GameState, server_seed_hex: str) -> GameState:
 
 def forced_event(state) -> Event | None:
     """The event the rules force next, or ``None`` when the game waits for a choice."""
-    kind, seat = pending(state)
+    return _forced_event(state, *pending(state))
+
+
+def _forced_event(state, kind: str, seat: int | None) -> Event | None:
+    """:func:`forced_event` given what ``pending(state)`` returns."""
     if kind == DRAW:
         return {"type": "tile_drawn", "seat": seat, "data": {"tile": tile_str(state.table.bazaar[0])}}
     if kind == KNOCK:
         return {"type": "knocked", "seat": seat, "data": {}}
     if kind == DEAL:
-        round_no, attempt, hands, bazaar, void = next_deal(state)
+        round_no, attempt, _, _, void, hands_text, bazaar_text, _ = _next_deal_written(state)
         return {
             "type": "round_dealt",
             "seat": None,
             "data": {
                 "round": round_no,
                 "attempt": attempt,
-                "hands": [[tile_str(t) for t in h] for h in hands],
-                "bazaar": [tile_str(t) for t in bazaar],
+                "hands": [list(h) for h in hands_text],  # copies: the written deal is cached
+                "bazaar": list(bazaar_text),
                 "void": void,
             },
         }
@@ -772,35 +843,45 @@ def forced_event(state) -> Event | None:
     return None
 
 
-def _advance(g: _Game, events: list[Event]) -> _Game:
-    while (event := forced_event(g)) is not None:
+def _advance(g: _Game, events: list[Event]) -> tuple[_Game, tuple[str, int | None]]:
+    """Apply every forced action; returns the machine and what it then waits for (``pending``)."""
+    while True:
+        waits_for = pending(g)
+        if waits_for[0] in CHOICES:  # what _forced_event would say with None
+            return g, waits_for
+        event = _forced_event(g, *waits_for)
         g = _dispatch(g, event, True)
         events.append(event)
-    return g
 
 
 def advance(state: GameState) -> tuple[GameState, list[Event]]:
     """Perform every forced action up to the next real choice."""
     events: list[Event] = []
-    g = _advance(_thaw(state), events)
+    g, _ = _advance(_thaw(state), events)
     return _freeze(g), events
 
 
-def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event]]:
+def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], tuple[str, int | None] | None]:
     """Apply ``command`` and every forced action after it to the machine ``g``.
 
+    Returns the machine, the events and what it then waits for (``pending``, when known).
     Every check runs before anything changes, so a refused command leaves ``g`` as it was.
     """
     if isinstance(command, PlayTile):
         if g is None:
             raise RulesError("no_game", "the game does not exist.")
         tile = parse_tile(command.tile) if isinstance(command.tile, str) else command.tile
-        if tile not in ALL_TILES:
+        try:
+            known = tile.__class__ is tuple and tile in _TEXT  # a dict lookup, not a scan of ALL_TILES
+        except TypeError:  # unhashable parts: let the scan below decide
+            known = False
+        if not known and tile not in ALL_TILES:
             raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
         end = check_play(g, command.seat, tile, command.end)
         event = {"type": "tile_played", "seat": command.seat, "data": {"tile": _TEXT[tile], "end": end}}
         events = [event]
-        return _advance(_dispatch(g, event, False), events), events  # checked by check_play just now
+        g, waits_for = _advance(_apply_tile_played(g, event, False), events)  # checked by check_play just now
+        return g, events, waits_for
     elif isinstance(command, CreateGame):
         if g is not None:
             raise RulesError("game_exists", "the game already exists.")
@@ -819,7 +900,7 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event]]:
         }
         g = _dispatch(None, event, True)
         g.server_seed = command.server_seed_hex
-        return g, [event]
+        return g, [event], None
     elif g is None:
         raise RulesError("no_game", "the game does not exist.")
     elif isinstance(command, TakeSeat):
@@ -835,8 +916,8 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event]]:
     else:  # pragma: no cover - typing guard
         raise TypeError(f"not a command: {command!r}")
     events = [event]
-    g = _advance(_dispatch(g, event, True), events)
-    return g, events
+    g, waits_for = _advance(_dispatch(g, event, True), events)
+    return g, events, waits_for
 
 
 def decide(state: GameState | None, command: Command) -> tuple[GameState, list[Event]]:
@@ -844,7 +925,7 @@ def decide(state: GameState | None, command: Command) -> tuple[GameState, list[E
 
     Raises :class:`IllegalMove` (or :class:`~goat.engine.errors.InvalidOptions`) when the rules refuse.
     """
-    g, events = _decide_on(_thaw(state) if state is not None else None, command)
+    g, events, _ = _decide_on(_thaw(state) if state is not None else None, command)
     return _freeze(g), events
 
 
@@ -855,20 +936,26 @@ class Session:
     benchmarks that make many moves in a row. A refused command leaves the session unchanged.
     """
 
-    __slots__ = ("_g",)
+    __slots__ = ("_g", "_waits_for")
 
     def __init__(self, state: GameState | None = None) -> None:
         self._g = _thaw(state) if state is not None else None
+        #: ``(version, pending(machine))`` as the last ``decide`` left it (every event bumps the version)
+        self._waits_for: tuple[int, tuple[str, int | None]] | None = None
 
     def decide(self, command: Command) -> list[Event]:
-        self._g, events = _decide_on(self._g, command)
+        self._g, events, waits_for = _decide_on(self._g, command)
+        self._waits_for = None if waits_for is None else (self._g.version, waits_for)
         return events
 
     def pending(self) -> tuple[str, int | None]:
+        known = self._waits_for
+        if known is not None and known[0] == self._g.version:
+            return known[1]
         return pending(self._g)
 
     def legal_moves(self, seat: int | None = None) -> list[tuple[Tile, str]]:
-        return legal_moves(self._g, seat)
+        return _legal_moves(self._g, self.pending(), seat)
 
     @property
     def state(self) -> GameState | None:

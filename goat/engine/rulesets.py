@@ -7,7 +7,7 @@ today's defaults: :func:`resolve_options` is only called when a game is created,
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from .errors import InvalidOptions
@@ -93,7 +93,8 @@ class Options:
     move_time: int
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # What ``dataclasses.asdict`` returns (every value is a scalar), without its recursive deep copy.
+        return {name: getattr(self, name) for name in OPTION_KEYS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Options":

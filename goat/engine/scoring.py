@@ -42,7 +42,7 @@ def hand_value(hand: Sequence[Tile], lone_double_zero: int) -> int:
     """Pips left in a hand (§7.1); a hand of exactly the single tile ``0-0`` counts ``lone_double_zero``."""
     if len(hand) == 1 and tuple(hand[0]) == _DOUBLE_ZERO:
         return lone_double_zero
-    return sum(low + high for low, high in hand)
+    return sum([low + high for low, high in hand])
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +203,17 @@ def round_half_up(numerator: int, denominator: int) -> int:
     """
     if denominator == 0:
         raise ZeroDivisionError("round_half_up denominator is zero")
+    if numerator.__class__ is int and denominator.__class__ is int:
+        # Exact in integers: the quotient of the magnitudes, plus one when the remainder is at least half.
+        quotient, remainder = divmod(abs(numerator), abs(denominator))
+        if 2 * remainder >= abs(denominator):
+            quotient += 1
+        return quotient if (numerator < 0) == (denominator < 0) else -quotient
+    return _round_half_up_decimal(numerator, denominator)
+
+
+def _round_half_up_decimal(numerator, denominator) -> int:
+    """The same rounding through :mod:`decimal` (the definition; kept for non-int arguments and tests)."""
     with localcontext() as ctx:
         # Enough digits that the quotient is exact or at least cannot be rounded onto a half.
         ctx.prec = len(str(abs(numerator))) + len(str(abs(denominator))) + 8

@@ -155,6 +155,23 @@ def test_stream_messages_are_deal_round_attempt_block_with_the_key(monkeypatch):
     assert {c[2] for c in calls} == {"sha256"}
 
 
+@settings(max_examples=200, deadline=None)
+@given(key=st.binary(max_size=100), msg=st.binary(max_size=40))
+def test_the_default_stream_is_hmac_sha256(key, msg):
+    # The pad states are cached per key; the digest must be exactly the stdlib's HMAC.
+    assert deal._hmac_digest(key, msg, "sha256") == hmac.digest(key, msg, "sha256")
+    assert deal._hmac_digest(key, msg, "sha256") == hmac.digest(key, msg, "sha256")
+
+
+def test_the_fast_and_the_rejecting_shuffle_agree_with_the_reference():
+    # Real streams almost never discard a word, so this exercises the fast path of shuffled_order.
+    for n in range(200):
+        key = hashlib.sha256(b"fast%d" % n).digest()
+        expected, discarded = _reference_order(_reference_words(key, 1 + n % 5, n % 3))
+        assert discarded == 0
+        assert shuffled_order(key, 1 + n % 5, n % 3) == expected
+
+
 def _crafted_digest(first_words):
     """A fake HMAC: block 0 is ``first_words`` padded with zeros; every later block is all zeros."""
 

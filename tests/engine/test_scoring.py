@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from goat.engine import scoring
 from goat.engine.scoring import (
     PlayerScore,
     RoundOutcome,
@@ -255,6 +256,12 @@ def test_round_half_up_with_huge_numbers_stays_exact():
     big = 10**40
     assert round_half_up(big * 10 + 5, 10) == big + 1
     assert round_half_up(big * 10 + 4, 10) == big
+
+
+@settings(max_examples=500, deadline=None)
+@given(num=st.integers(-10**30, 10**30), den=st.integers(-10**6, 10**6).filter(bool))
+def test_round_half_up_in_integers_agrees_with_decimal(num, den):
+    assert round_half_up(num, den) == scoring._round_half_up_decimal(num, den)
 
 
 def test_rating_points_25_earns_8():

@@ -51,3 +51,24 @@ def test_a_refused_command_leaves_the_session_unchanged():
     with pytest.raises(IllegalMove):
         session.decide(PlayTile(seat=1 - seat, tile=next(iter(legal)), end="left"))
     assert session.state == before
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), ruleset=st.sampled_from(["goat-classic", "goat-gamesburg", "domino-3rounds"]),
+       seats=st.integers(2, 4))
+def test_the_machines_held_counts_follow_the_hands(seed, ruleset, seats):
+    """The blocked-fish test reads ``_Table.held`` instead of scanning the hands: it must always be
+    what a scan of the hands gives (kept on plays and draws, set on deals and thaw)."""
+    from goat.engine.rules import _held
+
+    rng = random.Random(seed)
+    session = Session()
+    session.decide(CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=SEED))
+    for s in range(seats):
+        session.decide(TakeSeat(player=f"p{s}", client_seed=str(seed)))
+    while session.pending()[0] == PLAY:
+        tile, end = rng.choice(session.legal_moves())
+        session.decide(PlayTile(seat=session.pending()[1], tile=tile, end=end))
+        table = session._g.table
+        assert table.held == _held(table.hands)
+        assert Session(session.state)._g.table.held == table.held
