@@ -499,7 +499,7 @@ def _apply_tile_played(g, event, check) -> _Game:
             tile = _PARSE[data["tile"]]
             end = data["end"]
             seat = event["seat"]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: a tile that is not a string (unhashable)
         data = None
     if (
         data.__class__ is dict
@@ -723,12 +723,22 @@ _APPLY = {
 EVENT_TYPES = tuple(_APPLY)
 
 
+def _unknown_event(event) -> RulesError:
+    etype = event.get("type") if isinstance(event, Mapping) else None
+    return _err("unknown_event", f"unknown event type {etype!r}.", InvalidEvent)
+
+
+def _no_game_yet(event) -> RulesError:
+    return _err("unexpected_event", f"a {event['type']} event cannot come before game_created.", InvalidEvent)
+
+
 def _dispatch(g: _Game | None, event, check: bool) -> _Game:
     try:
         handler = _APPLY[event["type"]]
-    except (KeyError, TypeError):
-        etype = event.get("type") if isinstance(event, Mapping) else None
-        raise _err("unknown_event", f"unknown event type {etype!r}.", InvalidEvent) from None
+    except (KeyError, TypeError):  # no type, or one that is not even a string (unhashable)
+        raise _unknown_event(event) from None
+    if g is None and handler is not _apply_game_created:
+        raise _no_game_yet(event)
     return handler(g, event, check)
 
 
@@ -767,8 +777,10 @@ class Fold:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
                 try:
                     handler = table[event["type"]]
-                except KeyError:
-                    raise _err("unknown_event", f"unknown event type {event.get('type')!r}.", InvalidEvent) from None
+                except (KeyError, TypeError):  # no type, or one that is not even a string (unhashable)
+                    raise _unknown_event(event) from None
+                if g is None and handler is not _apply_game_created:
+                    raise _no_game_yet(event)
                 g = handler(g, event, check)
         except RulesError as exc:
             exc.seq = position

@@ -306,3 +306,39 @@ if __name__ == "__main__":
         print(f"rewrote {len(GOLDEN_GAMES)} golden logs in {GOLDEN}")
     else:
         print("usage: python tests/engine/test_replay_verify.py --regenerate")
+
+
+def _with(log: list[dict], index: int, **changes) -> list[dict]:
+    bad = copy.deepcopy(log)
+    bad[index] = {**bad[index], **changes}
+    return bad
+
+
+def _malformed_logs() -> list[tuple[str, list, int, str]]:
+    """Logs that are not even well-typed, each with the seq and code they must be refused with."""
+    log = _log(seed=3)
+    play = _index(log, lambda e, _i: e["type"] == "tile_played")
+    dealt = _index(log, lambda e, _i: e["type"] == "round_dealt")
+    return [
+        ("a knock before game_created", _with(log, 0, type="knocked", seat=0, data={}), 1, "unexpected_event"),
+        ("a play before game_created", _with(log, 0, type="tile_played", seat=0, data={"tile": "1-1", "end": "left"}),
+         1, "unexpected_event"),
+        ("a deal before game_created", _with(log, 0, **{k: log[dealt][k] for k in ("type", "seat", "data")}),
+         1, "unexpected_event"),
+        ("a type that is a list", _with(log, 3, type=["seat_taken"]), 4, "unknown_event"),
+        ("a type that is an object", _with(log, 3, type={"a": 1}), 4, "unknown_event"),
+        ("a tile that is a list", _with(log, play, data={"tile": [1, 2], "end": "left"}), play + 1,
+         "malformed_event"),
+        ("a tile that is an object", _with(log, play, data={"tile": {"a": 1}, "end": "left"}), play + 1,
+         "malformed_event"),
+        ("a tile that is no tile", _with(log, play, data={"tile": "9-9", "end": "left"}), play + 1,
+         "malformed_event"),
+    ]
+
+
+@pytest.mark.parametrize("name, log, seq, code", _malformed_logs(), ids=[c[0] for c in _malformed_logs()])
+def test_a_malformed_log_is_refused_not_crashed_on(name, log, seq, code):
+    report = verify_log(log)
+    assert (report["valid"], report["seq"], report["code"]) == (False, seq, code), report
+    result = replay(log)
+    assert (result.seq, result.code) == (seq, code)
