@@ -12,8 +12,8 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from dataclasses import replace
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from . import deal as dealing
 from . import scoring
@@ -26,36 +26,66 @@ from .tiles import _PARSE, _TEXT, ALL_TILES, Tile, parse_tile, tile_str
 Event = dict  # {"type", "seat", "data"} (+ "seq", "at" once stored)
 
 # --- commands (imperative) --------------------------------------------------------------------
+#
+# Immutable records built by every caller for every move (a bench or a bot makes one per play), so
+# they are typed named tuples: a frozen dataclass sets each field through ``object.__setattr__``
+# (~1.6x the construction time). Like the dataclasses they were, two commands are equal only when
+# they are of the same class with equal fields (``Resign(0) != TimeOut(0)``, ``PlayTile(...) !=`` a
+# plain tuple), are hashable by their fields and unordered; being tuples they also unpack.
 
 
-@dataclass(frozen=True, slots=True)
-class CreateGame:
+def _same_command(self, other):
+    if other.__class__ is not self.__class__:
+        # A tuple's own == would say yes to equal items (and runs when this returns NotImplemented).
+        return False if isinstance(other, tuple) else NotImplemented
+    return tuple.__eq__(self, other)
+
+
+def _other_command(self, other):
+    if other.__class__ is not self.__class__:
+        return True if isinstance(other, tuple) else NotImplemented
+    return tuple.__ne__(self, other)
+
+
+def _unordered(self, other):
+    return NotImplemented
+
+
+def _command(cls):
+    """Equality by class and fields, tuple hashing, no ordering (what ``@dataclass(frozen=True)`` gave)."""
+    cls.__eq__, cls.__ne__, cls.__hash__ = _same_command, _other_command, tuple.__hash__
+    cls.__lt__ = cls.__le__ = cls.__gt__ = cls.__ge__ = _unordered
+    return cls
+
+
+@_command
+class CreateGame(NamedTuple):
     ruleset: str
     seats: int
     server_seed_hex: str
     options: Mapping[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TakeSeat:
+@_command
+class TakeSeat(NamedTuple):
     player: str
     client_seed: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class PlayTile:
+@_command
+class PlayTile(NamedTuple):
     seat: int
     tile: str | Tile
     end: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Resign:
+@_command
+class Resign(NamedTuple):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
-class TimeOut:
+@_command
+class TimeOut(NamedTuple):
     seat: int
 
 
