@@ -566,7 +566,13 @@ def _apply_tile_played(g, event, check) -> _Game:
         t = g.table
         hand = t.hands[seat]
         hand.remove(tile)
-        a, b = tile
+    return _place(g, t, seat, tile, end, hand)
+
+
+def _place(g: _Game, t: _Table, seat: int, tile: Tile, end: str, hand: list[Tile]) -> _Game:
+    """Put a checked play of ``seat`` on the line: ``tile``, already removed from ``hand`` (its hand in
+    the table ``t``), goes on ``end``; then the turn passes, or the round ends (RULES.md §6)."""
+    a, b = tile
     held = t.held
     held[a] -= 1
     on_table = t.on_table
@@ -912,17 +918,30 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
     if isinstance(command, PlayTile):
         if g is None:
             raise RulesError("no_game", "the game does not exist.")
-        tile = parse_tile(command.tile) if isinstance(command.tile, str) else command.tile
-        try:
-            known = tile.__class__ is tuple and tile in _TEXT  # a dict lookup, not a scan of ALL_TILES
-        except TypeError:  # unhashable parts: let the scan below decide
-            known = False
-        if not known and tile not in ALL_TILES:
-            raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
-        end = check_play(g, command.seat, tile, command.end)
-        event = {"type": "tile_played", "seat": command.seat, "data": {"tile": _TEXT[tile], "end": end}}
-        events = [event]
-        g, waits_for = _advance(_apply_tile_played(g, event, False), events)  # checked by check_play just now
+        seat, tile, end = command
+        if isinstance(tile, str):
+            tile = parse_tile(tile)
+            text = _TEXT[tile]
+        else:
+            try:  # dict lookups, not a scan of ALL_TILES; the canonical tile (ints, low first) from its text
+                text = _TEXT[tile]
+                tile = _PARSE[text]
+            except (KeyError, TypeError):  # TypeError: unhashable parts; let the scan below decide
+                text = None
+            if text is None:
+                if tile not in ALL_TILES:
+                    raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
+                tile = ALL_TILES[ALL_TILES.index(tile)]
+                text = _TEXT[tile]
+        end = check_play(g, seat, tile, end)
+        if seat.__class__ is not int:  # equal to the seat to move (check_play), but not an int: 1.0, True
+            raise _err("invalid_seat", f"seat {seat!r} is not a seat of this game.", InvalidEvent)
+        events = [{"type": "tile_played", "seat": seat, "data": {"tile": text, "end": end}}]
+        # Checked by check_play just now: the event is applied without reading it back.
+        t = g.table
+        hand = t.hands[seat]
+        hand.remove(tile)
+        g, waits_for = _advance(_place(g, t, seat, tile, end, hand), events)
         return g, events, waits_for
     elif isinstance(command, CreateGame):
         if g is not None:
