@@ -997,26 +997,31 @@ class Session:
     benchmarks that make many moves in a row. A refused command leaves the session unchanged.
     """
 
-    __slots__ = ("_g", "_waits_for")
+    __slots__ = ("_g", "_waits_for", "_version")
 
     def __init__(self, state: GameState | None = None) -> None:
         self._g = _thaw(state) if state is not None else None
-        #: ``(version, pending(machine))`` as the last ``decide`` left it (every event bumps the version)
-        self._waits_for: tuple[int, tuple[str, int | None]] | None = None
+        #: ``pending(machine)`` as the last ``decide`` left it, valid while the machine's version is
+        #: ``_version`` (every event bumps the version)
+        self._waits_for: tuple[str, int | None] | None = None
+        self._version: int | None = None
 
     def decide(self, command: Command) -> list[Event]:
-        self._g, events, waits_for = _decide_on(self._g, command)
-        self._waits_for = None if waits_for is None else (self._g.version, waits_for)
+        g, events, waits_for = _decide_on(self._g, command)
+        self._g = g
+        self._waits_for = waits_for
+        self._version = None if waits_for is None else g.version
         return events
 
     def pending(self) -> tuple[str, int | None]:
-        known = self._waits_for
-        if known is not None and known[0] == self._g.version:
-            return known[1]
-        return pending(self._g)
+        g = self._g
+        if g is not None and g.version == self._version:
+            return self._waits_for
+        return pending(g)
 
     def legal_moves(self, seat: int | None = None) -> list[tuple[Tile, str]]:
-        return _legal_moves(self._g, self.pending(), seat)
+        g = self._g
+        return _legal_moves(g, self._waits_for if g is not None and g.version == self._version else pending(g), seat)
 
     @property
     def state(self) -> GameState | None:
