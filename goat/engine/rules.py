@@ -933,14 +933,39 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
                     raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
                 tile = ALL_TILES[ALL_TILES.index(tile)]
                 text = _TEXT[tile]
-        end = check_play(g, seat, tile, end)
-        if seat.__class__ is not int:  # equal to the seat to move (check_play), but not an int: 1.0, True
-            raise _err("invalid_seat", f"seat {seat!r} is not a seat of this game.", InvalidEvent)
-        events = [{"type": "tile_played", "seat": seat, "data": {"tile": text, "end": end}}]
-        # Checked by check_play just now: the event is applied without reading it back.
+        # The common case is tested here as check_play's fast path tests it, with the remove as the
+        # in-hand test (one scan of the hand); anything else gets check_play's full checks.
         t = g.table
-        hand = t.hands[seat]
-        hand.remove(tile)
+        hand = None
+        if (
+            t is not None and t.turn == seat and seat.__class__ is int and t.ended is None and t.line
+            and g.status == RUNNING
+        ):
+            a, b = tile
+            if end == "left":
+                fits = a == t.left or b == t.left
+            elif end == "right":
+                fits = a == t.right or b == t.right
+            elif end is None:
+                fits_left = a == t.left or b == t.left
+                fits = fits_left != (a == t.right or b == t.right)
+                end = "left" if fits_left else "right"
+            else:
+                fits = False
+            if fits:
+                hand = t.hands[seat]
+                try:
+                    hand.remove(tile)
+                except ValueError:
+                    hand = None
+        if hand is None:  # before anything changed
+            end = check_play(g, seat, tile, command.end)  # raises the precise error, or accepts a first tile
+            if seat.__class__ is not int:  # equal to the seat to move, but not an int: 1.0, True
+                raise _err("invalid_seat", f"seat {seat!r} is not a seat of this game.", InvalidEvent)
+            hand = t.hands[seat]
+            hand.remove(tile)
+        # Checked: the event is applied without reading it back.
+        events = [{"type": "tile_played", "seat": seat, "data": {"tile": text, "end": end}}]
         g, waits_for = _advance(_place(g, t, seat, tile, end, hand), events)
         return g, events, waits_for
     elif isinstance(command, CreateGame):
