@@ -891,15 +891,19 @@ def _forced_event(state, kind: str, seat: int | None) -> Event | None:
     return None
 
 
-def _advance(g: _Game, events: list[Event]) -> tuple[_Game, tuple[str, int | None]]:
-    """Apply every forced action; returns the machine and what it then waits for (``pending``)."""
-    while True:
+def _advance(g: _Game, events: list[Event], waits_for: tuple[str, int | None] | None = None,
+             ) -> tuple[_Game, tuple[str, int | None]]:
+    """Apply every forced action; returns the machine and what it then waits for (``pending``).
+
+    ``waits_for``, when given, is ``pending(g)`` already computed by the caller."""
+    if waits_for is None:
         waits_for = pending(g)
-        if waits_for[0] in CHOICES:  # what _forced_event would say with None
-            return g, waits_for
+    while waits_for[0] not in CHOICES:  # what _forced_event would say with None
         event = _forced_event(g, *waits_for)
         g = _dispatch(g, event, True)
         events.append(event)
+        waits_for = pending(g)
+    return g, waits_for
 
 
 def advance(state: GameState) -> tuple[GameState, list[Event]]:
@@ -966,7 +970,10 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
             hand.remove(tile)
         # Checked: the event is applied without reading it back.
         events = [{"type": "tile_played", "seat": seat, "data": {"tile": text, "end": end}}]
-        g, waits_for = _advance(_place(g, t, seat, tile, end, hand), events)
+        g = _place(g, t, seat, tile, end, hand)
+        waits_for = pending(g)
+        if waits_for[0] not in CHOICES:  # a forced action follows (most plays leave the next seat a choice)
+            g, waits_for = _advance(g, events, waits_for)
         return g, events, waits_for
     elif isinstance(command, CreateGame):
         if g is not None:
