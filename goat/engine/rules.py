@@ -148,12 +148,13 @@ def _legal_moves(state, waits_for: tuple[str, int | None], seat: int | None) -> 
     hand = t.hands[who]
     if not t.line:
         return [(t.must_lead, "left")] if t.must_lead is not None else [(tile, "left") for tile in hand]
+    left, right = t.left, t.right
     moves = []
     for tile in hand:
         a, b = tile
-        if a == t.left or b == t.left:
+        if a == left or b == left:
             moves.append((tile, "left"))
-        if a == t.right or b == t.right:
+        if a == right or b == right:
             moves.append((tile, "right"))
     return moves
 
