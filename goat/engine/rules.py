@@ -1030,7 +1030,7 @@ class Session:
     benchmarks that make many moves in a row. A refused command leaves the session unchanged.
     """
 
-    __slots__ = ("_g", "_waits_for", "_version")
+    __slots__ = ("_g", "_version", "_waits_for")
 
     def __init__(self, state: GameState | None = None) -> None:
         self._g = _thaw(state) if state is not None else None
