@@ -12,8 +12,8 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from dataclasses import replace
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from . import deal as dealing
 from . import scoring
@@ -26,36 +26,66 @@ from .tiles import _PARSE, _TEXT, ALL_TILES, Tile, parse_tile, tile_str
 Event = dict  # {"type", "seat", "data"} (+ "seq", "at" once stored)
 
 # --- commands (imperative) --------------------------------------------------------------------
+#
+# Immutable records built by every caller for every move (a bench or a bot makes one per play), so
+# they are typed named tuples: a frozen dataclass sets each field through ``object.__setattr__``
+# (~1.6x the construction time). Like the dataclasses they were, two commands are equal only when
+# they are of the same class with equal fields (``Resign(0) != TimeOut(0)``, ``PlayTile(...) !=`` a
+# plain tuple), are hashable by their fields and unordered; being tuples they also unpack.
 
 
-@dataclass(frozen=True, slots=True)
-class CreateGame:
+def _same_command(self, other):
+    if other.__class__ is not self.__class__:
+        # A tuple's own == would say yes to equal items (and runs when this returns NotImplemented).
+        return False if isinstance(other, tuple) else NotImplemented
+    return tuple.__eq__(self, other)
+
+
+def _other_command(self, other):
+    if other.__class__ is not self.__class__:
+        return True if isinstance(other, tuple) else NotImplemented
+    return tuple.__ne__(self, other)
+
+
+def _unordered(self, other):
+    return NotImplemented
+
+
+def _command(cls):
+    """Equality by class and fields, tuple hashing, no ordering (what ``@dataclass(frozen=True)`` gave)."""
+    cls.__eq__, cls.__ne__, cls.__hash__ = _same_command, _other_command, tuple.__hash__
+    cls.__lt__ = cls.__le__ = cls.__gt__ = cls.__ge__ = _unordered
+    return cls
+
+
+@_command
+class CreateGame(NamedTuple):
     ruleset: str
     seats: int
     server_seed_hex: str
     options: Mapping[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TakeSeat:
+@_command
+class TakeSeat(NamedTuple):
     player: str
     client_seed: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class PlayTile:
+@_command
+class PlayTile(NamedTuple):
     seat: int
     tile: str | Tile
     end: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Resign:
+@_command
+class Resign(NamedTuple):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
-class TimeOut:
+@_command
+class TimeOut(NamedTuple):
     seat: int
 
 
@@ -118,12 +148,13 @@ def _legal_moves(state, waits_for: tuple[str, int | None], seat: int | None) -> 
     hand = t.hands[who]
     if not t.line:
         return [(t.must_lead, "left")] if t.must_lead is not None else [(tile, "left") for tile in hand]
+    left, right = t.left, t.right
     moves = []
     for tile in hand:
         a, b = tile
-        if a == t.left or b == t.left:
+        if a == left or b == left:
             moves.append((tile, "left"))
-        if a == t.right or b == t.right:
+        if a == right or b == right:
             moves.append((tile, "right"))
     return moves
 
@@ -536,7 +567,13 @@ def _apply_tile_played(g, event, check) -> _Game:
         t = g.table
         hand = t.hands[seat]
         hand.remove(tile)
-        a, b = tile
+    return _place(g, t, seat, tile, end, hand)
+
+
+def _place(g: _Game, t: _Table, seat: int, tile: Tile, end: str, hand: list[Tile]) -> _Game:
+    """Put a checked play of ``seat`` on the line: ``tile``, already removed from ``hand`` (its hand in
+    the table ``t``), goes on ``end``; then the turn passes, or the round ends (RULES.md §6)."""
+    a, b = tile
     held = t.held
     held[a] -= 1
     on_table = t.on_table
@@ -855,15 +892,19 @@ def _forced_event(state, kind: str, seat: int | None) -> Event | None:
     return None
 
 
-def _advance(g: _Game, events: list[Event]) -> tuple[_Game, tuple[str, int | None]]:
-    """Apply every forced action; returns the machine and what it then waits for (``pending``)."""
-    while True:
+def _advance(g: _Game, events: list[Event], waits_for: tuple[str, int | None] | None = None,
+             ) -> tuple[_Game, tuple[str, int | None]]:
+    """Apply every forced action; returns the machine and what it then waits for (``pending``).
+
+    ``waits_for``, when given, is ``pending(g)`` already computed by the caller."""
+    if waits_for is None:
         waits_for = pending(g)
-        if waits_for[0] in CHOICES:  # what _forced_event would say with None
-            return g, waits_for
+    while waits_for[0] not in CHOICES:  # what _forced_event would say with None
         event = _forced_event(g, *waits_for)
         g = _dispatch(g, event, True)
         events.append(event)
+        waits_for = pending(g)
+    return g, waits_for
 
 
 def advance(state: GameState) -> tuple[GameState, list[Event]]:
@@ -882,17 +923,58 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
     if isinstance(command, PlayTile):
         if g is None:
             raise RulesError("no_game", "the game does not exist.")
-        tile = parse_tile(command.tile) if isinstance(command.tile, str) else command.tile
-        try:
-            known = tile.__class__ is tuple and tile in _TEXT  # a dict lookup, not a scan of ALL_TILES
-        except TypeError:  # unhashable parts: let the scan below decide
-            known = False
-        if not known and tile not in ALL_TILES:
-            raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
-        end = check_play(g, command.seat, tile, command.end)
-        event = {"type": "tile_played", "seat": command.seat, "data": {"tile": _TEXT[tile], "end": end}}
-        events = [event]
-        g, waits_for = _advance(_apply_tile_played(g, event, False), events)  # checked by check_play just now
+        seat, tile, end = command
+        if isinstance(tile, str):
+            tile = parse_tile(tile)
+            text = _TEXT[tile]
+        else:
+            try:  # dict lookups, not a scan of ALL_TILES; the canonical tile (ints, low first) from its text
+                text = _TEXT[tile]
+                tile = _PARSE[text]
+            except (KeyError, TypeError):  # TypeError: unhashable parts; let the scan below decide
+                text = None
+            if text is None:
+                if tile not in ALL_TILES:
+                    raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
+                tile = ALL_TILES[ALL_TILES.index(tile)]
+                text = _TEXT[tile]
+        # The common case is tested here as check_play's fast path tests it, with the remove as the
+        # in-hand test (one scan of the hand); anything else gets check_play's full checks.
+        t = g.table
+        hand = None
+        if (
+            t is not None and t.turn == seat and seat.__class__ is int and t.ended is None and t.line
+            and g.status == RUNNING
+        ):
+            a, b = tile
+            if end == "left":
+                fits = a == t.left or b == t.left
+            elif end == "right":
+                fits = a == t.right or b == t.right
+            elif end is None:
+                fits_left = a == t.left or b == t.left
+                fits = fits_left != (a == t.right or b == t.right)
+                end = "left" if fits_left else "right"
+            else:
+                fits = False
+            if fits:
+                hand = t.hands[seat]
+                try:
+                    hand.remove(tile)
+                except ValueError:
+                    hand = None
+        if hand is None:  # before anything changed
+            end = check_play(g, seat, tile, command.end)  # raises the precise error, or accepts a first tile
+            if seat.__class__ is not int:  # equal to the seat to move, but not an int: 1.0, True
+                raise _err("invalid_seat", f"seat {seat!r} is not a seat of this game.", InvalidEvent)
+            hand = t.hands[seat]
+            hand.remove(tile)
+        # Checked: the event is applied without reading it back.
+        events = [{"type": "tile_played", "seat": seat, "data": {"tile": text, "end": end}}]
+        g = _place(g, t, seat, tile, end, hand)
+        waits_for = pending(g)
+        if waits_for[0] not in CHOICES:  # a forced action follows (most plays leave the next seat a choice)
+            g, waits_for = _advance(g, events, waits_for)
         return g, events, waits_for
     elif isinstance(command, CreateGame):
         if g is not None:
@@ -948,26 +1030,31 @@ class Session:
     benchmarks that make many moves in a row. A refused command leaves the session unchanged.
     """
 
-    __slots__ = ("_g", "_waits_for")
+    __slots__ = ("_g", "_version", "_waits_for")
 
     def __init__(self, state: GameState | None = None) -> None:
         self._g = _thaw(state) if state is not None else None
-        #: ``(version, pending(machine))`` as the last ``decide`` left it (every event bumps the version)
-        self._waits_for: tuple[int, tuple[str, int | None]] | None = None
+        #: ``pending(machine)`` as the last ``decide`` left it, valid while the machine's version is
+        #: ``_version`` (every event bumps the version)
+        self._waits_for: tuple[str, int | None] | None = None
+        self._version: int | None = None
 
     def decide(self, command: Command) -> list[Event]:
-        self._g, events, waits_for = _decide_on(self._g, command)
-        self._waits_for = None if waits_for is None else (self._g.version, waits_for)
+        g, events, waits_for = _decide_on(self._g, command)
+        self._g = g
+        self._waits_for = waits_for
+        self._version = None if waits_for is None else g.version
         return events
 
     def pending(self) -> tuple[str, int | None]:
-        known = self._waits_for
-        if known is not None and known[0] == self._g.version:
-            return known[1]
-        return pending(self._g)
+        g = self._g
+        if g is not None and g.version == self._version:
+            return self._waits_for
+        return pending(g)
 
     def legal_moves(self, seat: int | None = None) -> list[tuple[Tile, str]]:
-        return _legal_moves(self._g, self.pending(), seat)
+        g = self._g
+        return _legal_moves(g, self._waits_for if g is not None and g.version == self._version else pending(g), seat)
 
     @property
     def state(self) -> GameState | None:

@@ -604,3 +604,20 @@ def test_fixed_rounds_end_after_round_3(rounds3):
     assert [p.points for p in state.scores] == [0, 27]
     assert state.result.winners == (0,) and state.result.goats == (1,)
     assert state.result.rating_points == (10, 0)
+
+
+def test_commands_are_immutable_values_of_their_own_class():
+    """Commands are named tuples for speed, with what the frozen dataclasses they were promised."""
+    play_ = PlayTile(seat=1, tile="1-2", end="left")
+    assert play_ == PlayTile(1, "1-2", "left") and (play_ != PlayTile(1, "1-2", "left")) is False
+    assert hash(play_) == hash(PlayTile(1, "1-2", "left")) and len({play_, PlayTile(1, "1-2", "left")}) == 1
+    assert PlayTile(1, "1-2").end is None and (play_.seat, play_.tile, play_.end) == (1, "1-2", "left")
+    assert play_ != PlayTile(1, "1-2", "right")
+    # Equal fields of another class, or a plain tuple, are not the same command (either side of ==).
+    assert Resign(0) != TimeOut(0) and (Resign(0) == TimeOut(0)) is False and TimeOut(0) != Resign(0)
+    assert play_ != (1, "1-2", "left") and ((1, "1-2", "left") == play_) is False
+    assert repr(play_) == "PlayTile(seat=1, tile='1-2', end='left')"
+    with pytest.raises(AttributeError):
+        play_.seat = 0
+    with pytest.raises(TypeError):
+        play_ < PlayTile(2, "1-2")  # noqa: B015 - unordered, like the dataclasses
