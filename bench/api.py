@@ -1,12 +1,14 @@
 """Move submission through the API: does a move cost the same late in a game, and how close is it
 to the cheapest possible write?
 
-    python bench/api.py [--moves 320] [--baseline 400] [--json]
+    python bench/api.py [--pairs 3] [--baseline 400] [--json]
 
-1. Latency: one long game (goat-classic with ``limit`` 5000, so it does not end) played through
-   the API test client, every move timed (POST /api/games/{id}/moves/ with If-Match, full middleware,
-   token auth, throttles, the service's row lock, snapshot, engine, event append, and the response's
-   game view). Median of moves ~10 (10..29) against moves ~300 (300..319): target ratio <= 1.2.
+1. Latency: pairs of long games (goat-classic with ``limit`` 5000, so they do not end) played through
+   the API test client (POST /api/games/{id}/moves/ with If-Match, full middleware, token auth,
+   throttles, the service's row lock, snapshot, engine, event append, and the response's game view).
+   One game of a pair is played to move 299, the other to move 9; then their moves 300..319 and
+   10..29 are timed alternately, one early, one late, so that the machine's noise falls on both.
+   Median of the early moves against the late ones: target ratio <= 1.2.
 2. Throughput: moves per second against a minimal Django view that does a single ORM INSERT into a
    tiny table, on the same database, through the same test client, in the same run: target >= 0.5.
 
@@ -74,13 +76,50 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def play_long_game(moves: int, seed: int) -> dict[int, float]:
-    """Seconds per move index (1-based) over one long game; new games only if one ever ends."""
-    from django.contrib.auth import get_user_model
+class LongGame:
+    """A 2-seat goat-classic game (``limit`` 5000, so it does not end) played through the API test
+    client; ``move()`` plays the next random legal move and returns its seconds (choosing the move is
+    not timed). ``n`` is the number of moves made; a game that ever ends is replaced by a new one."""
 
-    from goat import engine, eventstore
-    from goat.engine.tiles import tile_str
-    from goat.models import Game
+    def __init__(self, clients: list, rng: random.Random):
+        self.clients, self.rng = clients, rng
+        self._new()
+
+    def _new(self) -> None:
+        body = {"ruleset": "goat-classic", "seats": 2, "options": {"limit": 5000}}
+        self.gid = self.clients[0].post("/api/games/", body, format="json").json()["id"]
+        assert self.clients[1].post(f"/api/games/{self.gid}/join/", {}, format="json").status_code == 200
+        self.n = 0
+
+    def move(self) -> float:
+        from goat import engine, eventstore
+        from goat.engine.tiles import tile_str
+        from goat.models import Game
+
+        state = eventstore.state_load(Game.objects.get(pk=self.gid))
+        while state.ended:  # keep the move index meaningful: start over
+            self._new()
+            state = eventstore.state_load(Game.objects.get(pk=self.gid))
+        tile, end = self.rng.choice(engine.legal_moves(state))
+        body = {"tile": tile_str(tile), "end": end}
+        start = time.perf_counter()
+        response = self.clients[state.turn].post(f"/api/games/{self.gid}/moves/", body, format="json",
+                                                 HTTP_IF_MATCH=f'"{state.version}"')
+        elapsed = time.perf_counter() - start
+        assert response.status_code == 201, response.content
+        self.n += 1
+        return elapsed
+
+    def advance_to(self, n: int, samples: list[float]) -> None:
+        while self.n < n:
+            samples.append(self.move())
+
+
+def play_long_games(pairs: int, seed: int) -> tuple[list[float], list[float], list[float]]:
+    """Moves 10..29 of one game and 300..319 of another, timed alternately (one early, one late), so
+    that the machine's noise falls on both alike; ``pairs`` such pairs of games. Returns the early
+    and late samples and every move's seconds (for the throughput)."""
+    from django.contrib.auth import get_user_model
 
     rng = random.Random(seed)
     User = get_user_model()
@@ -90,32 +129,16 @@ def play_long_game(moves: int, seed: int) -> dict[int, float]:
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
         clients.append(client)
-
-    def new_game() -> int:
-        body = {"ruleset": "goat-classic", "seats": 2, "options": {"limit": 5000}}
-        gid = clients[0].post("/api/games/", body, format="json").json()["id"]
-        assert clients[1].post(f"/api/games/{gid}/join/", {}, format="json").status_code == 200
-        return gid
-
-    timings: dict[int, float] = {}
-    gid = new_game()
-    n = 0
-    while n < moves:
-        state = eventstore.state_load(Game.objects.get(pk=gid))  # choosing the move is not timed
-        if state.ended:
-            gid, n = new_game(), 0  # keep the move index meaningful: start over
-            timings.clear()
-            continue
-        tile, end = rng.choice(engine.legal_moves(state))
-        body = {"tile": tile_str(tile), "end": end}
-        start = time.perf_counter()
-        response = clients[state.turn].post(f"/api/games/{gid}/moves/", body, format="json",
-                                            HTTP_IF_MATCH=f'"{state.version}"')
-        elapsed = time.perf_counter() - start
-        assert response.status_code == 201, response.content
-        n += 1
-        timings[n] = elapsed
-    return timings
+    early, late, every = [], [], []
+    for _ in range(pairs):
+        young, old = LongGame(clients, rng), LongGame(clients, rng)
+        old.advance_to(299, every)
+        young.advance_to(9, every)
+        for _ in range(20):
+            early.append(young.move())
+            late.append(old.move())
+        every.extend(early[-20:] + late[-20:])
+    return early, late, every
 
 
 def baseline(count: int) -> list[float]:
@@ -131,12 +154,11 @@ def baseline(count: int) -> list[float]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=320, help="moves in the long game (>= 320)")
+    parser.add_argument("--pairs", type=int, default=3, help="pairs of games (early, late) timed side by side")
     parser.add_argument("--baseline", type=int, default=400, help="baseline requests")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    moves = max(args.moves, 320)
 
     settings.ROOT_URLCONF = __name__
     settings.DEBUG = False
@@ -146,15 +168,12 @@ def main(argv=None) -> int:
         editor.create_model(BenchPing)
     try:
         baseline(50)  # warm-up
-        timings = play_long_game(moves, args.seed)
+        early, late, all_moves = play_long_games(args.pairs, args.seed)
         base = baseline(args.baseline)
     finally:
         with connection.schema_editor() as editor:
             editor.delete_model(BenchPing)
 
-    early = [timings[i] for i in range(10, 30)]
-    late = [timings[i] for i in range(300, 320)]
-    all_moves = list(timings.values())
     move_rate = len(all_moves) / sum(all_moves)
     base_rate = len(base) / sum(base)
     figures = {
