@@ -319,8 +319,17 @@ CELERY_TIMEZONE = "UTC"
 # JSON logs: the worker keeps Django's LOGGING (JSON, with request/game ids) instead of its own format.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = GOAT_LOG_FORMAT != "json"
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
-    # acks_late tasks of a killed worker are redelivered after this many seconds
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("GOAT_BROKER_VISIBILITY_TIMEOUT", 300)}
+    # acks_late tasks of a killed worker are redelivered after this many seconds. kombu scans for them
+    # only every unacked_restore_interval x unacked_restore_throttle seconds (10 x 10 by default, which
+    # added up to 100 s to every redelivery) and a worker killed during a scan leaves the scan's mutex
+    # held for unacked_mutex_expire (300 s): scan every min(10 s, timeout), mutex bounded by the timeout.
+    _visibility = env_int("GOAT_BROKER_VISIBILITY_TIMEOUT", 300)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": _visibility,
+        "unacked_restore_interval": max(1, min(10, _visibility)),
+        "unacked_restore_throttle": 1,
+        "unacked_mutex_expire": max(5, min(300, _visibility)),
+    }
 GOAT_CLOCK_SWEEP_SECONDS = env_int("GOAT_CLOCK_SWEEP_SECONDS", 5)
 CELERY_BEAT_SCHEDULE = {
     "games-sweep-clocks": {

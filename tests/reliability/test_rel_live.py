@@ -256,8 +256,13 @@ def test_killing_the_celery_worker_mid_ratings_applies_each_game_exactly_once(dj
     assert applied_at_kill < len(ended), "the worker finished before it could be killed"
     worker = celery_worker(tmp_path, beat=True, **env)  # redelivery after 3 s, and the beat catch-up
     try:
-        wait_for(lambda: RatingEntry.objects.values("game").distinct().count() == len(ended), timeout=90,
-                 what="every ended game rated")
+        try:
+            wait_for(lambda: RatingEntry.objects.values("game").distinct().count() == len(ended), timeout=90,
+                     what="every ended game rated")
+        except AssertionError as exc:
+            rated = set(RatingEntry.objects.values_list("game_id", flat=True))
+            raise AssertionError(f"{exc}; unrated games {sorted(set(ended) - rated)}; worker log:\n"
+                                 f"{worker.output()}") from None
         time.sleep(4)  # any late redelivery must not add a second entry
     finally:
         worker.stop()
