@@ -9,7 +9,7 @@ originator_version, topic=type, state=the event's JSON bytes)`` in its own table
 
 * ours, one append = ``goat.eventstore.events_append``: the hash chain, then ONE statement that moves
   the stream head (the game row's ``version``, ``last_hash``) ``WHERE version = expected`` (which takes
-  the row lock) and inserts the batch (``INSERT ... FROM unnest(...)``), in one CTE; a writer that lost
+  the row lock) and inserts the batch (``INSERT ... FROM json_to_recordset(...)``), in one CTE; a writer that lost
   the race gets ``StreamConflict`` and nothing is written;
 * ours inside a command, reported beside it (no target): the transaction ``goat.services`` wraps around
   that append to decide on current state: ``BEGIN``; ``SELECT ... FOR UPDATE`` of the game row;

@@ -109,10 +109,10 @@ def _append_orm(rows: list[dict[str, Any]], game: Game, actor, expected: int, fi
 
 
 # On PostgreSQL the store talks SQL directly: the append is one statement (the head's UPDATE and the
-# batch's INSERT from one JSON array, in one CTE, a constant text whatever the batch size), a stream's load one
-# SELECT, each row made into a GameEvent without going through Model.__init__ and the ORM's per-row
-# converters (the costs bench/eventstore_vs_peer.py's profiles found; docs/performance.md). Same
-# fields, order and semantics as the ORM path, which SQLite keeps.
+# batch's INSERT from one JSON array, in one CTE, a constant text whatever the batch size), a
+# stream's load one SELECT, each row made into a GameEvent without going through Model.__init__ and
+# the ORM's per-row converters (the costs bench/eventstore_vs_peer.py's profiles found;
+# docs/performance.md). Same fields, order and semantics as the ORM path, which SQLite keeps.
 #: a stream's columns but ``game_id``, which the caller gave
 _COLUMNS = ("position", "seq", "type", "seat", "data", "actor_id", "at", "prev_hash", "hash")
 _TABLE = GameEvent._meta.db_table
@@ -162,9 +162,9 @@ def _append_pg(rows: list[dict[str, Any]], game: Game, actor, expected: int, fie
                ) -> list[GameEvent]:
     head_sql, head_params = _head_update_pg(game, expected, fields)
     connection.ensure_connection()
-    # server-side binding (psycopg sends the arrays as parameters; Django's default client-side
-    # binding spent a third of an append quoting them into the SQL text in Python); not prepared, so
-    # transaction-mode connection poolers stay usable
+    # a psycopg cursor with server-side binding (Django's client-side binding quotes every parameter
+    # into the SQL text in Python), not prepared, so transaction-mode connection poolers stay usable;
+    # errors come out as Django's, as from Django's cursor (the statement is not in Django's SQL log)
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         if not rows:
             cursor.execute(head_sql, head_params, prepare=False)
