@@ -760,22 +760,14 @@ _APPLY = {
 EVENT_TYPES = tuple(_APPLY)
 
 
-def _unknown_event(event) -> RulesError:
-    etype = event.get("type") if isinstance(event, Mapping) else None
-    return _err("unknown_event", f"unknown event type {etype!r}.", InvalidEvent)
-
-
-def _no_game_yet(event) -> RulesError:
-    return _err("unexpected_event", f"a {event['type']} event cannot come before game_created.", InvalidEvent)
-
-
 def _dispatch(g: _Game | None, event, check: bool) -> _Game:
     try:
         handler = _APPLY[event["type"]]
     except (KeyError, TypeError):  # no type, or one that is not even a string (unhashable)
-        raise _unknown_event(event) from None
+        etype = event.get("type") if isinstance(event, Mapping) else None
+        raise _err("unknown_event", f"unknown event type {etype!r}.", InvalidEvent) from None
     if g is None and handler is not _apply_game_created:
-        raise _no_game_yet(event)
+        raise _err("unexpected_event", f"a {event['type']} event cannot come before game_created.", InvalidEvent)
     return handler(g, event, check)
 
 
@@ -800,7 +792,7 @@ class Fold:
 
         On a refused event raises its :class:`RulesError` with ``.seq`` set to its position.
         """
-        g, check, table = self._g, self.check, _APPLY
+        g, check, dispatch = self._g, self.check, _dispatch
         position = first_seq - 1
         try:
             for position, event in enumerate(events, start=first_seq):
@@ -812,13 +804,7 @@ class Fold:
                     seq = position
                 if seq != position:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
-                try:
-                    handler = table[event["type"]]
-                except (KeyError, TypeError):  # no type, or one that is not even a string (unhashable)
-                    raise _unknown_event(event) from None
-                if g is None and handler is not _apply_game_created:
-                    raise _no_game_yet(event)
-                g = handler(g, event, check)
+                g = dispatch(g, event, check)
         except RulesError as exc:
             exc.seq = position
             raise
