@@ -219,20 +219,12 @@ def _expect(state: GameState, kinds: tuple[str, ...], seat: int | None, etype: s
 
 
 def check_play(state: GameState, seat: int, tile: Tile, end: str | None) -> str:
-    """Validate a play and return the end it goes on (``"left"`` for the first tile of a round)."""
+    """Validate a play and return the end it goes on (``"left"`` for the first tile of a round).
+
+    The full checks, each with its precise error. ``decide`` and ``tile_played``'s apply test the
+    common case (a tile in hand that fits the named end) faster first and come here for the rest.
+    """
     t = state.table
-    if (
-        t is not None and t.turn == seat and t.ended is None and t.line and state.status == RUNNING
-        and tile in t.hands[seat]
-    ):
-        # Fast path: a tile in hand that fits means the seat has a choice (pending is PLAY for it).
-        a, b = tile
-        fits_left = a == t.left or b == t.left
-        fits_right = a == t.right or b == t.right
-        if end == "left" and fits_left or end == "right" and fits_right:
-            return end
-        if end is None and fits_left != fits_right:
-            return "left" if fits_left else "right"
     if state.status != RUNNING:
         raise _err("game_not_running", "The game is not running.")
     _expect(state, (PLAY,), seat, "tile_played")
@@ -924,8 +916,8 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
                     raise _err("invalid_tile", f"{command.tile!r} is not a domino tile.")
                 tile = ALL_TILES[ALL_TILES.index(tile)]
                 text = _TEXT[tile]
-        # The common case is tested here as check_play's fast path tests it, with the remove as the
-        # in-hand test (one scan of the hand); anything else gets check_play's full checks.
+        # The common case, tested fast: the seat to move, a tile that fits the end (or the only end it
+        # fits), the remove as the in-hand test (one scan of the hand); anything else gets check_play.
         t = g.table
         hand = None
         if (
