@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
+from .pickling import by_fields
 from .tiles import Tile
 
 __all__ = [
@@ -45,6 +46,7 @@ def hand_value(hand: Sequence[Tile], lone_double_zero: int) -> int:
     return sum([low + high for low, high in hand])
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class PlayerScore:
     """A player's running account between rounds (§7): ``points = score + remembered`` [D-8]."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .pickling import by_fields
 from .rulesets import Options
 from .scoring import PlayerScore
 from .tiles import Tile, tile_str, tiles_str
@@ -16,6 +17,7 @@ from .tiles import Tile, tile_str, tiles_str
 WAITING, RUNNING, FINISHED, INTERRUPTED = "waiting", "running", "finished", "interrupted"
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class RoundState:
     """The table during one round."""
@@ -42,6 +44,7 @@ class RoundState:
         return [f"{a}-{b}" for a, b in self.line]
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
     """One completed round on the scoresheet (RULES.md §7/§8)."""
@@ -68,6 +71,7 @@ class RoundRecord:
         }
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Result:
     reason: str  # "limit" | "rounds" | "timeout" | "resigned"
@@ -86,6 +90,7 @@ class Result:
         }
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class GameState:
     ruleset: str
