@@ -12,7 +12,7 @@ import logging
 from datetime import timedelta
 from typing import Any, Callable
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
@@ -24,6 +24,7 @@ from goat.errors import ServiceError
 from goat.logs import game_context
 
 from . import eventstore, selectors
+from .rows import RowModel, postgresql
 from .models import Game, GameEvent, GameStatus, Seat
 
 logger = logging.getLogger(__name__)
@@ -45,17 +46,46 @@ def _not_found() -> ServiceError:
     return ServiceError("not_found", GAME_NOT_FOUND, status=404)
 
 
-def _locked_game(game_id: int, player=None) -> Game:
-    """The game row, locked until the transaction ends; with ``player``, their seat read in the same
-    query (``game.player_seat``: ``(player id, seat or None)``, read by ``selectors.viewer_seat``)."""
+_LOCK_SQL: str | None = None
+_GAME_ROW: RowModel | None = None
+
+
+def _lock_pg(game_id: int, player) -> Game | None:
+    # One fixed SQL text: compiling the ORM's queryset below cost ~0.8 ms of CPU on every move.
+    global _LOCK_SQL, _GAME_ROW
+    if _GAME_ROW is None:
+        row = RowModel(Game, "g")
+        _LOCK_SQL = (f"SELECT {row.columns}, (SELECT s.seat FROM {Seat._meta.db_table} s WHERE s.game_id = g.id "
+                     f"AND s.player_id = %s LIMIT 1) FROM {Game._meta.db_table} g WHERE g.id = %s FOR UPDATE OF g")
+        _GAME_ROW = row
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_SQL, [getattr(player, "pk", None), game_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    game = _GAME_ROW.load(row)
+    game._player_seat = row[-1]
+    return game
+
+
+def _lock_orm(game_id: int, player) -> Game | None:
     games = Game.objects.select_for_update()
     if player is not None:
         games = games.annotate(_player_seat=Subquery(
             Seat.objects.filter(game=OuterRef("pk"), player=player).values("seat")[:1]))
+    return games.filter(pk=game_id).first()
+
+
+def _locked_game(game_id: int, player=None) -> Game:
+    """The game row, locked until the transaction ends; with ``player``, their seat read in the same
+    query (``game.player_seat``: ``(player id, seat or None)``, read by ``selectors.viewer_seat``)."""
     try:
-        game = games.get(pk=game_id)
-    except (Game.DoesNotExist, ValueError, TypeError):
+        game_id = int(game_id)
+    except (ValueError, TypeError):
         raise _not_found() from None
+    game = _lock_pg(game_id, player) if postgresql() else _lock_orm(game_id, player)
+    if game is None:
+        raise _not_found()
     if player is not None:
         game.player_seat = (player.pk, game._player_seat)
     game_context(game.pk)  # every log record of this request or task now carries game_id

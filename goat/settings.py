@@ -250,7 +250,7 @@ LOGGING = _logging_config(fmt=GOAT_LOG_FORMAT, level=LOG_LEVEL)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an unauthenticated API call gets 401 with WWW-Authenticate: Token.
-        "rest_framework.authentication.TokenAuthentication",
+        "goat.auth.TokenAuthentication",  # DRF's, its lookup as one SQL text on PostgreSQL
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
