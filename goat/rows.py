@@ -12,7 +12,8 @@ booleans), so the fields' converters are the whole job. On other databases calle
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from django.db import connection
 from django.db.models import Model

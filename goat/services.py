@@ -24,8 +24,8 @@ from goat.errors import ServiceError
 from goat.logs import game_context
 
 from . import eventstore, selectors
-from .rows import RowModel, postgresql
 from .models import Game, GameEvent, GameStatus, Seat
+from .rows import RowModel, postgresql
 
 logger = logging.getLogger(__name__)
 

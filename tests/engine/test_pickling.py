@@ -9,7 +9,8 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from goat.engine.pickling import by_fields
 from goat.engine.replay import replay
