@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from datetime import datetime, timezone
 
 import pytest
 from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
 
 from goat import engine, eventstore, services, verification
 from goat.engine.tiles import tile_str
@@ -185,9 +187,11 @@ def test_a_loaded_stream_equals_what_the_orm_loads(trio):
     assert [[getattr(e, f) for f in fields] for e in loaded] == [[getattr(e, f) for f in fields] for e in orm]
     assert all(type(getattr(a, f)) is type(getattr(b, f)) for a, b in zip(loaded, orm) for f in fields)
     assert all(e.at.utcoffset().total_seconds() == 0 for e in loaded)
+    assert all(a.at.tzinfo is b.at.tzinfo for a, b in zip(loaded, orm))  # the same tzinfo object, not only UTC
     assert loaded[0] == orm[0] and not loaded[0]._state.adding and loaded[0]._state.db == "default"
     assert loaded[-1].game.pk == game.pk  # relations resolve like on an ORM instance
     assert eventstore.events_load(game_id=game.pk, after=3, upto=5) == orm[3:5]
+    assert eventstore.events_load(game_id=game.pk, after="3", upto="5") == orm[3:5]  # as the ORM path takes them
 
     user = trio[eventstore.state_load(game).turn]
     tile, end = engine.legal_moves(eventstore.state_load(game))[0]
@@ -241,3 +245,28 @@ def test_an_empty_stream_or_range_loads_as_an_empty_list(trio):
     assert eventstore.events_load(game_id=game.pk, after=game.version) == []
     assert eventstore.events_load(game_id=game.pk, after=2, upto=2) == []
     assert eventstore.events_load(game_id=game.pk + 10_000) == []
+
+
+def test_a_load_keeps_the_microseconds_of_at(trio):
+    game, _ = play_through(trio, moves=1)
+    game = Game.objects.get(pk=game.pk)
+    at = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=timezone.utc)
+    eventstore.events_append(game=game, events=[{"type": "note", "seat": None, "data": {}}], at=at)
+    eventstore.events_append(game=game, events=[{"type": "note", "seat": None, "data": {}}], at=at.replace(microsecond=0))
+
+    first, second = eventstore.events_load(game_id=game.pk)[-2:]
+
+    assert (first.at, second.at) == (at, at.replace(microsecond=0))
+    assert first.at.tzinfo is second.at.tzinfo is GameEvent.objects.get(pk=first.pk).at.tzinfo
+
+
+def test_a_load_in_a_transaction_marked_for_rollback_is_refused_as_by_the_orm(trio):
+    """On PostgreSQL ``events_load`` does not go through Django's cursor, which refuses queries in an
+    atomic block that must roll back; the load must refuse them too, with the same error."""
+    game, _ = play_through(trio, moves=1)
+    with transaction.atomic():
+        transaction.set_rollback(True)
+        with pytest.raises(TransactionManagementError):
+            list(GameEvent.objects.filter(game_id=game.pk))
+        with pytest.raises(TransactionManagementError):
+            eventstore.events_load(game_id=game.pk)
