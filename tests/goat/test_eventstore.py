@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from datetime import datetime, timezone
 
 import pytest
 from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
 
 from goat import engine, eventstore, services, verification
 from goat.engine.tiles import tile_str
@@ -185,9 +187,11 @@ def test_a_loaded_stream_equals_what_the_orm_loads(trio):
     assert [[getattr(e, f) for f in fields] for e in loaded] == [[getattr(e, f) for f in fields] for e in orm]
     assert all(type(getattr(a, f)) is type(getattr(b, f)) for a, b in zip(loaded, orm) for f in fields)
     assert all(e.at.utcoffset().total_seconds() == 0 for e in loaded)
+    assert all(a.at.tzinfo is b.at.tzinfo for a, b in zip(loaded, orm))  # the same tzinfo object, not only UTC
     assert loaded[0] == orm[0] and not loaded[0]._state.adding and loaded[0]._state.db == "default"
     assert loaded[-1].game.pk == game.pk  # relations resolve like on an ORM instance
     assert eventstore.events_load(game_id=game.pk, after=3, upto=5) == orm[3:5]
+    assert eventstore.events_load(game_id=game.pk, after="3", upto="5") == orm[3:5]  # as the ORM path takes them
 
     user = trio[eventstore.state_load(game).turn]
     tile, end = engine.legal_moves(eventstore.state_load(game))[0]
@@ -195,3 +199,74 @@ def test_a_loaded_stream_equals_what_the_orm_loads(trio):
     again = {e.seq: e for e in GameEvent.objects.filter(game_id=game.pk, seq__gt=game.version)}
     assert [[getattr(e, f) for f in fields] for e in appended] == \
         [[getattr(again[e.seq], f) for f in fields] for e in appended]
+
+
+#: ``data`` documents that a decode of the stream's joined JSON texts could get wrong: separators and
+#: brackets inside strings, escapes, non-ASCII, numbers jsonb rewrites, nesting, empty containers,
+#: and documents that are not objects (a bare JSON null the append cannot store: the column is NOT NULL)
+AWKWARD_DATA = [
+    {"s": '","]},[{', "q": 'say "hi"\\n', "u": "é—🂡", "esc": "\t\u00e9\u2028"},
+    {"n": [0, -1, 2 ** 70, 1.5, 1e20, 0.1, 1.0, -0.0], "b": [True, False, None]},
+    {"deep": {"a": [{"b": [[], {}, [[{"c": None}]]]}]}, "": ""},
+    {},
+    [],
+    [1, "two", {"three": 3}],
+    "a bare string, with a comma",
+    42,
+]
+
+
+def test_every_kind_of_data_document_loads_as_the_orm_loads_it(trio):
+    """``events_load`` decodes a stream's ``data`` documents together, not one by one; each event
+    must still get exactly its own document, equal to and of the same types as the ORM's."""
+    game, _ = play_through(trio, moves=2)
+    game = Game.objects.get(pk=game.pk)
+    eventstore.events_append(game=game, events=[{"type": "note", "seat": None, "data": d} for d in AWKWARD_DATA])
+    fields = [f.attname for f in GameEvent._meta.concrete_fields]
+
+    loaded = eventstore.events_load(game_id=game.pk)
+    orm = list(GameEvent.objects.filter(game_id=game.pk).order_by("seq"))
+
+    def typed(value):  # the value with the type of every element, so that 1 == 1.0 == True cannot pass
+        if isinstance(value, dict):
+            return {k: typed(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [typed(v) for v in value]
+        return (type(value), value)
+
+    assert [e.data for e in loaded[-len(AWKWARD_DATA):]] == AWKWARD_DATA
+    assert [typed(e.data) for e in loaded] == [typed(e.data) for e in orm]
+    assert [[getattr(e, f) for f in fields] for e in loaded] == [[getattr(e, f) for f in fields] for e in orm]
+
+
+def test_an_empty_stream_or_range_loads_as_an_empty_list(trio):
+    game, _ = play_through(trio, moves=1)
+
+    assert eventstore.events_load(game_id=game.pk, after=game.version) == []
+    assert eventstore.events_load(game_id=game.pk, after=2, upto=2) == []
+    assert eventstore.events_load(game_id=game.pk + 10_000) == []
+
+
+def test_a_load_keeps_the_microseconds_of_at(trio):
+    game, _ = play_through(trio, moves=1)
+    game = Game.objects.get(pk=game.pk)
+    at = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=timezone.utc)
+    for when in (at, at.replace(microsecond=0)):
+        eventstore.events_append(game=game, events=[{"type": "note", "seat": None, "data": {}}], at=when)
+
+    first, second = eventstore.events_load(game_id=game.pk)[-2:]
+
+    assert (first.at, second.at) == (at, at.replace(microsecond=0))
+    assert first.at.tzinfo is second.at.tzinfo is GameEvent.objects.get(pk=first.pk).at.tzinfo
+
+
+def test_a_load_in_a_transaction_marked_for_rollback_is_refused_as_by_the_orm(trio):
+    """On PostgreSQL ``events_load`` does not go through Django's cursor, which refuses queries in an
+    atomic block that must roll back; the load must refuse them too, with the same error."""
+    game, _ = play_through(trio, moves=1)
+    with transaction.atomic():
+        transaction.set_rollback(True)
+        with pytest.raises(TransactionManagementError):
+            list(GameEvent.objects.filter(game_id=game.pk))
+        with pytest.raises(TransactionManagementError):
+            eventstore.events_load(game_id=game.pk)
