@@ -21,13 +21,15 @@ class Game(models.Model):
     ruleset = models.CharField(max_length=32, db_index=True)
     options = models.JSONField()
     seats = models.PositiveSmallIntegerField()
-    status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING, db_index=True)
+    # no index of its own: game_clock_idx (status, deadline) serves filters on status, and every move
+    # rewrites this row, so each index on it is one more write per move
+    status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING)
     #: seq of the last event (0 before the first)
     version = models.PositiveIntegerField(default=0)
     round = models.PositiveSmallIntegerField(default=0)
     turn = models.SmallIntegerField(null=True, blank=True)
     #: when the player to move times out (``None`` without a clock or without a choice pending)
-    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    deadline = models.DateTimeField(null=True, blank=True)  # indexed in game_clock_idx, as the sweep asks
     #: the secret 32-byte server seed as hex; never in a response before the game ended
     server_seed = models.CharField(max_length=64, editable=False)
     server_seed_commitment = models.CharField(max_length=64, editable=False)
@@ -60,7 +62,8 @@ class Game(models.Model):
 
 
 class Seat(models.Model):
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seat_set")
+    # db_index off: both unique constraints below lead with game
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seat_set", db_index=False)
     seat = models.PositiveSmallIntegerField()
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
     client_seed = models.CharField(max_length=255, blank=True, default="")
@@ -93,7 +96,8 @@ class GameEvent(models.Model):
 
     #: global, monotonically increasing position across all streams
     position = models.BigAutoField(primary_key=True)
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
+    # db_index off: event_seq_unique_per_game (game, seq) serves every lookup by game, in seq order
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
     seat = models.SmallIntegerField(null=True, blank=True)
