@@ -783,19 +783,136 @@ class Fold:
         """Push events whose ``seq`` must run on from ``first_seq``; the hot loop of replay.
 
         On a refused event raises its :class:`RulesError` with ``.seq`` set to its position.
+
+        The three events of a round in progress (``tile_played``, ``tile_drawn``, ``knocked``) are
+        applied here inline when they are plainly what the rules allow (the same tests as their
+        ``_apply_*``: the seat to move, the tile in hand that fits the named end, the forced draw of
+        the bazaar's front, the forced knock); every other event, and any of these that is not plainly
+        allowed, goes through ``_dispatch`` before anything changed, which applies it or raises the
+        precise error. ``push`` (one event through ``_dispatch``) is the reference the tests compare
+        this loop with.
         """
         g, check, dispatch = self._g, self.check, _dispatch
+        parse, text_of = _PARSE, _TEXT
         position = first_seq - 1
         try:
             for position, event in enumerate(events, start=first_seq):
-                if event.__class__ is not dict and not isinstance(event, Mapping):
-                    raise InvalidEvent("malformed_event", "an event must be a JSON object.")
+                if event.__class__ is not dict:
+                    if not isinstance(event, Mapping):
+                        raise InvalidEvent("malformed_event", "an event must be a JSON object.")
+                    try:
+                        seq = event["seq"]
+                    except KeyError:
+                        seq = position
+                    if seq != position:
+                        raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
+                    g = dispatch(g, event, check)
+                    continue
                 try:  # subscripts are cheaper than .get() on this path
                     seq = event["seq"]
                 except KeyError:
                     seq = position
                 if seq != position:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
+                t = g.table if g is not None else None
+                if t is None or t.ended is not None or not t.line or g.status != RUNNING:
+                    g = dispatch(g, event, check)
+                    continue
+                etype = event.get("type")
+                seat = event.get("seat")
+                if seat.__class__ is not int or seat != t.turn:
+                    g = dispatch(g, event, check)
+                    continue
+                data = event.get("data")
+                if data.__class__ is not dict:
+                    g = dispatch(g, event, check)
+                    continue
+                left, right = t.left, t.right
+                if etype == "tile_played":
+                    try:
+                        tile = parse[data["tile"]]
+                        end = data["end"]
+                    except (KeyError, TypeError):  # TypeError: a tile that is not a string (unhashable)
+                        g = dispatch(g, event, check)
+                        continue
+                    a, b = tile
+                    if end == "left":
+                        if a == left:
+                            left = b
+                        elif b == left:
+                            left = a
+                        else:
+                            g = dispatch(g, event, check)
+                            continue
+                    elif end == "right":
+                        if a == right:
+                            right = b
+                        elif b == right:
+                            right = a
+                        else:
+                            g = dispatch(g, event, check)
+                            continue
+                    else:
+                        g = dispatch(g, event, check)
+                        continue
+                    hand = t.hands[seat]
+                    try:  # the in-hand test
+                        hand.remove(tile)
+                    except ValueError:
+                        g = dispatch(g, event, check)
+                        continue
+                    # As _place, for a line that is not empty.
+                    held = t.held
+                    held[a] -= 1
+                    on_table = t.on_table
+                    if a != b:
+                        held[b] -= 1
+                        on_table[a] += 1
+                        on_table[b] += 1
+                    if end == "left":
+                        t.line.insert(0, (left, t.left))
+                        t.left = left
+                    else:
+                        t.line.append((t.right, right))
+                        t.right = right
+                    t.turn = (seat + 1) % g.seats
+                    t.must_lead = None
+                    t.last_player = seat
+                    g.version += 1
+                    if not hand:
+                        _end_round(g, "out", seat)
+                    else:
+                        options = g.options
+                        if left == right and on_table[left] == 6 and options.fish == "positional_or_blocked":
+                            _end_round(g, "fish", seat)
+                        elif len(t.bazaar) <= options.bazaar_reserve and not held[left] and not held[right]:
+                            _end_round(g, "fish", seat)  # blocked: see _blocked
+                    continue
+                if (etype == "tile_drawn" or etype == "knocked") and 0 <= seat < g.seats:
+                    hand = t.hands[seat]
+                    for a, b in hand:
+                        if a == left or b == left or a == right or b == right:
+                            break  # the seat has a play: neither is forced (the general path says which error)
+                    else:
+                        bazaar = t.bazaar
+                        drawing = len(bazaar) > g.options.bazaar_reserve
+                        if etype == "knocked":
+                            if not drawing:  # as _apply_knocked
+                                t.turn = (seat + 1) % g.seats
+                                g.version += 1
+                                continue
+                        elif drawing and data.get("tile") == text_of[bazaar[0]]:  # as _apply_tile_drawn
+                            tile = bazaar.pop(0)
+                            hand.append(tile)
+                            a, b = tile
+                            held = t.held
+                            held[a] += 1
+                            if a != b:
+                                held[b] += 1
+                            g.version += 1
+                            if not (a == left or a == right or b == left or b == right) and _blocked(t, g.options):
+                                _end_round(g, "fish", t.last_player)
+                            continue
                 g = dispatch(g, event, check)
         except RulesError as exc:
             exc.seq = position
