@@ -106,7 +106,23 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     """
     digest = _hmac_digest
     prefix = f"deal:{round_no}:{attempt}:".encode("ascii")
-    words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
+    if digest is _hmac_sha256:
+        # HMAC-SHA256 of the four messages that share ``prefix``: the inner hash absorbs the pad and the
+        # prefix once, and each block copies it (the same bytes as four calls of _hmac_sha256).
+        inner, outer = _hmac_sha256_pads(key)
+        inner = inner.copy()
+        inner.update(prefix)
+        copy_inner, copy_outer = inner.copy, outer.copy
+        blocks = []
+        for suffix in _FIRST_SUFFIXES:
+            h = copy_inner()
+            h.update(suffix)
+            o = copy_outer()
+            o.update(h.digest())
+            blocks.append(o.digest())
+        words = _UNPACK_FIRST(b"".join(blocks))
+    else:
+        words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
     items = list(ALL_TILES)
     if max(words) < _NEVER_DISCARDED:
         # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the
@@ -174,3 +190,29 @@ def needs_redeal(hands: Sequence[Sequence[Tile]]) -> bool:
         if doubles >= 5 or max(per_value) >= 6:
             return True
     return False
+
+
+# needs_redeal for hands of distinct tiles (hands cut from one shuffled set), in integer arithmetic: each
+# tile is a number with a 4-bit field per value 0..6 (1 in the fields of its values, a double once) and
+# an eighth field counting doubles. A hand's sum then holds its counts; no field exceeds 7 (a value is on
+# 7 tiles of the set, and there are 7 doubles), so fields never carry into each other. Adding 2 to each
+# value field and 3 to the doubles field sets a field's top bit (8) exactly when the count is >= 6,
+# resp. >= 5: the redeal test is one mask.
+_FIELD = 4
+_DOUBLES_SHIFT = 7 * _FIELD
+_TILE_COUNTS = {
+    (a, b): (1 << (_FIELD * a)) + ((1 << (_FIELD * b)) if a != b else (1 << _DOUBLES_SHIFT))
+    for a, b in ALL_TILES
+}
+_REDEAL_BIAS = sum(2 << (_FIELD * v) for v in range(7)) + (3 << _DOUBLES_SHIFT)
+_REDEAL_MASK = sum(8 << (_FIELD * f) for f in range(8))
+
+
+def _needs_redeal_distinct(hands: Sequence[Sequence[Tile]]) -> bool:
+    """:func:`needs_redeal` for hands in which no tile appears twice (any deal of one set)."""
+    counts = _TILE_COUNTS.__getitem__
+    for hand in hands:
+        if (sum(map(counts, hand)) + _REDEAL_BIAS) & _REDEAL_MASK:
+            return True
+    return False
+

@@ -427,10 +427,16 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     Cached because ``decide`` computes a deal to write the event and again to check it.
     """
     order = dealing.shuffled_order(key, round_no, attempt)
-    hands, bazaar = dealing.deal_hands(order, seats, hand_size)
-    void = redeal and dealing.needs_redeal(hands)
-    text = list(map(_TEXT.__getitem__, order))
     dealt = seats * hand_size
+    if seats >= 1 and hand_size >= 1 and dealt <= len(order):
+        # deal_hands, by slices (hands, then the bazaar; nothing to refuse)
+        hands = tuple([order[start:start + hand_size] for start in range(0, dealt, hand_size)])
+        bazaar = order[dealt:]
+    else:
+        hands, bazaar = dealing.deal_hands(order, seats, hand_size)  # refuses what cannot be dealt
+    # The hands are cut from one set, so no tile is in them twice.
+    void = redeal and dealing._needs_redeal_distinct(hands)
+    text = list(map(_TEXT.__getitem__, order))
     hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
     held = tuple(7 - n for n in _held((bazaar,)))

@@ -4,22 +4,29 @@ Each fast path must give exactly what the general path gives (the same state, th
 same code, detail and seq), on honest logs and on tampered ones:
 
 * ``Fold.push_all`` applies plays, draws and knocks inline; ``Fold.push`` sends every event through
-  ``_dispatch`` (the ``_apply_*`` handlers).
+  ``_dispatch`` (the ``_apply_*`` handlers);
+* ``shuffled_order`` computes the first four HMAC blocks from one prefixed inner state; any other
+  ``_hmac_digest`` goes block by block;
+* ``_deal`` cuts the hands by slices and tests the redeal rule in integer arithmetic.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
+import hmac
 import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from goat.engine import deal as dealing
 from goat.engine import rules
 from goat.engine.errors import RulesError
 from goat.engine.rules import Fold
 from goat.engine.simulate import simulate_game
+from goat.engine.tiles import ALL_TILES
 
 MIXES = [
     ("goat-classic", 2, None), ("goat-classic", 3, {"fish_scoring": "fish_for_one"}), ("goat-classic", 4, None),
@@ -166,3 +173,68 @@ def test_tampered_logs_reach_every_refusal_of_a_round():
             codes.add(error[1])
     assert {"tile_not_in_hand", "tile_does_not_fit", "not_your_turn", "draw_mismatch", "unforced_draw",
             "unforced_knock", "forced_action_missing", "invalid_seat", "malformed_event"} <= codes
+
+
+# --- the deal ----------------------------------------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(key=st.binary(max_size=100), round_no=st.integers(1, 200), attempt=st.integers(0, 50))
+def test_shuffle_from_the_prefixed_inner_state_is_the_block_by_block_shuffle(key, round_no, attempt):
+    fast = dealing.shuffled_order(key, round_no, attempt)
+    original = dealing._hmac_digest
+    try:
+        dealing._hmac_digest = lambda k, msg, name: hmac.digest(k, msg, name)  # not _hmac_sha256: block by block
+        general = dealing.shuffled_order(key, round_no, attempt)
+    finally:
+        dealing._hmac_digest = original
+    assert fast == general
+
+
+@settings(max_examples=300, deadline=None)
+@given(order=st.permutations(ALL_TILES), seats=st.integers(1, 4), hand_size=st.integers(1, 7))
+def test_redeal_test_in_integers_is_needs_redeal(order, seats, hand_size):
+    hands, _ = dealing.deal_hands(order, seats, hand_size)
+    assert dealing._needs_redeal_distinct(hands) == dealing.needs_redeal(hands)
+
+
+def test_redeal_test_in_integers_at_its_thresholds():
+    def tiles(text):
+        return [tuple(sorted(map(int, t.split("-")))) for t in text.split()]
+
+    for hand, expected in [
+        ("0-0 1-1 2-2 3-3 4-4", True), ("0-0 1-1 2-2 3-3 0-1 2-4 5-6", False),
+        ("3-3 0-3 1-3 2-3 3-4 3-5 1-2", True), ("0-3 1-3 2-3 3-4 3-5 3-6 1-2", True),
+        ("3-3 0-3 1-3 2-3 3-4 1-2 5-6", False), ("0-0 1-1 2-2 3-3 4-4 5-5 6-6", True),
+        ("0-1 0-2 0-3 0-4 0-5 0-6 0-0", True), ("", False),
+    ]:
+        assert dealing.needs_redeal([tiles(hand)]) is expected
+        assert dealing._needs_redeal_distinct([tiles(hand)]) is expected
+    for v in range(7):  # each value's field at 5, 6 and 7 tiles (a double once)
+        carrying = [t for t in ALL_TILES if v in t]
+        for count in (5, 6, 7):
+            hand = carrying[:count]
+            assert dealing._needs_redeal_distinct([hand]) is dealing.needs_redeal([hand]) is (count >= 6)
+    doubles = [(v, v) for v in range(7)]
+    for count in range(8):  # the doubles' field
+        assert dealing._needs_redeal_distinct([doubles[:count]]) is dealing.needs_redeal([doubles[:count]]) is (
+            count >= 5)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.binary(min_size=1, max_size=8), seats=st.integers(1, 4), hand_size=st.integers(1, 8),
+       redeal=st.booleans())
+def test_deal_cut_by_slices_is_deal_hands(seed, seats, hand_size, redeal):
+    key = hashlib.sha256(seed).digest()
+    order = dealing.shuffled_order(key, 1, 0)
+    try:
+        hands, bazaar = dealing.deal_hands(order, seats, hand_size)
+    except RulesError as exc:
+        with pytest.raises(type(exc)):
+            rules._deal.__wrapped__(key, 1, 0, seats, hand_size, redeal)
+        return
+    got = rules._deal.__wrapped__(key, 1, 0, seats, hand_size, redeal)
+    held = rules._held(hands)
+    assert got[:3] == (hands, bazaar, bool(redeal and dealing.needs_redeal(hands)) if redeal else False)
+    assert got[3] == [[f"{a}-{b}" for a, b in h] for h in hands]
+    assert got[4] == [f"{a}-{b}" for a, b in bazaar]
+    assert list(got[5]) == held
