@@ -660,17 +660,17 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
     else:
         outcome = scoring.score_fixed_round(players=g.scores, hand_values=hand_values)
     players = tuple(outcome.players)
+    # RoundRecord(round, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players), positionally
     g.rounds.append(RoundRecord(
-        round=t.number, end=end, seat=seat, hand_tiles=tuple(map(tuple, t.hands)), hands=hand_values,
-        round_points=tuple(outcome.round_points), fish_pot=outcome.fish_pot, draw=outcome.draw,
-        players=players,
+        t.number, end, seat, tuple(map(tuple, t.hands)), hand_values, tuple(outcome.round_points), outcome.fish_pot,
+        outcome.draw, players,
     ))
     t.turn = None
     t.ended = end
-    points = [p.points for p in players]
+    points = [p.score + p.remembered for p in players]  # PlayerScore.points
     result = None
     if options.scoring == "goat":
-        if scoring.goat_game_over(players, options.limit):
+        if max(points) >= options.limit:  # scoring.goat_game_over (there is always a player)
             goats, winners = scoring.result_by_limit(points, options.limit)
             result = _result("limit", points, goats, winners, options, g.seats)
     elif t.number >= options.rounds:
