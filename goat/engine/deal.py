@@ -96,6 +96,70 @@ def deal_key(server_seed_hex: str, client_seeds: Sequence[str]) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
+def _swaps_without_discard(w: Sequence[int]) -> tuple[Tile, ...]:
+    """Fisher–Yates when no word is discarded: word ``k`` swaps item ``27 - k`` with item ``w[k] % (28 - k)``.
+
+    The 27 swaps written out: a loop over ``zip(_FAST_I, map(_mod, w, _FAST_M))`` does the same and
+    costs about twice as much; tests/engine/test_deal.py pins this against the plain reference.
+    """
+    t = list(ALL_TILES)
+    j = w[0] % 28
+    t[27], t[j] = t[j], t[27]
+    j = w[1] % 27
+    t[26], t[j] = t[j], t[26]
+    j = w[2] % 26
+    t[25], t[j] = t[j], t[25]
+    j = w[3] % 25
+    t[24], t[j] = t[j], t[24]
+    j = w[4] % 24
+    t[23], t[j] = t[j], t[23]
+    j = w[5] % 23
+    t[22], t[j] = t[j], t[22]
+    j = w[6] % 22
+    t[21], t[j] = t[j], t[21]
+    j = w[7] % 21
+    t[20], t[j] = t[j], t[20]
+    j = w[8] % 20
+    t[19], t[j] = t[j], t[19]
+    j = w[9] % 19
+    t[18], t[j] = t[j], t[18]
+    j = w[10] % 18
+    t[17], t[j] = t[j], t[17]
+    j = w[11] % 17
+    t[16], t[j] = t[j], t[16]
+    j = w[12] % 16
+    t[15], t[j] = t[j], t[15]
+    j = w[13] % 15
+    t[14], t[j] = t[j], t[14]
+    j = w[14] % 14
+    t[13], t[j] = t[j], t[13]
+    j = w[15] % 13
+    t[12], t[j] = t[j], t[12]
+    j = w[16] % 12
+    t[11], t[j] = t[j], t[11]
+    j = w[17] % 11
+    t[10], t[j] = t[j], t[10]
+    j = w[18] % 10
+    t[9], t[j] = t[j], t[9]
+    j = w[19] % 9
+    t[8], t[j] = t[j], t[8]
+    j = w[20] % 8
+    t[7], t[j] = t[j], t[7]
+    j = w[21] % 7
+    t[6], t[j] = t[j], t[6]
+    j = w[22] % 6
+    t[5], t[j] = t[j], t[5]
+    j = w[23] % 5
+    t[4], t[j] = t[j], t[4]
+    j = w[24] % 4
+    t[3], t[j] = t[j], t[3]
+    j = w[25] % 3
+    t[2], t[j] = t[j], t[2]
+    j = w[26] % 2
+    t[1], t[j] = t[j], t[1]
+    return tuple(t)
+
+
 def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     """The 28 tiles shuffled for round ``round_no`` (1-based), deal attempt ``attempt`` (0-based).
 
@@ -123,13 +187,11 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
         words = _UNPACK_FIRST(b"".join(blocks))
     else:
         words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
-    items = list(ALL_TILES)
     if max(words) < _NEVER_DISCARDED:
         # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the
         # swaps are known up front.
-        for i, j in zip(_FAST_I, map(_mod, words, _FAST_M)):
-            items[i], items[j] = items[j], items[i]
-        return tuple(items)
+        return _swaps_without_discard(words)
+    items = list(ALL_TILES)
     block = _FIRST_BLOCKS
     pos = 0
     available = len(words)

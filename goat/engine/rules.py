@@ -419,7 +419,7 @@ def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
     return dealing.deal_key(server_seed, client_seeds)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=16)
 def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool):
     """One deal: hands, bazaar, void, the written hands and bazaar (lists of tile texts) and the
     ``held`` counts of the hands (see :class:`_Table`).
