@@ -16,7 +16,7 @@ import hmac
 import secrets
 import struct
 from collections.abc import Sequence
-from operator import mod as _mod
+from operator import itemgetter as _itemgetter
 
 from .errors import InvalidOptions
 from .tiles import ALL_TILES, Tile
@@ -73,6 +73,7 @@ _FIRST_SUFFIXES = tuple(str(b).encode("ascii") for b in range(_FIRST_BLOCKS))
 # The swaps in order (i = 27 .. 1), their moduli m = i + 1 and rejection limits, for the fast path.
 _FAST_I = tuple(range(len(ALL_TILES) - 1, 0, -1))
 _FAST_M = tuple(i + 1 for i in _FAST_I)
+_POSITIONS = tuple(range(len(ALL_TILES)))
 #: A word below every limit is never discarded, whatever its m.
 _NEVER_DISCARDED = min(_REJECT_FROM[m] for m in _FAST_M)
 
@@ -96,13 +97,14 @@ def deal_key(server_seed_hex: str, client_seeds: Sequence[str]) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
-def _swaps_without_discard(w: Sequence[int]) -> tuple[Tile, ...]:
-    """Fisher–Yates when no word is discarded: word ``k`` swaps item ``27 - k`` with item ``w[k] % (28 - k)``.
+def _swaps_without_discard(w: Sequence[int]) -> list[int]:
+    """Fisher–Yates over the positions 0..27 when no word is discarded: word ``k`` swaps item ``27 - k``
+    with item ``w[k] % (28 - k)``.
 
     The 27 swaps written out: a loop over ``zip(_FAST_I, map(_mod, w, _FAST_M))`` does the same and
     costs about twice as much; tests/engine/test_deal.py pins this against the plain reference.
     """
-    t = list(ALL_TILES)
+    t = list(_POSITIONS)
     j = w[0] % 28
     t[27], t[j] = t[j], t[27]
     j = w[1] % 27
@@ -157,7 +159,7 @@ def _swaps_without_discard(w: Sequence[int]) -> tuple[Tile, ...]:
     t[2], t[j] = t[j], t[2]
     j = w[26] % 2
     t[1], t[j] = t[j], t[1]
-    return tuple(t)
+    return t
 
 
 def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
@@ -167,6 +169,15 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     read as big-endian uint32 words.  Fisher–Yates runs over the canonical order for ``i`` from 27
     down to 1 with ``m = i + 1``; a word ``x >= 2**32 - (2**32 % m)`` is discarded (rejection
     sampling keeps the shuffle unbiased), otherwise items ``i`` and ``x % m`` are swapped.
+    """
+    return _itemgetter(*shuffled_positions(key, round_no, attempt))(ALL_TILES)
+
+
+def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
+    """:func:`shuffled_order` as positions in the canonical order: ``ALL_TILES[p]`` for each ``p``.
+
+    The shuffle itself: Fisher–Yates moves the same items whether they are tiles or their positions,
+    and ints are what the deal indexes its tables with (no tile is hashed).
     """
     digest = _hmac_digest
     prefix = f"deal:{round_no}:{attempt}:".encode("ascii")
@@ -191,7 +202,7 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
         # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the
         # swaps are known up front.
         return _swaps_without_discard(words)
-    items = list(ALL_TILES)
+    items = list(_POSITIONS)
     block = _FIRST_BLOCKS
     pos = 0
     available = len(words)
@@ -211,7 +222,7 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
                 break
         j = x % m
         items[i], items[j] = items[j], items[i]
-    return tuple(items)
+    return items
 
 
 def deal_hands(
@@ -262,19 +273,19 @@ def needs_redeal(hands: Sequence[Sequence[Tile]]) -> bool:
 # resp. >= 5: the redeal test is one mask.
 _FIELD = 4
 _DOUBLES_SHIFT = 7 * _FIELD
-_TILE_COUNTS = {
-    (a, b): (1 << (_FIELD * a)) + ((1 << (_FIELD * b)) if a != b else (1 << _DOUBLES_SHIFT))
-    for a, b in ALL_TILES
-}
+#: the packed counts of each tile, by its position in ALL_TILES
+_POSITION_COUNTS = tuple(
+    (1 << (_FIELD * a)) + ((1 << (_FIELD * b)) if a != b else (1 << _DOUBLES_SHIFT)) for a, b in ALL_TILES
+)
 _REDEAL_BIAS = sum(2 << (_FIELD * v) for v in range(7)) + (3 << _DOUBLES_SHIFT)
 _REDEAL_MASK = sum(8 << (_FIELD * f) for f in range(8))
 
 
-def _needs_redeal_distinct(hands: Sequence[Sequence[Tile]]) -> bool:
-    """:func:`needs_redeal` for hands in which no tile appears twice (any deal of one set)."""
-    counts = _TILE_COUNTS.__getitem__
-    for hand in hands:
-        if (sum(map(counts, hand)) + _REDEAL_BIAS) & _REDEAL_MASK:
+def _needs_redeal_positions(positions: Sequence[int], seats: int, hand_size: int) -> bool:
+    """:func:`needs_redeal` of the hands dealt from ``positions`` (:func:`shuffled_positions`): seat ``s``
+    holds ``positions[s*hand_size:(s+1)*hand_size]``; the tiles are distinct, as in any deal of one set."""
+    counts = _itemgetter(*positions)(_POSITION_COUNTS)  # in the dealt order
+    for start in range(0, seats * hand_size, hand_size):
+        if (sum(counts[start:start + hand_size]) + _REDEAL_BIAS) & _REDEAL_MASK:
             return True
     return False
-

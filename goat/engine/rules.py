@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from operator import itemgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from . import deal as dealing
@@ -413,6 +414,10 @@ def _next_deal_written(state) -> tuple[int, int, tuple, tuple, bool, list, list,
             *_deal(key, round_no, attempt, state.seats, options.hand_size, options.redeal))
 
 
+#: the text of each tile, by its position in ALL_TILES
+_TEXT_AT = tuple(map(_TEXT.__getitem__, ALL_TILES))
+
+
 @functools.lru_cache(maxsize=1024)
 def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
     """The key is the same for every deal of a game: derive it once."""
@@ -426,7 +431,9 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
 
     Cached because ``decide`` computes a deal to write the event and again to check it.
     """
-    order = dealing.shuffled_order(key, round_no, attempt)
+    positions = dealing.shuffled_positions(key, round_no, attempt)
+    pick = itemgetter(*positions)  # (one C call per table read in the dealt order)
+    order = pick(ALL_TILES)
     dealt = seats * hand_size
     if seats >= 1 and hand_size >= 1 and dealt <= len(order):
         # deal_hands, by slices (hands, then the bazaar; nothing to refuse)
@@ -434,9 +441,8 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
         bazaar = order[dealt:]
     else:
         hands, bazaar = dealing.deal_hands(order, seats, hand_size)  # refuses what cannot be dealt
-    # The hands are cut from one set, so no tile is in them twice.
-    void = redeal and dealing._needs_redeal_distinct(hands)
-    text = list(map(_TEXT.__getitem__, order))
+    void = redeal and dealing._needs_redeal_positions(positions, seats, hand_size)
+    text = list(pick(_TEXT_AT))
     hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
     held = tuple(7 - n for n in _held((bazaar,)))

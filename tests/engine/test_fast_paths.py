@@ -194,7 +194,15 @@ def test_shuffle_from_the_prefixed_inner_state_is_the_block_by_block_shuffle(key
 @given(order=st.permutations(ALL_TILES), seats=st.integers(1, 4), hand_size=st.integers(1, 7))
 def test_redeal_test_in_integers_is_needs_redeal(order, seats, hand_size):
     hands, _ = dealing.deal_hands(order, seats, hand_size)
-    assert dealing._needs_redeal_distinct(hands) == dealing.needs_redeal(hands)
+    positions = [ALL_TILES.index(t) for t in order]
+    assert dealing._needs_redeal_positions(positions, seats, hand_size) == dealing.needs_redeal(hands)
+
+
+def _redeal_in_integers(hand) -> bool:
+    """``_needs_redeal_positions`` of one hand (the rest of the set after it, undealt)."""
+    positions = [ALL_TILES.index(t) for t in hand]
+    rest = [p for p in range(len(ALL_TILES)) if p not in positions]
+    return dealing._needs_redeal_positions(positions + rest, 1, len(hand)) if hand else False
 
 
 def test_redeal_test_in_integers_at_its_thresholds():
@@ -208,15 +216,15 @@ def test_redeal_test_in_integers_at_its_thresholds():
         ("0-1 0-2 0-3 0-4 0-5 0-6 0-0", True), ("", False),
     ]:
         assert dealing.needs_redeal([tiles(hand)]) is expected
-        assert dealing._needs_redeal_distinct([tiles(hand)]) is expected
+        assert _redeal_in_integers(tiles(hand)) is expected
     for v in range(7):  # each value's field at 5, 6 and 7 tiles (a double once)
         carrying = [t for t in ALL_TILES if v in t]
         for count in (5, 6, 7):
             hand = carrying[:count]
-            assert dealing._needs_redeal_distinct([hand]) is dealing.needs_redeal([hand]) is (count >= 6)
+            assert _redeal_in_integers(hand) is dealing.needs_redeal([hand]) is (count >= 6)
     doubles = [(v, v) for v in range(7)]
     for count in range(8):  # the doubles' field
-        assert dealing._needs_redeal_distinct([doubles[:count]]) is dealing.needs_redeal([doubles[:count]]) is (
+        assert _redeal_in_integers(doubles[:count]) is dealing.needs_redeal([doubles[:count]]) is (
             count >= 5)
 
 
