@@ -1021,10 +1021,14 @@ def advance(state: GameState) -> tuple[GameState, list[Event]]:
     return _freeze(g), events
 
 
-def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], tuple[str, int | None] | None]:
+def _decide_on(g: _Game | None, command: Command, moves: bool = False,
+               ) -> tuple[_Game, list[Event], tuple[str, int | None] | None, list[tuple[Tile, str]] | None]:
     """Apply ``command`` and every forced action after it to the machine ``g``.
 
-    Returns the machine, the events and what it then waits for (``pending``, when known).
+    Returns the machine, the events, what it then waits for (``pending``, when known) and, when
+    ``moves`` is asked for and a play leaves the next seat a choice, that seat's legal moves (what
+    ``_legal_moves`` returns; found by the same scan of the hand that tells a choice from a forced
+    draw or knock).
     Every check runs before anything changes, so a refused command leaves ``g`` as it was.
     """
     if isinstance(command, PlayTile):
@@ -1079,10 +1083,24 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
         # Checked: the event is applied without reading it back.
         events = [{"type": "tile_played", "seat": seat, "data": {"tile": text, "end": end}}]
         g = _place(g, t, seat, tile, end, hand)
+        if moves and t.ended is None and g.status == RUNNING:
+            # pending(g) for a round that goes on after a play (the line is not empty): PLAY for the next
+            # seat exactly when one of its tiles fits an end, i.e. when it has a legal move.
+            who = t.turn
+            left, right = t.left, t.right
+            found = []
+            for tile in t.hands[who]:  # as _legal_moves
+                a, b = tile
+                if a == left or b == left:
+                    found.append((tile, "left"))
+                if a == right or b == right:
+                    found.append((tile, "right"))
+            if found:
+                return g, events, (PLAY, who), found
         waits_for = pending(g)
         if waits_for[0] not in CHOICES:  # a forced action follows (most plays leave the next seat a choice)
             g, waits_for = _advance(g, events, waits_for)
-        return g, events, waits_for
+        return g, events, waits_for, None
     elif isinstance(command, CreateGame):
         if g is not None:
             raise RulesError("game_exists", "the game already exists.")
@@ -1101,7 +1119,7 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
         }
         g = _dispatch(None, event, True)
         g.server_seed = command.server_seed_hex
-        return g, [event], None
+        return g, [event], None, None
     elif g is None:
         raise RulesError("no_game", "the game does not exist.")
     elif isinstance(command, TakeSeat):
@@ -1118,7 +1136,7 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
         raise TypeError(f"not a command: {command!r}")
     events = [event]
     g, waits_for = _advance(_dispatch(g, event, True), events)
-    return g, events, waits_for
+    return g, events, waits_for, None
 
 
 def decide(state: GameState | None, command: Command) -> tuple[GameState, list[Event]]:
@@ -1126,7 +1144,7 @@ def decide(state: GameState | None, command: Command) -> tuple[GameState, list[E
 
     Raises :class:`IllegalMove` (or :class:`~goat.engine.errors.InvalidOptions`) when the rules refuse.
     """
-    g, events, _ = _decide_on(_thaw(state) if state is not None else None, command)
+    g, events, _, _ = _decide_on(_thaw(state) if state is not None else None, command)
     return _freeze(g), events
 
 
@@ -1137,7 +1155,7 @@ class Session:
     benchmarks that make many moves in a row. A refused command leaves the session unchanged.
     """
 
-    __slots__ = ("_g", "_version", "_waits_for")
+    __slots__ = ("_g", "_moves", "_version", "_waits_for")
 
     def __init__(self, state: GameState | None = None) -> None:
         self._g = _thaw(state) if state is not None else None
@@ -1145,12 +1163,16 @@ class Session:
         #: ``_version`` (every event bumps the version)
         self._waits_for: tuple[str, int | None] | None = None
         self._version: int | None = None
+        #: the legal moves of the seat to move, when the last decide found them (valid with _waits_for);
+        #: handed out by the first legal_moves() that asks for them, computed afresh after that
+        self._moves: list[tuple[Tile, str]] | None = None
 
     def decide(self, command: Command) -> list[Event]:
-        g, events, waits_for = _decide_on(self._g, command)
+        g, events, waits_for, moves = _decide_on(self._g, command, True)
         self._g = g
         self._waits_for = waits_for
         self._version = None if waits_for is None else g.version
+        self._moves = moves
         return events
 
     def pending(self) -> tuple[str, int | None]:
@@ -1161,7 +1183,13 @@ class Session:
 
     def legal_moves(self, seat: int | None = None) -> list[tuple[Tile, str]]:
         g = self._g
-        return _legal_moves(g, self._waits_for if g is not None and g.version == self._version else pending(g), seat)
+        if g is not None and g.version == self._version:
+            moves = self._moves
+            if moves is not None and (seat is None or seat == self._waits_for[1]):
+                self._moves = None  # the caller owns this list
+                return moves
+            return _legal_moves(g, self._waits_for, seat)
+        return _legal_moves(g, pending(g), seat)
 
     @property
     def state(self) -> GameState | None:

@@ -246,3 +246,34 @@ def test_deal_cut_by_slices_is_deal_hands(seed, seats, hand_size, redeal):
     assert got[3] == [[f"{a}-{b}" for a, b in h] for h in hands]
     assert got[4] == [f"{a}-{b}" for a, b in bazaar]
     assert list(got[5]) == held
+
+
+# --- Session: the legal moves found by decide ----------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), mix=st.sampled_from(MIXES))
+def test_session_legal_moves_found_by_decide_are_legal_moves(seed, mix):
+    ruleset, seats, options = mix
+    rng = random.Random(seed)
+    session = rules.Session()
+    session.decide(rules.CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=f"{seed:064x}", options=options))
+    for s in range(seats):
+        session.decide(rules.TakeSeat(player=f"p{s}"))
+    found = 0
+    while session.pending()[0] == rules.PLAY:
+        state = session.state
+        kind, seat = rules.pending(state)
+        assert session.pending() == (kind, seat)
+        found += session._moves is not None
+        expected = rules.legal_moves(state)
+        other = (seat + 1) % seats
+        if rng.random() < 0.3:  # a question about another seat leaves the found moves in place
+            assert session.legal_moves(other) == rules.legal_moves(state, other) == []
+        moves = session.legal_moves(seat if rng.random() < 0.5 else None)
+        assert moves == expected
+        moves.append("the caller's own list")  # handed out once: the next call computes afresh
+        assert session.legal_moves() == expected
+        assert session.legal_moves(other) == []
+        tile, end = rng.choice(expected)
+        session.decide(rules.PlayTile(seat=seat, tile=tile, end=end))
+    assert found > 0
