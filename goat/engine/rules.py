@@ -796,20 +796,31 @@ class Fold:
 
         On a refused event raises its :class:`RulesError` with ``.seq`` set to its position.
 
-        The three events of a round in progress (``tile_played``, ``tile_drawn``, ``knocked``) are
+        While a round is in progress its three events (``tile_played``, ``tile_drawn``, ``knocked``) are
         applied here inline when they are plainly what the rules allow (the same tests as their
         ``_apply_*``: the seat to move, the tile in hand that fits the named end, the forced draw of
-        the bazaar's front, the forced knock); every other event, and any of these that is not plainly
-        allowed, goes through ``_dispatch`` before anything changed, which applies it or raises the
-        precise error. ``push`` (one event through ``_dispatch``) is the reference the tests compare
-        this loop with.
+        the bazaar's front, the forced knock), with the table's ends, turn, last player and the game's
+        version held in local variables and written back ("synced") before anything else reads the
+        machine: before ``_end_round``, before ``_dispatch`` and when the loop stops. Every other event,
+        and any of these that is not plainly allowed, goes through ``_dispatch`` before anything changed,
+        which applies it or raises the precise error. ``push`` (one event through ``_dispatch``) is the
+        reference that tests/engine/test_fast_paths.py compares this loop with.
         """
         g, check, dispatch = self._g, self.check, _dispatch
         parse, text_of = _PARSE, _TEXT
         position = first_seq - 1
+        #: the table whose fields are held in the locals below, None when nothing is held
+        t = None
+        left = right = turn = last_player = version = None
+        played = False
         try:
             for position, event in enumerate(events, start=first_seq):
                 if event.__class__ is not dict:
+                    if t is not None:  # sync
+                        t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
+                        if played:
+                            t.must_lead = None
+                        t = None
                     if not isinstance(event, Mapping):
                         raise InvalidEvent("malformed_event", "an event must be a JSON object.")
                     try:
@@ -825,111 +836,122 @@ class Fold:
                 except KeyError:
                     seq = position
                 if seq != position:
-                    raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
-                t = g.table if g is not None else None
-                if t is None or t.ended is not None or not t.line or g.status != RUNNING:
-                    g = dispatch(g, event, check)
-                    continue
-                etype = event.get("type")
+                    raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")  # synced below
+                if t is None:
+                    table = g.table if g is not None else None
+                    if table is None or table.ended is not None or not table.line or g.status != RUNNING:
+                        g = dispatch(g, event, check)
+                        continue
+                    # A round in progress, with a tile on the line: hold what its events change.
+                    t = table
+                    hands, held, on_table, line, bazaar = t.hands, t.held, t.on_table, t.line, t.bazaar
+                    left, right, turn, last_player, version = t.left, t.right, t.turn, t.last_player, g.version
+                    played = False
+                    seats = g.seats
+                    options = g.options
+                    reserve = options.bazaar_reserve
+                    positional = options.fish == "positional_or_blocked"
                 seat = event.get("seat")
-                if seat.__class__ is not int or seat != t.turn:
-                    g = dispatch(g, event, check)
-                    continue
                 data = event.get("data")
-                if data.__class__ is not dict:
-                    g = dispatch(g, event, check)
-                    continue
-                left, right = t.left, t.right
-                if etype == "tile_played":
-                    try:
-                        tile = parse[data["tile"]]
-                        end = data["end"]
-                    except (KeyError, TypeError):  # TypeError: a tile that is not a string (unhashable)
-                        g = dispatch(g, event, check)
-                        continue
-                    a, b = tile
-                    if end == "left":
-                        if a == left:
-                            left = b
-                        elif b == left:
-                            left = a
-                        else:
-                            g = dispatch(g, event, check)
-                            continue
-                    elif end == "right":
-                        if a == right:
-                            right = b
-                        elif b == right:
-                            right = a
-                        else:
-                            g = dispatch(g, event, check)
-                            continue
-                    else:
-                        g = dispatch(g, event, check)
-                        continue
-                    hand = t.hands[seat]
-                    try:  # the in-hand test
-                        hand.remove(tile)
-                    except ValueError:
-                        g = dispatch(g, event, check)
-                        continue
-                    # As _place, for a line that is not empty.
-                    held = t.held
-                    held[a] -= 1
-                    on_table = t.on_table
-                    if a != b:
-                        held[b] -= 1
-                        on_table[a] += 1
-                        on_table[b] += 1
-                    if end == "left":
-                        t.line.insert(0, (left, t.left))
-                        t.left = left
-                    else:
-                        t.line.append((t.right, right))
-                        t.right = right
-                    t.turn = (seat + 1) % g.seats
-                    t.must_lead = None
-                    t.last_player = seat
-                    g.version += 1
-                    if not hand:
-                        _end_round(g, "out", seat)
-                    else:
-                        options = g.options
-                        if left == right and on_table[left] == 6 and options.fish == "positional_or_blocked":
-                            _end_round(g, "fish", seat)
-                        elif len(t.bazaar) <= options.bazaar_reserve and not held[left] and not held[right]:
-                            _end_round(g, "fish", seat)  # blocked: see _blocked
-                    continue
-                if (etype == "tile_drawn" or etype == "knocked") and 0 <= seat < g.seats:
-                    hand = t.hands[seat]
-                    for a, b in hand:
-                        if a == left or b == left or a == right or b == right:
-                            break  # the seat has a play: neither is forced (the general path says which error)
-                    else:
-                        bazaar = t.bazaar
-                        drawing = len(bazaar) > g.options.bazaar_reserve
-                        if etype == "knocked":
-                            if not drawing:  # as _apply_knocked
-                                t.turn = (seat + 1) % g.seats
-                                g.version += 1
-                                continue
-                        elif drawing and data.get("tile") == text_of[bazaar[0]]:  # as _apply_tile_drawn
-                            tile = bazaar.pop(0)
-                            hand.append(tile)
+                if seat.__class__ is int and seat == turn and data.__class__ is dict:
+                    etype = event.get("type")
+                    if etype == "tile_played":
+                        try:
+                            tile = parse[data["tile"]]
+                            end = data["end"]
+                        except (KeyError, TypeError):  # TypeError: a tile that is not a string (unhashable)
+                            end = None
+                        if end == "left":
                             a, b = tile
-                            held = t.held
-                            held[a] += 1
+                            new = b if a == left else a if b == left else None
+                        elif end == "right":
+                            a, b = tile
+                            new = b if a == right else a if b == right else None
+                        else:
+                            new = None
+                        if new is not None:
+                            hand = hands[seat]
+                            try:  # the in-hand test
+                                hand.remove(tile)
+                            except ValueError:
+                                new = None
+                        if new is not None:
+                            # As _place, for a line that is not empty.
+                            held[a] -= 1
                             if a != b:
-                                held[b] += 1
-                            g.version += 1
-                            if not (a == left or a == right or b == left or b == right) and _blocked(t, g.options):
-                                _end_round(g, "fish", t.last_player)
+                                held[b] -= 1
+                                on_table[a] += 1
+                                on_table[b] += 1
+                            if end == "left":
+                                line.insert(0, (new, left))
+                                left = new
+                            else:
+                                line.append((right, new))
+                                right = new
+                            turn = (seat + 1) % seats
+                            last_player = seat
+                            played = True
+                            version += 1
+                            if not hand:
+                                end_as = "out"
+                            elif left == right and on_table[left] == 6 and positional:
+                                end_as = "fish"
+                            elif len(bazaar) <= reserve and not held[left] and not held[right]:
+                                end_as = "fish"  # blocked: see _blocked
+                            else:
+                                continue
+                            t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
+                            t.must_lead = None
+                            t = None
+                            _end_round(g, end_as, seat)
                             continue
+                    elif (etype == "tile_drawn" or etype == "knocked") and 0 <= seat < seats:
+                        hand = hands[seat]
+                        for a, b in hand:
+                            if a == left or b == left or a == right or b == right:
+                                break  # the seat has a play: neither is forced (the general path says which error)
+                        else:
+                            drawing = len(bazaar) > reserve
+                            if etype == "knocked":
+                                if not drawing:  # as _apply_knocked
+                                    turn = (seat + 1) % seats
+                                    version += 1
+                                    continue
+                            elif drawing and data.get("tile") == text_of[bazaar[0]]:  # as _apply_tile_drawn
+                                tile = bazaar.pop(0)
+                                hand.append(tile)
+                                a, b = tile
+                                held[a] += 1
+                                if a != b:
+                                    held[b] += 1
+                                version += 1
+                                if (
+                                    a == left or a == right or b == left or b == right
+                                    or len(bazaar) > reserve or held[left] or held[right]
+                                ):
+                                    continue
+                                # blocked (_blocked: the line is not empty, so its ends are values)
+                                t.left, t.right, t.turn, t.last_player, g.version = (
+                                    left, right, turn, last_player, version)
+                                if played:
+                                    t.must_lead = None
+                                t = None
+                                _end_round(g, "fish", last_player)
+                                continue
+                # Not plainly allowed: sync, and let _dispatch apply it or say why not.
+                t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
+                if played:
+                    t.must_lead = None
+                t = None
                 g = dispatch(g, event, check)
         except RulesError as exc:
             exc.seq = position
             raise
         finally:
+            if t is not None:  # sync
+                t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
+                if played:
+                    t.must_lead = None
             self._g = g
 
     def set_server_seed(self, server_seed: str | None) -> None:
