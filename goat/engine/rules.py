@@ -366,10 +366,16 @@ def _apply_game_created(g, event, check) -> _Game:
         commitment = data["server_seed_commitment"]
     except (KeyError, TypeError) as exc:
         raise _err("malformed_event", f"game_created lacks {exc}.", InvalidEvent) from exc
-    return _thaw(GameState(
-        ruleset=data["ruleset"], options=options, seats=seats, commitment=commitment,
-        players=(None,) * seats, client_seeds=(None,) * seats, scores=(PlayerScore(),) * seats, version=1,
-    ))
+    # _thaw(GameState(ruleset=..., options=..., seats=..., commitment=..., players=(None,) * seats,
+    # client_seeds=(None,) * seats, scores=(PlayerScore(),) * seats, version=1)), without building the
+    # GameState (every other field at GameState's default; test_fast_paths compares the two)
+    g = _Game()
+    g.ruleset, g.options, g.seats, g.commitment = data["ruleset"], options, seats, commitment
+    g.server_seed = None
+    g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, [PlayerScore()] * seats
+    g.status, g.round_no, g.next_attempt, g.table, g.fish_pot, g.leader = WAITING, 0, 0, None, 0, None
+    g.rounds, g.result, g.revealed_seed, g.version = [], None, None, 1
+    return g
 
 
 def _apply_seat_taken(g, event, check) -> _Game:
@@ -651,12 +657,19 @@ def _apply_knocked(g, event, check) -> _Game:
     return g
 
 
+_DOUBLE_ZERO = (0, 0)
+
+
 def _end_round(g: _Game, end: str, seat: int) -> None:
     """Score a finished round (RULES.md §6–§8) and end the game if it is over."""
     options = g.options
     t = g.table
-    hand_value, lone_double_zero = scoring.hand_value, options.lone_double_zero
-    hand_values = tuple([hand_value(h, lone_double_zero) for h in t.hands])
+    # scoring.hand_value of each hand (the machine's hands hold (low, high) tuples): the pips, or
+    # lone_double_zero for a hand of exactly 0-0
+    lone_double_zero = options.lone_double_zero
+    hand_values = tuple([
+        lone_double_zero if len(h) == 1 and h[0] == _DOUBLE_ZERO else sum(map(sum, h)) for h in t.hands
+    ])
     if options.scoring == "goat":
         outcome = scoring.score_goat_round(
             players=g.scores, hand_values=hand_values, end=end, seat=seat,
@@ -960,6 +973,11 @@ class Fold:
     @property
     def state(self) -> GameState | None:
         return _freeze(self._g) if self._g is not None else None
+
+    @property
+    def machine(self) -> _Game | None:
+        """The mutable machine itself (read it, never change it): what ``state`` would freeze."""
+        return self._g
 
 
 def apply(state: GameState | None, event: Mapping[str, Any]) -> GameState:

@@ -277,3 +277,69 @@ def test_session_legal_moves_found_by_decide_are_legal_moves(seed, mix):
         tile, end = rng.choice(expected)
         session.decide(rules.PlayTile(seat=seat, tile=tile, end=end))
     assert found > 0
+
+
+# --- _end_round: the hand values -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("hands", [
+    [[(0, 0)], [(1, 2), (3, 3)]],  # a lone 0-0 counts lone_double_zero
+    [[(0, 0), (0, 1)], []],  # 0-0 with another tile counts its pips; an empty hand 0
+    [[(6, 6), (5, 6), (0, 0)], [(0, 1)]],
+])
+def test_end_round_hand_values_are_scoring_hand_value(hands):
+    from goat.engine.scoring import hand_value
+
+    log = _log(1)  # goat-classic, 3 seats
+    fold = Fold()
+    fold.push_all(log[:1 + 3 + 1])  # created, seated, dealt
+    g = fold._g
+    g.table.hands = [list(h) for h in hands] + [[(2, 4)]] * (g.seats - len(hands))
+    rules._end_round(g, "fish", 0)
+    expected = tuple(hand_value(h, g.options.lone_double_zero) for h in g.table.hands)
+    assert g.rounds[-1].hands == expected
+    assert expected[0] == (10 if hands[0] == [(0, 0)] else sum(a + b for a, b in hands[0]))
+
+
+# --- verify_log reports from the fold's machine, replay from the frozen state -------------------------
+
+@pytest.mark.parametrize("n", range(12))
+def test_verify_log_reports_what_replay_reports(n):
+    from goat.engine.replay import replay, report, verify_log
+
+    log = _log(n)
+    seed = _seed_of(log)
+    result = replay(log, server_seed=seed, require_complete=True)
+    assert result.ok
+    assert verify_log(log) == {"valid": True, **report(result.state)}
+    # cut where the rules force an action: the same refusal either way
+    cut = next(i for i in range(len(log) - 1, 0, -1) if log[i]["type"] in ("tile_drawn", "knocked", "round_dealt"))
+    short = log[:cut] + [{**log[-1], "seq": cut + 1}]
+    result = replay(short, server_seed=seed, require_complete=True)
+    report_ = verify_log(short)
+    assert (report_["valid"], report_["seq"], report_["code"]) == (False, result.seq, result.code)
+    assert report_["detail"] == result.detail
+
+
+# --- game_created builds the machine without a GameState ------------------------------------------------
+
+@pytest.mark.parametrize("n", range(3))
+def test_game_created_machine_is_the_thawed_initial_state(n):
+    from goat.engine.rulesets import Options
+    from goat.engine.scoring import PlayerScore
+    from goat.engine.state import GameState
+
+    first = _log(n)[0]
+    fold = Fold()
+    fold.push_all([first])
+    data = first["data"]
+    seats = data["seats"]
+    expected = rules._thaw(GameState(
+        ruleset=data["ruleset"], options=Options.from_dict(data["options"]), seats=seats,
+        commitment=data["server_seed_commitment"], players=(None,) * seats, client_seeds=(None,) * seats,
+        scores=(PlayerScore(),) * seats, version=1,
+    ))
+    got = fold.machine
+    for name in rules._Game.__slots__:
+        assert getattr(got, name) == getattr(expected, name), name
+        assert type(getattr(got, name)) is type(getattr(expected, name)), name
+    assert fold.state == rules._freeze(expected)
