@@ -852,7 +852,29 @@ class Fold:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")  # synced below
                 if t is None:
                     table = g.table if g is not None else None
-                    if table is None or table.ended is not None or not table.line or g.status != RUNNING:
+                    if table is None or table.ended is not None or g.status != RUNNING:
+                        g = dispatch(g, event, check)
+                        continue
+                    if not table.line:
+                        # The first tile of the round: as _apply_tile_played when check_play accepts it (the
+                        # seat to move, a tile in hand, the tile the round must open with if there is one,
+                        # written as put on the left end); anything else through _dispatch.
+                        seat = event.get("seat")
+                        data = event.get("data")
+                        if (
+                            seat.__class__ is int and seat == table.turn and data.__class__ is dict
+                            and event.get("type") == "tile_played" and data.get("end") == "left"
+                        ):
+                            tile = parse.get(data.get("tile")) if data.get("tile").__class__ is str else None
+                            if tile is not None and (table.must_lead is None or tile == table.must_lead):
+                                hand = table.hands[seat]
+                                try:  # the in-hand test
+                                    hand.remove(tile)
+                                except ValueError:
+                                    pass
+                                else:
+                                    g = _place(g, table, seat, tile, "left", hand)
+                                    continue
                         g = dispatch(g, event, check)
                         continue
                     # A round in progress, with a tile on the line: hold what its events change.

@@ -343,3 +343,42 @@ def test_game_created_machine_is_the_thawed_initial_state(n):
         assert getattr(got, name) == getattr(expected, name), name
         assert type(getattr(got, name)) is type(getattr(expected, name)), name
     assert fold.state == rules._freeze(expected)
+
+
+def _first_plays(log):
+    """Indexes of the first tile_played of each round (the one push_all applies on an empty line)."""
+    firsts, after_deal = [], False
+    for i, e in enumerate(log):
+        if e["type"] == "round_dealt":
+            after_deal = not e["data"]["void"]
+        elif e["type"] == "tile_played" and after_deal:
+            firsts.append(i)
+            after_deal = False
+    return firsts
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_push_all_applies_or_refuses_a_round_s_first_tile_as_push_does(n):
+    log = _log(n)
+    seed = _seed_of(log)
+    firsts = _first_plays(log)
+    assert firsts
+    changes = [
+        {"end": "right"}, {"end": None}, {"end": "up"}, {"tile": "0-0"}, {"tile": "6-6"}, {"tile": "1-3"},
+        {"tile": [1, 1]}, {"tile": None},
+    ]
+    for i in firsts[:3]:
+        for change in changes:
+            bad = copy.deepcopy(log)
+            bad[i]["data"].update(change)
+            for check in (True, False):
+                assert _by_push_all(bad, check, seed) == _by_push(bad, check, seed), (i, change)
+        for seat in (bad[i]["seat"] + 1, -1, "0", 1.0):
+            bad = copy.deepcopy(log)
+            bad[i]["seat"] = seat
+            assert _by_push_all(bad, True, seed) == _by_push(bad, True, seed), (i, seat)
+        # reversed text of the same tile ("a-b" and "b-a" name one tile)
+        bad = copy.deepcopy(log)
+        a, _, b = bad[i]["data"]["tile"].partition("-")
+        bad[i]["data"]["tile"] = f"{b}-{a}"
+        assert _by_push_all(bad, True, seed) == _by_push(bad, True, seed)
