@@ -284,8 +284,16 @@ _REDEAL_MASK = sum(8 << (_FIELD * f) for f in range(8))
 def _needs_redeal_positions(positions: Sequence[int], seats: int, hand_size: int) -> bool:
     """:func:`needs_redeal` of the hands dealt from ``positions`` (:func:`shuffled_positions`): seat ``s``
     holds ``positions[s*hand_size:(s+1)*hand_size]``; the tiles are distinct, as in any deal of one set."""
-    counts = _itemgetter(*positions)(_POSITION_COUNTS)  # in the dealt order
+    return _needs_redeal_counts(_itemgetter(*positions)(_POSITION_COUNTS), seats, hand_size)
+
+
+def _needs_redeal_counts(counts: Sequence[int], seats: int, hand_size: int) -> bool:
+    """:func:`_needs_redeal_positions` given the packed counts of the positions, in the dealt order."""
     for start in range(0, seats * hand_size, hand_size):
         if (sum(counts[start:start + hand_size]) + _REDEAL_BIAS) & _REDEAL_MASK:
             return True
     return False
+
+
+#: the shifts of the value fields 0..6 in packed counts
+VALUE_SHIFTS = tuple(_FIELD * v for v in range(7))

@@ -447,11 +447,13 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
         bazaar = order[dealt:]
     else:
         hands, bazaar = dealing.deal_hands(order, seats, hand_size)  # refuses what cannot be dealt
-    void = redeal and dealing._needs_redeal_positions(positions, seats, hand_size)
+    counts = pick(dealing._POSITION_COUNTS)  # each tile's values (and double), packed (deal.py)
+    void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
     text = list(pick(_TEXT_AT))
     hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
-    held = tuple(7 - n for n in _held((bazaar,)))
+    in_bazaar = sum(counts[dealt:])
+    held = tuple([7 - ((in_bazaar >> shift) & 15) for shift in dealing.VALUE_SHIFTS])
     return hands, bazaar, void, hands_text, text[dealt:], held
 
 
