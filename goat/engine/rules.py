@@ -888,10 +888,13 @@ class Fold:
                     options = g.options
                     reserve = options.bazaar_reserve
                     positional = options.fish == "positional_or_blocked"
-                seat = event.get("seat")
-                data = event.get("data")
+                try:  # subscripts are cheaper than .get(); a missing key sends the event to _dispatch below
+                    seat = event["seat"]
+                    data = event["data"]
+                    etype = event["type"]
+                except KeyError:
+                    seat = None
                 if seat.__class__ is int and seat == turn and data.__class__ is dict:
-                    etype = event.get("type")
                     if etype == "tile_played":
                         try:
                             tile = parse[data["tile"]]
