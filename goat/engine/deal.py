@@ -16,7 +16,7 @@ import hmac
 import secrets
 import struct
 from collections.abc import Sequence
-from operator import mod as _mod
+from operator import itemgetter as _itemgetter
 
 from .errors import InvalidOptions
 from .tiles import ALL_TILES, Tile
@@ -73,6 +73,7 @@ _FIRST_SUFFIXES = tuple(str(b).encode("ascii") for b in range(_FIRST_BLOCKS))
 # The swaps in order (i = 27 .. 1), their moduli m = i + 1 and rejection limits, for the fast path.
 _FAST_I = tuple(range(len(ALL_TILES) - 1, 0, -1))
 _FAST_M = tuple(i + 1 for i in _FAST_I)
+_POSITIONS = tuple(range(len(ALL_TILES)))
 #: A word below every limit is never discarded, whatever its m.
 _NEVER_DISCARDED = min(_REJECT_FROM[m] for m in _FAST_M)
 
@@ -96,6 +97,71 @@ def deal_key(server_seed_hex: str, client_seeds: Sequence[str]) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
+def _swaps_without_discard(w: Sequence[int]) -> list[int]:
+    """Fisher–Yates over the positions 0..27 when no word is discarded: word ``k`` swaps item ``27 - k``
+    with item ``w[k] % (28 - k)``.
+
+    The 27 swaps written out: a loop over ``zip(_FAST_I, map(_mod, w, _FAST_M))`` does the same and
+    costs about twice as much; tests/engine/test_deal.py pins this against the plain reference.
+    """
+    t = list(_POSITIONS)
+    j = w[0] % 28
+    t[27], t[j] = t[j], t[27]
+    j = w[1] % 27
+    t[26], t[j] = t[j], t[26]
+    j = w[2] % 26
+    t[25], t[j] = t[j], t[25]
+    j = w[3] % 25
+    t[24], t[j] = t[j], t[24]
+    j = w[4] % 24
+    t[23], t[j] = t[j], t[23]
+    j = w[5] % 23
+    t[22], t[j] = t[j], t[22]
+    j = w[6] % 22
+    t[21], t[j] = t[j], t[21]
+    j = w[7] % 21
+    t[20], t[j] = t[j], t[20]
+    j = w[8] % 20
+    t[19], t[j] = t[j], t[19]
+    j = w[9] % 19
+    t[18], t[j] = t[j], t[18]
+    j = w[10] % 18
+    t[17], t[j] = t[j], t[17]
+    j = w[11] % 17
+    t[16], t[j] = t[j], t[16]
+    j = w[12] % 16
+    t[15], t[j] = t[j], t[15]
+    j = w[13] % 15
+    t[14], t[j] = t[j], t[14]
+    j = w[14] % 14
+    t[13], t[j] = t[j], t[13]
+    j = w[15] % 13
+    t[12], t[j] = t[j], t[12]
+    j = w[16] % 12
+    t[11], t[j] = t[j], t[11]
+    j = w[17] % 11
+    t[10], t[j] = t[j], t[10]
+    j = w[18] % 10
+    t[9], t[j] = t[j], t[9]
+    j = w[19] % 9
+    t[8], t[j] = t[j], t[8]
+    j = w[20] % 8
+    t[7], t[j] = t[j], t[7]
+    j = w[21] % 7
+    t[6], t[j] = t[j], t[6]
+    j = w[22] % 6
+    t[5], t[j] = t[j], t[5]
+    j = w[23] % 5
+    t[4], t[j] = t[j], t[4]
+    j = w[24] % 4
+    t[3], t[j] = t[j], t[3]
+    j = w[25] % 3
+    t[2], t[j] = t[j], t[2]
+    j = w[26] % 2
+    t[1], t[j] = t[j], t[1]
+    return t
+
+
 def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     """The 28 tiles shuffled for round ``round_no`` (1-based), deal attempt ``attempt`` (0-based).
 
@@ -104,16 +170,39 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     down to 1 with ``m = i + 1``; a word ``x >= 2**32 - (2**32 % m)`` is discarded (rejection
     sampling keeps the shuffle unbiased), otherwise items ``i`` and ``x % m`` are swapped.
     """
+    return _itemgetter(*shuffled_positions(key, round_no, attempt))(ALL_TILES)
+
+
+def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
+    """:func:`shuffled_order` as positions in the canonical order: ``ALL_TILES[p]`` for each ``p``.
+
+    The shuffle itself: Fisher–Yates moves the same items whether they are tiles or their positions,
+    and ints are what the deal indexes its tables with (no tile is hashed).
+    """
     digest = _hmac_digest
     prefix = f"deal:{round_no}:{attempt}:".encode("ascii")
-    words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
-    items = list(ALL_TILES)
+    if digest is _hmac_sha256:
+        # HMAC-SHA256 of the four messages that share ``prefix``: the inner hash absorbs the pad and the
+        # prefix once, and each block copies it (the same bytes as four calls of _hmac_sha256).
+        inner, outer = _hmac_sha256_pads(key)
+        inner = inner.copy()
+        inner.update(prefix)
+        copy_inner, copy_outer = inner.copy, outer.copy
+        blocks = []
+        for suffix in _FIRST_SUFFIXES:
+            h = copy_inner()
+            h.update(suffix)
+            o = copy_outer()
+            o.update(h.digest())
+            blocks.append(o.digest())
+        words = _UNPACK_FIRST(b"".join(blocks))
+    else:
+        words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
     if max(words) < _NEVER_DISCARDED:
         # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the
         # swaps are known up front.
-        for i, j in zip(_FAST_I, map(_mod, words, _FAST_M)):
-            items[i], items[j] = items[j], items[i]
-        return tuple(items)
+        return _swaps_without_discard(words)
+    items = list(_POSITIONS)
     block = _FIRST_BLOCKS
     pos = 0
     available = len(words)
@@ -133,7 +222,7 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
                 break
         j = x % m
         items[i], items[j] = items[j], items[i]
-    return tuple(items)
+    return items
 
 
 def deal_hands(
@@ -174,3 +263,37 @@ def needs_redeal(hands: Sequence[Sequence[Tile]]) -> bool:
         if doubles >= 5 or max(per_value) >= 6:
             return True
     return False
+
+
+# needs_redeal for hands of distinct tiles (hands cut from one shuffled set), in integer arithmetic: each
+# tile is a number with a 4-bit field per value 0..6 (1 in the fields of its values, a double once) and
+# an eighth field counting doubles. A hand's sum then holds its counts; no field exceeds 7 (a value is on
+# 7 tiles of the set, and there are 7 doubles), so fields never carry into each other. Adding 2 to each
+# value field and 3 to the doubles field sets a field's top bit (8) exactly when the count is >= 6,
+# resp. >= 5: the redeal test is one mask.
+_FIELD = 4
+_DOUBLES_SHIFT = 7 * _FIELD
+#: the packed counts of each tile, by its position in ALL_TILES
+_POSITION_COUNTS = tuple(
+    (1 << (_FIELD * a)) + ((1 << (_FIELD * b)) if a != b else (1 << _DOUBLES_SHIFT)) for a, b in ALL_TILES
+)
+_REDEAL_BIAS = sum(2 << (_FIELD * v) for v in range(7)) + (3 << _DOUBLES_SHIFT)
+_REDEAL_MASK = sum(8 << (_FIELD * f) for f in range(8))
+
+
+def _needs_redeal_positions(positions: Sequence[int], seats: int, hand_size: int) -> bool:
+    """:func:`needs_redeal` of the hands dealt from ``positions`` (:func:`shuffled_positions`): seat ``s``
+    holds ``positions[s*hand_size:(s+1)*hand_size]``; the tiles are distinct, as in any deal of one set."""
+    return _needs_redeal_counts(_itemgetter(*positions)(_POSITION_COUNTS), seats, hand_size)
+
+
+def _needs_redeal_counts(counts: Sequence[int], seats: int, hand_size: int) -> bool:
+    """:func:`_needs_redeal_positions` given the packed counts of the positions, in the dealt order."""
+    for start in range(0, seats * hand_size, hand_size):
+        if (sum(counts[start:start + hand_size]) + _REDEAL_BIAS) & _REDEAL_MASK:
+            return True
+    return False
+
+
+#: the shifts of the value fields 0..6 in packed counts
+VALUE_SHIFTS = tuple(_FIELD * v for v in range(7))

@@ -38,11 +38,19 @@ def replay(events: Iterable[Mapping[str, Any]], *, server_seed: str | None = Non
     a deal is only checked for shape.  With ``require_complete`` a log that stops while the rules
     still force an action (a draw, a knock, a deal, the reveal) is refused at the next seq.
     """
+    fold, seq, code, detail = _fold(events, server_seed, require_complete)
+    return ReplayResult(fold.state if fold is not None else None, seq, code, detail)
+
+
+def _fold(events: Iterable[Mapping[str, Any]], server_seed: str | None, require_complete: bool,
+          ) -> tuple[Fold | None, int | None, str | None, str | None]:
+    """:func:`replay` up to the frozen state: the fold (its machine as the replay left it), and the
+    seq, code and detail of the first refused event (``None`` when there is none)."""
     fold = Fold()
     events = iter(events)
     first = next(events, None)
     if first is None:
-        return ReplayResult(None, 1, "empty_log", "the log has no events.")
+        return None, 1, "empty_log", "the log has no events."
     try:
         fold.push_all([first])
         if server_seed is not None:
@@ -51,16 +59,15 @@ def replay(events: Iterable[Mapping[str, Any]], *, server_seed: str | None = Non
             fold.set_server_seed(server_seed)
         fold.push_all(events, first_seq=2)
     except RulesError as exc:
-        return ReplayResult(fold.state, exc.seq, exc.code, exc.detail)
-    state = fold.state
-    position = state.version  # every event adds one to the version
+        return fold, exc.seq, exc.code, exc.detail
     if require_complete:
-        kind, seat = pending(state)
+        g = fold.machine
+        kind, seat = pending(g)  # reads the machine as it reads a GameState
         if kind not in CHOICES:
             who = "" if seat is None else f" by seat {seat}"
-            return ReplayResult(state, position + 1, "forced_action_missing",
-                                f"the log ends where the rules force a {kind}{who}.")
-    return ReplayResult(state)
+            # every event adds one to the version
+            return fold, g.version + 1, "forced_action_missing", f"the log ends where the rules force a {kind}{who}."
+    return fold, None, None, None
 
 
 def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -85,14 +92,15 @@ def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:
         # A reveal that does not open the commitment proves nothing: replay without it, so that the
         # reveal itself is refused (seed_mismatch at its seq) unless an earlier event already is.
         revealed = None
-    result = replay(events, server_seed=revealed, require_complete=True)
-    if not result.ok:
-        return {"valid": False, "seq": result.seq, "code": result.code, "detail": result.detail}
-    return {"valid": True, **report(result.state)}
+    fold, seq, code, detail = _fold(events, revealed, True)
+    if code is not None:
+        return {"valid": False, "seq": seq, "code": code, "detail": detail}
+    return {"valid": True, **report(fold.machine)}  # the machine has the state's result and rounds
 
 
 def report(state: GameState) -> dict[str, Any]:
-    """Result and completed rounds, in the verifier's shape."""
+    """Result and completed rounds, in the verifier's shape (of a GameState, or of the machine a fold
+    leaves: the same ``result`` and ``rounds``)."""
     return {
         "result": state.result.to_dict() if state.result is not None else None,
         "rounds": [r.to_dict() for r in state.rounds],

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from operator import itemgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from . import deal as dealing
@@ -365,10 +366,16 @@ def _apply_game_created(g, event, check) -> _Game:
         commitment = data["server_seed_commitment"]
     except (KeyError, TypeError) as exc:
         raise _err("malformed_event", f"game_created lacks {exc}.", InvalidEvent) from exc
-    return _thaw(GameState(
-        ruleset=data["ruleset"], options=options, seats=seats, commitment=commitment,
-        players=(None,) * seats, client_seeds=(None,) * seats, scores=(PlayerScore(),) * seats, version=1,
-    ))
+    # _thaw(GameState(ruleset=..., options=..., seats=..., commitment=..., players=(None,) * seats,
+    # client_seeds=(None,) * seats, scores=(PlayerScore(),) * seats, version=1)), without building the
+    # GameState (every other field at GameState's default; test_fast_paths compares the two)
+    g = _Game()
+    g.ruleset, g.options, g.seats, g.commitment = data["ruleset"], options, seats, commitment
+    g.server_seed = None
+    g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, [PlayerScore()] * seats
+    g.status, g.round_no, g.next_attempt, g.table, g.fish_pot, g.leader = WAITING, 0, 0, None, 0, None
+    g.rounds, g.result, g.revealed_seed, g.version = [], None, None, 1
+    return g
 
 
 def _apply_seat_taken(g, event, check) -> _Game:
@@ -413,27 +420,40 @@ def _next_deal_written(state) -> tuple[int, int, tuple, tuple, bool, list, list,
             *_deal(key, round_no, attempt, state.seats, options.hand_size, options.redeal))
 
 
+#: the text of each tile, by its position in ALL_TILES
+_TEXT_AT = tuple(map(_TEXT.__getitem__, ALL_TILES))
+
+
 @functools.lru_cache(maxsize=1024)
 def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
     """The key is the same for every deal of a game: derive it once."""
     return dealing.deal_key(server_seed, client_seeds)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=16)
 def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool):
     """One deal: hands, bazaar, void, the written hands and bazaar (lists of tile texts) and the
     ``held`` counts of the hands (see :class:`_Table`).
 
     Cached because ``decide`` computes a deal to write the event and again to check it.
     """
-    order = dealing.shuffled_order(key, round_no, attempt)
-    hands, bazaar = dealing.deal_hands(order, seats, hand_size)
-    void = redeal and dealing.needs_redeal(hands)
-    text = list(map(_TEXT.__getitem__, order))
+    positions = dealing.shuffled_positions(key, round_no, attempt)
+    pick = itemgetter(*positions)  # (one C call per table read in the dealt order)
+    order = pick(ALL_TILES)
     dealt = seats * hand_size
+    if seats >= 1 and hand_size >= 1 and dealt <= len(order):
+        # deal_hands, by slices (hands, then the bazaar; nothing to refuse)
+        hands = tuple([order[start:start + hand_size] for start in range(0, dealt, hand_size)])
+        bazaar = order[dealt:]
+    else:
+        hands, bazaar = dealing.deal_hands(order, seats, hand_size)  # refuses what cannot be dealt
+    counts = pick(dealing._POSITION_COUNTS)  # each tile's values (and double), packed (deal.py)
+    void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
+    text = list(pick(_TEXT_AT))
     hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
-    held = tuple(7 - n for n in _held((bazaar,)))
+    in_bazaar = sum(counts[dealt:])
+    held = tuple([7 - ((in_bazaar >> shift) & 15) for shift in dealing.VALUE_SHIFTS])
     return hands, bazaar, void, hands_text, text[dealt:], held
 
 
@@ -639,12 +659,19 @@ def _apply_knocked(g, event, check) -> _Game:
     return g
 
 
+_DOUBLE_ZERO = (0, 0)
+
+
 def _end_round(g: _Game, end: str, seat: int) -> None:
     """Score a finished round (RULES.md §6–§8) and end the game if it is over."""
     options = g.options
     t = g.table
-    hand_value, lone_double_zero = scoring.hand_value, options.lone_double_zero
-    hand_values = tuple([hand_value(h, lone_double_zero) for h in t.hands])
+    # scoring.hand_value of each hand (the machine's hands hold (low, high) tuples): the pips, or
+    # lone_double_zero for a hand of exactly 0-0
+    lone_double_zero = options.lone_double_zero
+    hand_values = tuple([
+        lone_double_zero if len(h) == 1 and h[0] == _DOUBLE_ZERO else sum(map(sum, h)) for h in t.hands
+    ])
     if options.scoring == "goat":
         outcome = scoring.score_goat_round(
             players=g.scores, hand_values=hand_values, end=end, seat=seat,
@@ -654,17 +681,17 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
     else:
         outcome = scoring.score_fixed_round(players=g.scores, hand_values=hand_values)
     players = tuple(outcome.players)
+    # RoundRecord(round, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players), positionally
     g.rounds.append(RoundRecord(
-        round=t.number, end=end, seat=seat, hand_tiles=tuple(map(tuple, t.hands)), hands=hand_values,
-        round_points=tuple(outcome.round_points), fish_pot=outcome.fish_pot, draw=outcome.draw,
-        players=players,
+        t.number, end, seat, tuple(map(tuple, t.hands)), hand_values, tuple(outcome.round_points), outcome.fish_pot,
+        outcome.draw, players,
     ))
     t.turn = None
     t.ended = end
-    points = [p.points for p in players]
+    points = [p.score + p.remembered for p in players]  # PlayerScore.points
     result = None
     if options.scoring == "goat":
-        if scoring.goat_game_over(players, options.limit):
+        if max(points) >= options.limit:  # scoring.goat_game_over (there is always a player)
             goats, winners = scoring.result_by_limit(points, options.limit)
             result = _result("limit", points, goats, winners, options, g.seats)
     elif t.number >= options.rounds:
@@ -783,24 +810,188 @@ class Fold:
         """Push events whose ``seq`` must run on from ``first_seq``; the hot loop of replay.
 
         On a refused event raises its :class:`RulesError` with ``.seq`` set to its position.
+
+        While a round is in progress its three events (``tile_played``, ``tile_drawn``, ``knocked``) are
+        applied here inline when they are plainly what the rules allow (the same tests as their
+        ``_apply_*``: the seat to move, the tile in hand that fits the named end, the forced draw of
+        the bazaar's front, the forced knock), with the table's ends, turn, last player and the game's
+        version held in local variables and written back ("synced") before anything else reads the
+        machine: before ``_end_round``, before ``_dispatch`` and when the loop stops. Every other event,
+        and any of these that is not plainly allowed, goes through ``_dispatch`` before anything changed,
+        which applies it or raises the precise error. ``push`` (one event through ``_dispatch``) is the
+        reference that tests/engine/test_fast_paths.py compares this loop with.
         """
         g, check, dispatch = self._g, self.check, _dispatch
+        parse, text_of = _PARSE, _TEXT
         position = first_seq - 1
+        #: the table whose fields are held in the locals below, None when nothing is held
+        t = None
+        left = right = turn = last_player = version = None
+        played = False
         try:
             for position, event in enumerate(events, start=first_seq):
-                if event.__class__ is not dict and not isinstance(event, Mapping):
-                    raise InvalidEvent("malformed_event", "an event must be a JSON object.")
+                if event.__class__ is not dict:
+                    if t is not None:  # sync
+                        t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
+                        if played:
+                            t.must_lead = None
+                        t = None
+                    if not isinstance(event, Mapping):
+                        raise InvalidEvent("malformed_event", "an event must be a JSON object.")
+                    try:
+                        seq = event["seq"]
+                    except KeyError:
+                        seq = position
+                    if seq != position:
+                        raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
+                    g = dispatch(g, event, check)
+                    continue
                 try:  # subscripts are cheaper than .get() on this path
                     seq = event["seq"]
                 except KeyError:
                     seq = position
                 if seq != position:
-                    raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
+                    raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")  # synced below
+                if t is None:
+                    table = g.table if g is not None else None
+                    if table is None or table.ended is not None or g.status != RUNNING:
+                        g = dispatch(g, event, check)
+                        continue
+                    if not table.line:
+                        # The first tile of the round: as _apply_tile_played when check_play accepts it (the
+                        # seat to move, a tile in hand, the tile the round must open with if there is one,
+                        # written as put on the left end); anything else through _dispatch.
+                        seat = event.get("seat")
+                        data = event.get("data")
+                        if (
+                            seat.__class__ is int and seat == table.turn and data.__class__ is dict
+                            and event.get("type") == "tile_played" and data.get("end") == "left"
+                        ):
+                            tile = parse.get(data.get("tile")) if data.get("tile").__class__ is str else None
+                            if tile is not None and (table.must_lead is None or tile == table.must_lead):
+                                hand = table.hands[seat]
+                                try:  # the in-hand test
+                                    hand.remove(tile)
+                                except ValueError:
+                                    pass
+                                else:
+                                    g = _place(g, table, seat, tile, "left", hand)
+                                    continue
+                        g = dispatch(g, event, check)
+                        continue
+                    # A round in progress, with a tile on the line: hold what its events change.
+                    t = table
+                    hands, held, on_table, line, bazaar = t.hands, t.held, t.on_table, t.line, t.bazaar
+                    left, right, turn, last_player, version = t.left, t.right, t.turn, t.last_player, g.version
+                    played = False
+                    seats = g.seats
+                    options = g.options
+                    reserve = options.bazaar_reserve
+                    positional = options.fish == "positional_or_blocked"
+                try:  # subscripts are cheaper than .get(); a missing key sends the event to _dispatch below
+                    seat = event["seat"]
+                    data = event["data"]
+                    etype = event["type"]
+                except KeyError:
+                    seat = None
+                if seat.__class__ is int and seat == turn and data.__class__ is dict:
+                    if etype == "tile_played":
+                        try:
+                            tile = parse[data["tile"]]
+                            end = data["end"]
+                        except (KeyError, TypeError):  # TypeError: a tile that is not a string (unhashable)
+                            end = None
+                        if end == "left":
+                            a, b = tile
+                            new = b if a == left else a if b == left else None
+                        elif end == "right":
+                            a, b = tile
+                            new = b if a == right else a if b == right else None
+                        else:
+                            new = None
+                        if new is not None:
+                            hand = hands[seat]
+                            try:  # the in-hand test
+                                hand.remove(tile)
+                            except ValueError:
+                                new = None
+                        if new is not None:
+                            # As _place, for a line that is not empty.
+                            held[a] -= 1
+                            if a != b:
+                                held[b] -= 1
+                                on_table[a] += 1
+                                on_table[b] += 1
+                            if end == "left":
+                                line.insert(0, (new, left))
+                                left = new
+                            else:
+                                line.append((right, new))
+                                right = new
+                            turn = (seat + 1) % seats
+                            last_player = seat
+                            played = True
+                            version += 1
+                            if not hand:
+                                end_as = "out"
+                            elif left == right and on_table[left] == 6 and positional:
+                                end_as = "fish"
+                            elif len(bazaar) <= reserve and not held[left] and not held[right]:
+                                end_as = "fish"  # blocked: see _blocked
+                            else:
+                                continue
+                            t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
+                            t.must_lead = None
+                            t = None
+                            _end_round(g, end_as, seat)
+                            continue
+                    elif (etype == "tile_drawn" or etype == "knocked") and 0 <= seat < seats:
+                        hand = hands[seat]
+                        for a, b in hand:
+                            if a == left or b == left or a == right or b == right:
+                                break  # the seat has a play: neither is forced (the general path says which error)
+                        else:
+                            drawing = len(bazaar) > reserve
+                            if etype == "knocked":
+                                if not drawing:  # as _apply_knocked
+                                    turn = (seat + 1) % seats
+                                    version += 1
+                                    continue
+                            elif drawing and data.get("tile") == text_of[bazaar[0]]:  # as _apply_tile_drawn
+                                tile = bazaar.pop(0)
+                                hand.append(tile)
+                                a, b = tile
+                                held[a] += 1
+                                if a != b:
+                                    held[b] += 1
+                                version += 1
+                                if (
+                                    a == left or a == right or b == left or b == right
+                                    or len(bazaar) > reserve or held[left] or held[right]
+                                ):
+                                    continue
+                                # blocked (_blocked: the line is not empty, so its ends are values)
+                                t.left, t.right, t.turn, t.last_player, g.version = (
+                                    left, right, turn, last_player, version)
+                                if played:
+                                    t.must_lead = None
+                                t = None
+                                _end_round(g, "fish", last_player)
+                                continue
+                # Not plainly allowed: sync, and let _dispatch apply it or say why not.
+                t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
+                if played:
+                    t.must_lead = None
+                t = None
                 g = dispatch(g, event, check)
         except RulesError as exc:
             exc.seq = position
             raise
         finally:
+            if t is not None:  # sync
+                t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
+                if played:
+                    t.must_lead = None
             self._g = g
 
     def set_server_seed(self, server_seed: str | None) -> None:
@@ -809,6 +1000,11 @@ class Fold:
     @property
     def state(self) -> GameState | None:
         return _freeze(self._g) if self._g is not None else None
+
+    @property
+    def machine(self) -> _Game | None:
+        """The mutable machine itself (read it, never change it): what ``state`` would freeze."""
+        return self._g
 
 
 def apply(state: GameState | None, event: Mapping[str, Any]) -> GameState:
@@ -892,10 +1088,14 @@ def advance(state: GameState) -> tuple[GameState, list[Event]]:
     return _freeze(g), events
 
 
-def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], tuple[str, int | None] | None]:
+def _decide_on(g: _Game | None, command: Command, moves: bool = False,
+               ) -> tuple[_Game, list[Event], tuple[str, int | None] | None, list[tuple[Tile, str]] | None]:
     """Apply ``command`` and every forced action after it to the machine ``g``.
 
-    Returns the machine, the events and what it then waits for (``pending``, when known).
+    Returns the machine, the events, what it then waits for (``pending``, when known) and, when
+    ``moves`` is asked for and a play leaves the next seat a choice, that seat's legal moves (what
+    ``_legal_moves`` returns; found by the same scan of the hand that tells a choice from a forced
+    draw or knock).
     Every check runs before anything changes, so a refused command leaves ``g`` as it was.
     """
     if isinstance(command, PlayTile):
@@ -950,10 +1150,24 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
         # Checked: the event is applied without reading it back.
         events = [{"type": "tile_played", "seat": seat, "data": {"tile": text, "end": end}}]
         g = _place(g, t, seat, tile, end, hand)
+        if moves and t.ended is None and g.status == RUNNING:
+            # pending(g) for a round that goes on after a play (the line is not empty): PLAY for the next
+            # seat exactly when one of its tiles fits an end, i.e. when it has a legal move.
+            who = t.turn
+            left, right = t.left, t.right
+            found = []
+            for tile in t.hands[who]:  # as _legal_moves
+                a, b = tile
+                if a == left or b == left:
+                    found.append((tile, "left"))
+                if a == right or b == right:
+                    found.append((tile, "right"))
+            if found:
+                return g, events, (PLAY, who), found
         waits_for = pending(g)
         if waits_for[0] not in CHOICES:  # a forced action follows (most plays leave the next seat a choice)
             g, waits_for = _advance(g, events, waits_for)
-        return g, events, waits_for
+        return g, events, waits_for, None
     elif isinstance(command, CreateGame):
         if g is not None:
             raise RulesError("game_exists", "the game already exists.")
@@ -972,7 +1186,7 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
         }
         g = _dispatch(None, event, True)
         g.server_seed = command.server_seed_hex
-        return g, [event], None
+        return g, [event], None, None
     elif g is None:
         raise RulesError("no_game", "the game does not exist.")
     elif isinstance(command, TakeSeat):
@@ -989,7 +1203,7 @@ def _decide_on(g: _Game | None, command: Command) -> tuple[_Game, list[Event], t
         raise TypeError(f"not a command: {command!r}")
     events = [event]
     g, waits_for = _advance(_dispatch(g, event, True), events)
-    return g, events, waits_for
+    return g, events, waits_for, None
 
 
 def decide(state: GameState | None, command: Command) -> tuple[GameState, list[Event]]:
@@ -997,7 +1211,7 @@ def decide(state: GameState | None, command: Command) -> tuple[GameState, list[E
 
     Raises :class:`IllegalMove` (or :class:`~goat.engine.errors.InvalidOptions`) when the rules refuse.
     """
-    g, events, _ = _decide_on(_thaw(state) if state is not None else None, command)
+    g, events, _, _ = _decide_on(_thaw(state) if state is not None else None, command)
     return _freeze(g), events
 
 
@@ -1008,7 +1222,7 @@ class Session:
     benchmarks that make many moves in a row. A refused command leaves the session unchanged.
     """
 
-    __slots__ = ("_g", "_version", "_waits_for")
+    __slots__ = ("_g", "_moves", "_version", "_waits_for")
 
     def __init__(self, state: GameState | None = None) -> None:
         self._g = _thaw(state) if state is not None else None
@@ -1016,12 +1230,16 @@ class Session:
         #: ``_version`` (every event bumps the version)
         self._waits_for: tuple[str, int | None] | None = None
         self._version: int | None = None
+        #: the legal moves of the seat to move, when the last decide found them (valid with _waits_for);
+        #: handed out by the first legal_moves() that asks for them, computed afresh after that
+        self._moves: list[tuple[Tile, str]] | None = None
 
     def decide(self, command: Command) -> list[Event]:
-        g, events, waits_for = _decide_on(self._g, command)
+        g, events, waits_for, moves = _decide_on(self._g, command, True)
         self._g = g
         self._waits_for = waits_for
         self._version = None if waits_for is None else g.version
+        self._moves = moves
         return events
 
     def pending(self) -> tuple[str, int | None]:
@@ -1032,7 +1250,13 @@ class Session:
 
     def legal_moves(self, seat: int | None = None) -> list[tuple[Tile, str]]:
         g = self._g
-        return _legal_moves(g, self._waits_for if g is not None and g.version == self._version else pending(g), seat)
+        if g is not None and g.version == self._version:
+            moves = self._moves
+            if moves is not None and (seat is None or seat == self._waits_for[1]):
+                self._moves = None  # the caller owns this list
+                return moves
+            return _legal_moves(g, self._waits_for, seat)
+        return _legal_moves(g, pending(g), seat)
 
     @property
     def state(self) -> GameState | None:
