@@ -790,6 +790,14 @@ def _dispatch(g: _Game | None, event, check: bool) -> _Game:
     return handler(g, event, check)
 
 
+def _write_back(t: _Table, g: _Game, left, right, turn, last_player, version: int, played: bool) -> None:
+    """Store what ``Fold.push_all`` held in locals back on the table and the machine ("sync");
+    returns None, what the loop then holds."""
+    t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
+    if played:
+        t.must_lead = None
+
+
 class Fold:
     """A fold over events on one mutable machine: ``Fold(state).push(event)`` ... ``.state``.
 
@@ -832,10 +840,7 @@ class Fold:
             for position, event in enumerate(events, start=first_seq):
                 if event.__class__ is not dict:
                     if t is not None:  # sync
-                        t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
-                        if played:
-                            t.must_lead = None
-                        t = None
+                        t = _write_back(t, g, left, right, turn, last_player, version, played)
                     if not isinstance(event, Mapping):
                         raise InvalidEvent("malformed_event", "an event must be a JSON object.")
                     try:
@@ -940,9 +945,7 @@ class Fold:
                                 end_as = "fish"  # blocked: see _blocked
                             else:
                                 continue
-                            t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
-                            t.must_lead = None
-                            t = None
+                            t = _write_back(t, g, left, right, turn, last_player, version, played)
                             _end_round(g, end_as, seat)
                             continue
                     elif (etype == "tile_drawn" or etype == "knocked") and 0 <= seat < seats:
@@ -971,27 +974,18 @@ class Fold:
                                 ):
                                     continue
                                 # blocked (_blocked: the line is not empty, so its ends are values)
-                                t.left, t.right, t.turn, t.last_player, g.version = (
-                                    left, right, turn, last_player, version)
-                                if played:
-                                    t.must_lead = None
-                                t = None
+                                t = _write_back(t, g, left, right, turn, last_player, version, played)
                                 _end_round(g, "fish", last_player)
                                 continue
                 # Not plainly allowed: sync, and let _dispatch apply it or say why not.
-                t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
-                if played:
-                    t.must_lead = None
-                t = None
+                t = _write_back(t, g, left, right, turn, last_player, version, played)
                 g = dispatch(g, event, check)
         except RulesError as exc:
             exc.seq = position
             raise
         finally:
             if t is not None:  # sync
-                t.left, t.right, t.turn, t.last_player, g.version = left, right, turn, last_player, version
-                if played:
-                    t.must_lead = None
+                _write_back(t, g, left, right, turn, last_player, version, played)
             self._g = g
 
     def set_server_seed(self, server_seed: str | None) -> None:
