@@ -25,9 +25,10 @@ def _query() -> tuple[str, RowModel, RowModel]:
         User = get_user_model()
         token, user = RowModel(Token, "t"), RowModel(User, "u")
         quote = connection.ops.quote_name
+        user_id, key = Token._meta.get_field("user").column, Token._meta.pk.column
         _sql = (f"SELECT {token.columns}, {user.columns} FROM {quote(Token._meta.db_table)} t "
-                f"JOIN {quote(User._meta.db_table)} u ON u.{quote(User._meta.pk.column)} = t.{quote('user_id')} "
-                f"WHERE t.{quote('key')} = %s")
+                f"JOIN {quote(User._meta.db_table)} u ON u.{quote(User._meta.pk.column)} = t.{quote(user_id)} "
+                f"WHERE t.{quote(key)} = %s")
         _rows = (token, user)
     return _sql, *_rows
 

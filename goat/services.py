@@ -55,8 +55,10 @@ def _lock_pg(game_id: int, player) -> Game | None:
     global _LOCK_SQL, _GAME_ROW
     if _GAME_ROW is None:
         row = RowModel(Game, "g")
-        _LOCK_SQL = (f"SELECT {row.columns}, (SELECT s.seat FROM {Seat._meta.db_table} s WHERE s.game_id = g.id "
-                     f"AND s.player_id = %s LIMIT 1) FROM {Game._meta.db_table} g WHERE g.id = %s FOR UPDATE OF g")
+        quote = connection.ops.quote_name
+        _LOCK_SQL = (f"SELECT {row.columns}, (SELECT s.seat FROM {quote(Seat._meta.db_table)} s "
+                     f"WHERE s.game_id = g.id AND s.player_id = %s LIMIT 1) "
+                     f"FROM {quote(Game._meta.db_table)} g WHERE g.id = %s FOR UPDATE OF g")
         _GAME_ROW = row
     with connection.cursor() as cursor:
         cursor.execute(_LOCK_SQL, [getattr(player, "pk", None), game_id])
@@ -83,6 +85,8 @@ def _locked_game(game_id: int, player=None) -> Game:
         game_id = int(game_id)
     except (ValueError, TypeError):
         raise _not_found() from None
+    if not 0 < game_id < 2**63:  # no such id (and beyond bigint PostgreSQL would compare as numeric: a scan)
+        raise _not_found()
     game = _lock_pg(game_id, player) if postgresql() else _lock_orm(game_id, player)
     if game is None:
         raise _not_found()

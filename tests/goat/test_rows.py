@@ -116,7 +116,7 @@ def test_a_missing_game_is_none_on_both_paths(duo):
         assert services._lock_orm(10**6, duo[0]) is None
 
 
-@pytest.mark.parametrize("game_id", [10**6, 2**63, "x", None])
+@pytest.mark.parametrize("game_id", [10**6, 2**63, 10**30, 0, -1, "x", None])
 def test_locking_a_game_that_is_not_there_is_not_found(duo, game_id):
     with transaction.atomic(), pytest.raises(ServiceError) as refused:
         services._locked_game(game_id, duo[0])
