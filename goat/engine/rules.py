@@ -441,20 +441,44 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     pick = itemgetter(*positions)  # (one C call per table read in the dealt order)
     order = pick(ALL_TILES)
     dealt = seats * hand_size
+    counts = pick(dealing._POSITION_COUNTS)  # each tile's values (and double), packed (deal.py)
     if seats >= 1 and hand_size >= 1 and dealt <= len(order):
-        # deal_hands, by slices (hands, then the bazaar; nothing to refuse)
-        hands = tuple([order[start:start + hand_size] for start in range(0, dealt, hand_size)])
-        bazaar = order[dealt:]
+        # deal_hands, by slices (hands, then the bazaar; nothing to refuse): one C call cuts a sequence
+        cut = _cutter(seats, hand_size)
+        *hands, bazaar = cut(order)
+        hands = tuple(hands)
+        *hands_text, bazaar_text = cut(list(pick(_TEXT_AT)))
+        *hand_counts, bazaar_counts = cut(counts)
+        void = False
+        if redeal:
+            for part in hand_counts:  # _needs_redeal_counts
+                if (sum(part) + _REDEAL_BIAS) & _REDEAL_MASK:
+                    void = True
+                    break
     else:
         hands, bazaar = dealing.deal_hands(order, seats, hand_size)  # refuses what cannot be dealt
-    counts = pick(dealing._POSITION_COUNTS)  # each tile's values (and double), packed (deal.py)
-    void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
-    text = list(pick(_TEXT_AT))
-    hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
+        void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
+        text = list(pick(_TEXT_AT))
+        hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
+        bazaar_text = text[dealt:]
+        bazaar_counts = counts[dealt:]
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
-    in_bazaar = sum(counts[dealt:])
-    held = tuple([7 - ((in_bazaar >> shift) & 15) for shift in dealing.VALUE_SHIFTS])
-    return hands, bazaar, void, hands_text, text[dealt:], held
+    x = sum(bazaar_counts)
+    held = (7 - (x & 15), 7 - (x >> 4 & 15), 7 - (x >> 8 & 15), 7 - (x >> 12 & 15), 7 - (x >> 16 & 15),
+            7 - (x >> 20 & 15), 7 - (x >> 24 & 15))  # the fields at dealing.VALUE_SHIFTS
+    return hands, bazaar, void, hands_text, bazaar_text, held
+
+
+_REDEAL_BIAS, _REDEAL_MASK = dealing._REDEAL_BIAS, dealing._REDEAL_MASK
+
+
+@functools.lru_cache(maxsize=64)
+def _cutter(seats: int, hand_size: int) -> itemgetter:
+    """An ``itemgetter`` of the slices of a dealt sequence: each seat's hand, then the bazaar (at least two
+    slices, so that it always returns a tuple)."""
+    dealt = seats * hand_size
+    return itemgetter(*[slice(start, start + hand_size) for start in range(0, dealt, hand_size)],
+                      slice(dealt, None))
 
 
 def _parse_tiles(value) -> tuple[Tile, ...]:

@@ -7,7 +7,8 @@ same code, detail and seq), on honest logs and on tampered ones:
   ``_dispatch`` (the ``_apply_*`` handlers);
 * ``shuffled_order`` computes the first four HMAC blocks from one prefixed inner state; any other
   ``_hmac_digest`` goes block by block;
-* ``_deal`` cuts the hands by slices and tests the redeal rule in integer arithmetic.
+* ``_deal`` cuts the hands by slices (one ``itemgetter`` of slices) and tests the redeal rule in integer
+  arithmetic.
 """
 
 from __future__ import annotations
@@ -246,6 +247,13 @@ def test_deal_cut_by_slices_is_deal_hands(seed, seats, hand_size, redeal):
     assert got[3] == [[f"{a}-{b}" for a, b in h] for h in hands]
     assert got[4] == [f"{a}-{b}" for a, b in bazaar]
     assert list(got[5]) == held
+    assert got[3].__class__ is list and all(h.__class__ is list for h in got[3]) and got[4].__class__ is list
+    assert got[0].__class__ is tuple and got[1].__class__ is tuple
+
+
+def test_deal_held_reads_the_value_fields_at_value_shifts():
+    # _deal unrolls the held counts with the shifts written out
+    assert dealing.VALUE_SHIFTS == (0, 4, 8, 12, 16, 20, 24)
 
 
 # --- Session: the legal moves found by decide ----------------------------------------------------------
