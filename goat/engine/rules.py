@@ -684,6 +684,24 @@ def _apply_knocked(g, event, check) -> _Game:
 
 
 _DOUBLE_ZERO = (0, 0)
+_new = object.__new__
+(_set_round, _set_end, _set_seat, _set_hand_tiles, _set_hands, _set_round_points, _set_fish_pot, _set_draw,
+ _set_players) = scoring.field_setters(RoundRecord)
+
+
+def _round_record(round, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players) -> RoundRecord:
+    """``RoundRecord(...)`` positionally, faster (see :func:`scoring.field_setters`)."""
+    r = _new(RoundRecord)
+    _set_round(r, round)
+    _set_end(r, end)
+    _set_seat(r, seat)
+    _set_hand_tiles(r, hand_tiles)
+    _set_hands(r, hands)
+    _set_round_points(r, round_points)
+    _set_fish_pot(r, fish_pot)
+    _set_draw(r, draw)
+    _set_players(r, players)
+    return r
 
 
 def _end_round(g: _Game, end: str, seat: int) -> None:
@@ -697,18 +715,16 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
         lone_double_zero if len(h) == 1 and h[0] == _DOUBLE_ZERO else sum(map(sum, h)) for h in t.hands
     ])
     if options.scoring == "goat":
-        outcome = scoring.score_goat_round(
-            players=g.scores, hand_values=hand_values, end=end, seat=seat,
-            fish_scoring=options.fish_scoring, open_threshold=options.open_threshold,
-            fish_pot=g.fish_pot,
+        # scoring.score_goat_round / score_fixed_round, as the tuple of the RoundOutcome's fields
+        players, round_points, fish_pot, draw = scoring._score_goat(
+            g.scores, hand_values, end, seat, options.fish_scoring, options.open_threshold, g.fish_pot,
         )
     else:
-        outcome = scoring.score_fixed_round(players=g.scores, hand_values=hand_values)
-    players = tuple(outcome.players)
-    # RoundRecord(round, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players), positionally
-    g.rounds.append(RoundRecord(
-        t.number, end, seat, tuple(map(tuple, t.hands)), hand_values, tuple(outcome.round_points), outcome.fish_pot,
-        outcome.draw, players,
+        players, round_points, fish_pot, draw = scoring._score_fixed(g.scores, hand_values)
+    # RoundRecord(round, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players), by its fast
+    # constructor
+    g.rounds.append(_round_record(
+        t.number, end, seat, tuple(map(tuple, t.hands)), hand_values, round_points, fish_pot, draw, players,
     ))
     t.turn = None
     t.ended = end
@@ -722,7 +738,7 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
         goats, winners = scoring.result_by_rounds(points)
         result = _result("rounds", points, goats, winners, options, g.seats)
     g.scores = list(players)
-    g.fish_pot = outcome.fish_pot if result is None else 0  # D-9: a pot still carried at the end is void
+    g.fish_pot = fish_pot if result is None else 0  # D-9: a pot still carried at the end is void
     g.leader = seat
     g.result = result
     g.status = FINISHED if result is not None else RUNNING

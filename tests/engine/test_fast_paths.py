@@ -390,3 +390,73 @@ def test_push_all_applies_or_refuses_a_round_s_first_tile_as_push_does(n):
         a, _, b = bad[i]["data"]["tile"].partition("-")
         bad[i]["data"]["tile"] = f"{b}-{a}"
         assert _by_push_all(bad, True, seed) == _by_push(bad, True, seed)
+
+
+# --- fast constructors of the frozen records ----------------------------------------------------------
+
+def _indistinguishable(fast, slow):
+    import pickle
+    from dataclasses import fields
+
+    assert fast.__class__ is slow.__class__
+    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+    for f in fields(slow):
+        assert getattr(fast, f.name) is getattr(slow, f.name)
+    assert not hasattr(fast, "__dict__")
+    assert pickle.dumps(fast) == pickle.dumps(slow)
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    with pytest.raises(AttributeError):  # still frozen
+        setattr(fast, fields(slow)[0].name, 1)
+
+
+@given(open_=st.booleans(), score=st.integers(-500, 500), remembered=st.integers(-500, 500))
+def test_player_score_fast_constructor_is_the_dataclass(open_, score, remembered):
+    from goat.engine import scoring
+
+    _indistinguishable(scoring._player_score(open_, score, remembered),
+                       scoring.PlayerScore(open_, score, remembered))
+
+
+def test_field_setters_follow_the_fields():
+    from dataclasses import fields
+
+    from goat.engine import scoring
+    from goat.engine.state import RoundRecord
+
+    for cls in (scoring.PlayerScore, RoundRecord):
+        setters = scoring.field_setters(cls)
+        assert [s.__self__.__name__ for s in setters] == [f.name for f in fields(cls)]
+        assert not hasattr(cls, "__post_init__")
+
+
+def test_round_record_fast_constructor_is_the_dataclass():
+    from goat.engine import scoring
+    from goat.engine.state import RoundRecord
+
+    players = (scoring.PlayerScore(True, 30, 0), scoring.PlayerScore(False, 0, 7))
+    values = (2, "out", 1, (((1, 2),), ()), (3, 0), (3, 0), 5, False, players)
+    _indistinguishable(rules._round_record(*values), RoundRecord(*values))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seats=st.integers(2, 4), data=st.data(),
+    end=st.sampled_from(["out", "fish"]), fish_scoring=st.sampled_from(["fish_for_all", "fish_for_one"]),
+    open_threshold=st.integers(0, 30), fish_pot=st.integers(0, 40),
+)
+def test_score_tuples_are_the_round_outcomes(seats, data, end, fish_scoring, open_threshold, fish_pot):
+    from goat.engine import scoring
+
+    players = tuple(
+        scoring.PlayerScore(data.draw(st.booleans()), data.draw(st.integers(0, 120)), data.draw(st.integers(0, 40)))
+        for _ in range(seats)
+    )
+    values = tuple(data.draw(st.integers(0, 60)) for _ in range(seats))
+    seat = data.draw(st.integers(0, seats - 1))
+    slow = scoring.score_goat_round(players=players, hand_values=values, end=end, seat=seat,
+                                    fish_scoring=fish_scoring, open_threshold=open_threshold, fish_pot=fish_pot)
+    fast = scoring._score_goat(players, values, end, seat, fish_scoring, open_threshold, fish_pot)
+    assert fast == (slow.players, slow.round_points, slow.fish_pot, slow.draw)
+    assert all(p.__class__ is scoring.PlayerScore for p in fast[0]) and fast[1].__class__ is tuple
+    slow = scoring.score_fixed_round(players=players, hand_values=values)
+    assert scoring._score_fixed(players, values) == (slow.players, slow.round_points, slow.fish_pot, slow.draw)
