@@ -353,14 +353,42 @@ def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
 # the machine as it was, so a replay can report the state before it.
 
 
+#: the classes of the option values that :func:`_resolve_stored` takes (what JSON gives for them)
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+@functools.lru_cache(maxsize=64)
+def _resolve_stored(ruleset: str, seats: int, items: tuple) -> tuple[Options, bool]:
+    """``resolve_options(ruleset, seats, stored)`` and whether its ``to_dict()`` equals ``stored`` (the
+    stored options are fully resolved), for the ``(key, class, value)`` items of a dict ``stored`` of
+    plain values. A pure function of its arguments (Options is frozen), cached because every game of
+    a ruleset stores the same few option sets; a refusal raises afresh on every call (not cached)."""
+    stored = {k: v for k, _, v in items}
+    options = resolve_options(ruleset, seats, stored)
+    return options, options.to_dict() == stored
+
+
 def _apply_game_created(g, event, check) -> _Game:
     if g is not None:
         raise _err("unexpected_event", "game_created can only be the first event.", InvalidEvent)
     data = _data(event)
     try:
-        options = resolve_options(data["ruleset"], data["seats"], data["options"]) if check else None
-        if options is not None and options.to_dict() != dict(data["options"]):
-            raise _err("options_not_resolved", "the stored options are not fully resolved.", InvalidEvent)
+        if check:
+            ruleset, seats, stored = data["ruleset"], data["seats"], data["options"]
+            if (
+                ruleset.__class__ is str and seats.__class__ is int and stored.__class__ is dict
+                and all(k.__class__ is str and v.__class__ in _PLAIN for k, v in stored.items())
+            ):
+                # Keyed on each value's class too: True == 1 and hash(True) == hash(1)
+                options, resolved = _resolve_stored(
+                    ruleset, seats, tuple([(k, v.__class__, v) for k, v in stored.items()]))
+            else:
+                options = resolve_options(ruleset, seats, stored)
+                resolved = options.to_dict() == dict(stored)
+            if not resolved:
+                raise _err("options_not_resolved", "the stored options are not fully resolved.", InvalidEvent)
+        else:
+            options = None
         options = options or Options.from_dict(data["options"])
         seats = data["seats"]
         commitment = data["server_seed_commitment"]

@@ -460,3 +460,64 @@ def test_score_tuples_are_the_round_outcomes(seats, data, end, fish_scoring, ope
     assert all(p.__class__ is scoring.PlayerScore for p in fast[0]) and fast[1].__class__ is tuple
     slow = scoring.score_fixed_round(players=players, hand_values=values)
     assert scoring._score_fixed(players, values) == (slow.players, slow.round_points, slow.fish_pot, slow.draw)
+
+
+# --- game_created: the resolved options, cached by (key, class, value) ------------------------------------
+
+def _created_reference(data):
+    """What _apply_game_created checked before the cache: resolve, then compare with what is stored."""
+    from goat.engine.rulesets import resolve_options
+
+    try:
+        options = resolve_options(data["ruleset"], data["seats"], data["options"])
+        if options.to_dict() != dict(data["options"]):
+            return ("options_not_resolved",)
+        return ("ok", options)
+    except (KeyError, TypeError):
+        return ("malformed_event",)
+    except RulesError as exc:
+        return (exc.code, exc.detail)
+
+
+def _created_fast(data):
+    try:
+        g = rules._apply_game_created(None, {"type": "game_created", "seat": None,
+                                              "data": {**data, "server_seed_commitment": "0" * 64}}, True)
+        return ("ok", g.options)
+    except RulesError as exc:
+        if exc.code in ("options_not_resolved", "malformed_event"):
+            return (exc.code,)
+        return (exc.code, exc.detail)
+
+
+def _option_variants():
+    from goat.engine.rulesets import PRESETS, resolve_options
+
+    for ruleset in list(PRESETS) + ["nope"]:
+        base = resolve_options(ruleset, 3).to_dict() if ruleset in PRESETS else dict(PRESETS["goat-classic"])
+        yield {"ruleset": ruleset, "seats": 3, "options": base}
+        for key, value in base.items():
+            for other in (True, False, 1, 0, 1.0, None, "1", 7, 2, 101, [1], 0.0):
+                if other is value or (other.__class__ is value.__class__ and other == value):
+                    continue
+                yield {"ruleset": ruleset, "seats": 3, "options": {**base, key: other}}
+            yield {"ruleset": ruleset, "seats": 3, "options": {k: v for k, v in base.items() if k != key}}
+        yield {"ruleset": ruleset, "seats": 3, "options": {**base, "extra": 1}}
+        for seats in (True, 2, 4, 5, 2.0, "2"):
+            yield {"ruleset": ruleset, "seats": seats, "options": base}
+    yield {"ruleset": ["x"], "seats": 2, "options": {}}
+    yield {"ruleset": "goat-classic", "seats": 2, "options": None}
+    yield {"ruleset": "goat-classic", "seats": 2, "options": []}
+    yield {"ruleset": "goat-classic", "seats": 2, "options": {}}
+
+
+def test_game_created_cached_options_are_the_resolved_ones():
+    for data in _option_variants():
+        expected = _created_reference(data)
+        for _ in range(2):  # the second call is a cache hit when the first resolved
+            got = _created_fast(data)
+            assert got == expected, data
+            if got[0] == "ok":
+                assert got[1].to_dict() == data["options"]
+                assert [v.__class__ for v in got[1].to_dict().values()] == [
+                    v.__class__ for v in data["options"].values()]
