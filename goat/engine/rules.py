@@ -473,13 +473,15 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     if seats >= 1 and hand_size >= 1 and dealt <= len(order):
         # deal_hands, by slices (hands, then the bazaar; nothing to refuse): one C call cuts a sequence
         cut = _cutter(seats, hand_size)
-        *hands, bazaar = cut(order)
-        hands = tuple(hands)
+        parts = cut(order)
+        hands = parts[:-1]
+        bazaar = parts[-1]
         *hands_text, bazaar_text = cut(list(pick(_TEXT_AT)))
-        *hand_counts, bazaar_counts = cut(counts)
+        parts = cut(counts)
+        bazaar_counts = parts[-1]
         void = False
         if redeal:
-            for part in hand_counts:  # _needs_redeal_counts
+            for part in parts[:-1]:  # _needs_redeal_counts
                 if (sum(part) + _REDEAL_BIAS) & _REDEAL_MASK:
                     void = True
                     break
@@ -521,12 +523,18 @@ def _parse_tiles(value) -> tuple[Tile, ...]:
 def _apply_round_dealt(g, event, check) -> _Game:
     data = _data(event)
     if check:
-        _expect(g, (DEAL,), None, "round_dealt")
+        t = g.table
+        if g.status != RUNNING or (t is not None and t.ended is None):  # pending(g) is not DEAL
+            _expect(g, (DEAL,), None, "round_dealt")
         if data.get("round") != g.round_no + 1 or data.get("attempt") != g.next_attempt:
             raise _err("deal_mismatch", f"expected the deal of round {g.round_no + 1}, attempt "
                        f"{g.next_attempt}.", InvalidEvent)
-    if g.server_seed is not None:
-        _, _, hands, bazaar, void, hands_text, bazaar_text, held = _next_deal_written(g)
+    seed = g.server_seed
+    if seed is not None:
+        options = g.options  # _next_deal_written(g), without its tuple
+        hands, bazaar, void, hands_text, bazaar_text, held = _deal(
+            _deal_key(seed, tuple(g.client_seeds)), g.round_no + 1, g.next_attempt, g.seats, options.hand_size,
+            options.redeal)
         if check:
             stored_hands = data.get("hands")
             if (
@@ -564,7 +572,7 @@ def _apply_round_dealt(g, event, check) -> _Game:
     else:
         leader, must_lead = g.leader, None
     t = _Table()
-    t.number, t.hands, t.bazaar, t.line = g.round_no, [list(h) for h in hands], list(bazaar), []
+    t.number, t.hands, t.bazaar, t.line = g.round_no, list(map(list, hands)), list(bazaar), []
     t.left = t.right = t.last_player = t.ended = None
     t.turn, t.must_lead, t.on_table = leader, must_lead, [0] * 7
     t.held = _held(hands) if held is None else list(held)
