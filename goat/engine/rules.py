@@ -103,11 +103,14 @@ MAX_CLIENT_SEED = 255
 MAX_PLAYER_NAME = 150
 
 
-_HEX = frozenset("0123456789abcdef")
+_HEX_DIGITS = "0123456789abcdef"
+_HEX = frozenset(_HEX_DIGITS)
 
 
 def is_seed_hex(text: object) -> bool:
     """64 lowercase hex digits, the written form of a 32-byte server seed."""
+    if text.__class__ is str:  # strip() leaves nothing exactly when every character is a hex digit
+        return len(text) == 64 and not text.strip(_HEX_DIGITS)
     return isinstance(text, str) and len(text) == 64 and _HEX.issuperset(text)
 
 

@@ -521,3 +521,39 @@ def test_game_created_cached_options_are_the_resolved_ones():
                 assert got[1].to_dict() == data["options"]
                 assert [v.__class__ for v in got[1].to_dict().values()] == [
                     v.__class__ for v in data["options"].values()]
+
+
+# --- is_seed_hex: strip() for exact str, the set test otherwise ---------------------------------------------
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.one_of(
+    st.text(alphabet="0123456789abcdefABCDEF xg\n-", min_size=60, max_size=68),
+    st.text(min_size=0, max_size=70),
+    st.from_regex(r"\A[0-9a-f]{64}\Z"),
+    st.from_regex(r"\A[0-9a-f]{20}[^0-9a-f][0-9a-f]{43}\Z"),
+))
+def test_is_seed_hex_is_its_definition(text):
+    expected = len(text) == 64 and set(text) <= set("0123456789abcdef")
+    assert rules.is_seed_hex(text) is expected
+
+    class Text(str):
+        pass
+
+    assert rules.is_seed_hex(Text(text)) is expected
+    assert rules.is_seed_hex(text.encode()) is False
+
+
+def test_report_round_dicts_are_to_dict():
+    import importlib
+
+    replay = importlib.import_module("goat.engine.replay")
+
+    seen = 0
+    for n in range(40):
+        state = replay.replay(_log(n)).state
+        seen += len(state.rounds)
+        for r in state.rounds:
+            got = replay._round_dict(r)
+            assert got == r.to_dict() and list(got) == list(r.to_dict())
+            assert [list(p) for p in got["players"]] == [list(p.to_dict()) for p in r.players]
+    assert seen > 100
