@@ -972,6 +972,8 @@ class Fold:
                     options = g.options
                     reserve = options.bazaar_reserve
                     positional = options.fish == "positional_or_blocked"
+                    #: a draw is allowed (len(bazaar) > reserve); the bazaar changes only by a draw here
+                    drawing = len(bazaar) > reserve
                 try:  # subscripts are cheaper than .get(); a missing key sends the event to _dispatch below
                     seat = event["seat"]
                     data = event["data"]
@@ -1020,7 +1022,7 @@ class Fold:
                                 end_as = "out"
                             elif left == right and on_table[left] == 6 and positional:
                                 end_as = "fish"
-                            elif len(bazaar) <= reserve and not held[left] and not held[right]:
+                            elif not drawing and not held[left] and not held[right]:
                                 end_as = "fish"  # blocked: see _blocked
                             else:
                                 continue
@@ -1033,7 +1035,6 @@ class Fold:
                             if a == left or b == left or a == right or b == right:
                                 break  # the seat has a play: neither is forced (the general path says which error)
                         else:
-                            drawing = len(bazaar) > reserve
                             if etype == "knocked":
                                 if not drawing:  # as _apply_knocked
                                     turn = (seat + 1) % seats
@@ -1041,6 +1042,7 @@ class Fold:
                                     continue
                             elif drawing and data.get("tile") == text_of[bazaar[0]]:  # as _apply_tile_drawn
                                 tile = bazaar.pop(0)
+                                drawing = len(bazaar) > reserve
                                 hand.append(tile)
                                 a, b = tile
                                 held[a] += 1
@@ -1049,7 +1051,7 @@ class Fold:
                                 version += 1
                                 if (
                                     a == left or a == right or b == left or b == right
-                                    or len(bazaar) > reserve or held[left] or held[right]
+                                    or drawing or held[left] or held[right]
                                 ):
                                     continue
                                 # blocked (_blocked: the line is not empty, so its ends are values)
