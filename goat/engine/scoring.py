@@ -136,11 +136,13 @@ def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, f
         raise ValueError(f"seat {seat} out of range for {n} players")
 
     players = tuple(players)
-    remembered = [p.remembered for p in players]
 
-    # §7.2: round points.
+    # §7.2: round points. ``keep``: the seat whose remembered points stay when the others' are wiped
+    # (fish_for_one), None when every seat keeps its own.
+    keep = None
     if end == END_OUT:
-        rp = [0 if p == seat else hand_values[p] for p in range(n)]
+        rp = list(hand_values)
+        rp[seat] = 0
     elif fish_scoring == FISH_FOR_ALL:
         rp = list(hand_values)
     else:
@@ -149,8 +151,9 @@ def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, f
         if top is None:
             # A draw: nobody scores, remembered points stay, the whole round goes into the pot.
             return players, (0,) * n, fish_pot + total, True
-        rp = [total if p == top else 0 for p in range(n)]
-        remembered = [remembered[p] if p == top else 0 for p in range(n)]
+        rp = [0] * n
+        rp[top] = total
+        keep = top
 
     # §7.3: a carried pot goes to the unique top scorer of a round that is not a draw [D-9].
     if fish_pot:
@@ -159,17 +162,24 @@ def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, f
             rp[top] += fish_pot
             fish_pot = 0
 
-    # §7.4: write the round (PlayerScore(open, score, remembered), by the fast constructor).
+    # §7.4: write the round: PlayerScore(open, score, remembered), built as _player_score does.
+    went_out = seat if end == END_OUT else -1
     written = []
     for p, before in enumerate(players):
+        remembered = before.remembered if keep is None or p == keep else 0
+        points = rp[p]
         if before.open:
-            after = _player_score(True, before.score + rp[p], remembered[p])
-        elif end == END_OUT and p == seat:
-            after = _player_score(False, before.score, 0)
-        elif rp[p] > open_threshold:
-            after = _player_score(True, before.score + rp[p] + remembered[p], 0)
+            open_, score = True, before.score + points
+        elif p == went_out:
+            open_, score, remembered = False, before.score, 0
+        elif points > open_threshold:
+            open_, score, remembered = True, before.score + points + remembered, 0
         else:
-            after = _player_score(False, before.score, remembered[p] + rp[p])
+            open_, score, remembered = False, before.score, remembered + points
+        after = _new(PlayerScore)
+        _set_open(after, open_)
+        _set_score(after, score)
+        _set_remembered(after, remembered)
         written.append(after)
     return tuple(written), tuple(rp), fish_pot, False
 

@@ -457,6 +457,7 @@ def test_score_tuples_are_the_round_outcomes(seats, data, end, fish_scoring, ope
                                     fish_scoring=fish_scoring, open_threshold=open_threshold, fish_pot=fish_pot)
     fast = scoring._score_goat(players, values, end, seat, fish_scoring, open_threshold, fish_pot)
     assert fast == (slow.players, slow.round_points, slow.fish_pot, slow.draw)
+    assert fast == _score_goat_reference(players, values, end, seat, fish_scoring, open_threshold, fish_pot)
     assert all(p.__class__ is scoring.PlayerScore for p in fast[0]) and fast[1].__class__ is tuple
     slow = scoring.score_fixed_round(players=players, hand_values=values)
     assert scoring._score_fixed(players, values) == (slow.players, slow.round_points, slow.fish_pot, slow.draw)
@@ -557,3 +558,39 @@ def test_report_round_dicts_are_to_dict():
             assert got == r.to_dict() and list(got) == list(r.to_dict())
             assert [list(p) for p in got["players"]] == [list(p.to_dict()) for p in r.players]
     assert seen > 100
+
+
+def _score_goat_reference(players, hand_values, end, seat, fish_scoring, open_threshold, fish_pot):
+    """score_goat_round as it was written before the fast paths (RULES.md §7.2-7.4), for comparison."""
+    from goat.engine.scoring import PlayerScore, _unique_top
+
+    n = len(players)
+    remembered = [p.remembered for p in players]
+    if end == "out":
+        rp = [0 if p == seat else hand_values[p] for p in range(n)]
+    elif fish_scoring == "fish_for_all":
+        rp = list(hand_values)
+    else:
+        total = sum(hand_values)
+        top = _unique_top(hand_values)
+        if top is None:
+            return tuple(players), (0,) * n, fish_pot + total, True
+        rp = [total if p == top else 0 for p in range(n)]
+        remembered = [remembered[p] if p == top else 0 for p in range(n)]
+    if fish_pot:
+        top = _unique_top(rp)
+        if top is not None:
+            rp[top] += fish_pot
+            fish_pot = 0
+    written = []
+    for p, before in enumerate(players):
+        if before.open:
+            after = PlayerScore(True, before.score + rp[p], remembered[p])
+        elif end == "out" and p == seat:
+            after = PlayerScore(False, before.score, 0)
+        elif rp[p] > open_threshold:
+            after = PlayerScore(True, before.score + rp[p] + remembered[p], 0)
+        else:
+            after = PlayerScore(False, before.score, remembered[p] + rp[p])
+        written.append(after)
+    return tuple(written), tuple(rp), fish_pot, False
