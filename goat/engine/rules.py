@@ -987,33 +987,40 @@ class Fold:
                             end = data["end"]
                         except (KeyError, TypeError):  # TypeError: a tile that is not a string (unhashable)
                             end = None
+                        # As _place, for a line that is not empty: the tile fits the named end and is in
+                        # the hand (``remove`` is the in-hand test), then goes on the line.
                         if end == "left":
                             a, b = tile
                             new = b if a == left else a if b == left else None
+                            if new is not None:
+                                hand = hands[seat]
+                                try:
+                                    hand.remove(tile)
+                                except ValueError:
+                                    new = None
+                                else:
+                                    line.insert(0, (new, left))
+                                    left = new
                         elif end == "right":
                             a, b = tile
                             new = b if a == right else a if b == right else None
+                            if new is not None:
+                                hand = hands[seat]
+                                try:
+                                    hand.remove(tile)
+                                except ValueError:
+                                    new = None
+                                else:
+                                    line.append((right, new))
+                                    right = new
                         else:
                             new = None
                         if new is not None:
-                            hand = hands[seat]
-                            try:  # the in-hand test
-                                hand.remove(tile)
-                            except ValueError:
-                                new = None
-                        if new is not None:
-                            # As _place, for a line that is not empty.
                             held[a] -= 1
                             if a != b:
                                 held[b] -= 1
                                 on_table[a] += 1
                                 on_table[b] += 1
-                            if end == "left":
-                                line.insert(0, (new, left))
-                                left = new
-                            else:
-                                line.append((right, new))
-                                right = new
                             turn = (seat + 1) % seats
                             last_player = seat
                             played = True
