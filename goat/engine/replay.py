@@ -76,7 +76,12 @@ def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:
         return {"valid": False, "seq": 1, "code": "empty_log", "detail": "the log has no events."}
     last = events[-1]
     revealed = None
-    if isinstance(last, Mapping) and last.get("type") == "seed_revealed" and isinstance(last.get("data"), Mapping):
+    # (``x.__class__ is dict or``: what the isinstance says for a decoded event, without typing.Mapping's
+    # __instancecheck__)
+    if (
+        (last.__class__ is dict or isinstance(last, Mapping)) and last.get("type") == "seed_revealed"
+        and ((data := last.get("data")).__class__ is dict or isinstance(data, Mapping))
+    ):
         revealed = last["data"].get("server_seed")
     if not isinstance(revealed, str):
         return {
@@ -86,8 +91,9 @@ def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:
             "detail": "the log does not end with seed_revealed, so its deals cannot be proved.",
         }
     first = events[0]
-    created = first.get("data") if isinstance(first, Mapping) else None
-    committed = created.get("server_seed_commitment") if isinstance(created, Mapping) else None
+    created = first.get("data") if first.__class__ is dict or isinstance(first, Mapping) else None
+    committed = (created.get("server_seed_commitment") if created.__class__ is dict or isinstance(created, Mapping)
+                 else None)
     if not is_seed_hex(revealed) or commitment(revealed) != committed:
         # A reveal that does not open the commitment proves nothing: replay without it, so that the
         # reveal itself is refused (seed_mismatch at its seq) unless an earlier event already is.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from itertools import chain
 from operator import itemgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
@@ -723,6 +724,7 @@ def _apply_knocked(g, event, check) -> _Game:
 
 
 _DOUBLE_ZERO = (0, 0)
+_flat = chain.from_iterable  # sum(_flat(hand)): the pips of a hand, as sum(map(sum, hand))
 _new = object.__new__
 (_set_round, _set_end, _set_seat, _set_hand_tiles, _set_hands, _set_round_points, _set_fish_pot, _set_draw,
  _set_players) = scoring.field_setters(RoundRecord)
@@ -751,7 +753,7 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
     # lone_double_zero for a hand of exactly 0-0
     lone_double_zero = options.lone_double_zero
     hand_values = tuple([
-        lone_double_zero if len(h) == 1 and h[0] == _DOUBLE_ZERO else sum(map(sum, h)) for h in t.hands
+        lone_double_zero if len(h) == 1 and h[0] == _DOUBLE_ZERO else sum(_flat(h)) for h in t.hands
     ])
     if options.scoring == "goat":
         # scoring.score_goat_round / score_fixed_round, as the tuple of the RoundOutcome's fields
