@@ -594,3 +594,23 @@ def _score_goat_reference(players, hand_values, end, seat, fish_scoring, open_th
             after = PlayerScore(False, before.score, remembered[p] + rp[p])
         written.append(after)
     return tuple(written), tuple(rp), fish_pot, False
+
+
+# --- round_dealt: pending() == DEAL tested by its two conditions ---------------------------------------------
+
+def test_round_dealt_deal_condition_is_pending_deal():
+    """_apply_round_dealt calls _expect exactly when pending(g) is not DEAL: status is not running, or a
+    table whose round has not ended."""
+    checked = 0
+    for n in range(12):
+        log = _log(n)
+        fold = Fold()
+        for event in log:
+            g = fold.machine
+            if g is not None:
+                t = g.table
+                fast_says_not_deal = g.status != rules.RUNNING or (t is not None and t.ended is None)
+                assert fast_says_not_deal is (rules.pending(g)[0] != rules.DEAL)
+                checked += 1
+            fold.push(event)
+    assert checked > 500
