@@ -188,14 +188,18 @@ def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
         inner = inner.copy()
         inner.update(prefix)
         copy_inner, copy_outer = inner.copy, outer.copy
-        blocks = []
-        for suffix in _FIRST_SUFFIXES:
-            h = copy_inner()
-            h.update(suffix)
-            o = copy_outer()
-            o.update(h.digest())
-            blocks.append(o.digest())
-        words = _UNPACK_FIRST(b"".join(blocks))
+        # the four blocks written out (the suffixes are _FIRST_SUFFIXES)
+        h0, h1, h2, h3 = copy_inner(), copy_inner(), copy_inner(), copy_inner()
+        h0.update(b"0")
+        h1.update(b"1")
+        h2.update(b"2")
+        h3.update(b"3")
+        o0, o1, o2, o3 = copy_outer(), copy_outer(), copy_outer(), copy_outer()
+        o0.update(h0.digest())
+        o1.update(h1.digest())
+        o2.update(h2.digest())
+        o3.update(h3.digest())
+        words = _UNPACK_FIRST(o0.digest() + o1.digest() + o2.digest() + o3.digest())
     else:
         words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
     if max(words) < _NEVER_DISCARDED:

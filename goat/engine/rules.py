@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from itertools import chain
 from operator import itemgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
@@ -103,11 +104,14 @@ MAX_CLIENT_SEED = 255
 MAX_PLAYER_NAME = 150
 
 
-_HEX = frozenset("0123456789abcdef")
+_HEX_DIGITS = "0123456789abcdef"
+_HEX = frozenset(_HEX_DIGITS)
 
 
 def is_seed_hex(text: object) -> bool:
     """64 lowercase hex digits, the written form of a 32-byte server seed."""
+    if text.__class__ is str:  # strip() leaves nothing exactly when every character is a hex digit
+        return len(text) == 64 and not text.strip(_HEX_DIGITS)
     return isinstance(text, str) and len(text) == 64 and _HEX.issuperset(text)
 
 
@@ -353,14 +357,42 @@ def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
 # the machine as it was, so a replay can report the state before it.
 
 
+#: the classes of the option values that :func:`_resolve_stored` takes (what JSON gives for them)
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+@functools.lru_cache(maxsize=64)
+def _resolve_stored(ruleset: str, seats: int, items: tuple) -> tuple[Options, bool]:
+    """``resolve_options(ruleset, seats, stored)`` and whether its ``to_dict()`` equals ``stored`` (the
+    stored options are fully resolved), for the ``(key, class, value)`` items of a dict ``stored`` of
+    plain values. A pure function of its arguments (Options is frozen), cached because every game of
+    a ruleset stores the same few option sets; a refusal raises afresh on every call (not cached)."""
+    stored = {k: v for k, _, v in items}
+    options = resolve_options(ruleset, seats, stored)
+    return options, options.to_dict() == stored
+
+
 def _apply_game_created(g, event, check) -> _Game:
     if g is not None:
         raise _err("unexpected_event", "game_created can only be the first event.", InvalidEvent)
     data = _data(event)
     try:
-        options = resolve_options(data["ruleset"], data["seats"], data["options"]) if check else None
-        if options is not None and options.to_dict() != dict(data["options"]):
-            raise _err("options_not_resolved", "the stored options are not fully resolved.", InvalidEvent)
+        if check:
+            ruleset, seats, stored = data["ruleset"], data["seats"], data["options"]
+            if (
+                ruleset.__class__ is str and seats.__class__ is int and stored.__class__ is dict
+                and all(k.__class__ is str and v.__class__ in _PLAIN for k, v in stored.items())
+            ):
+                # Keyed on each value's class too: True == 1 and hash(True) == hash(1)
+                options, resolved = _resolve_stored(
+                    ruleset, seats, tuple([(k, v.__class__, v) for k, v in stored.items()]))
+            else:
+                options = resolve_options(ruleset, seats, stored)
+                resolved = options.to_dict() == dict(stored)
+            if not resolved:
+                raise _err("options_not_resolved", "the stored options are not fully resolved.", InvalidEvent)
+        else:
+            options = None
         options = options or Options.from_dict(data["options"])
         seats = data["seats"]
         commitment = data["server_seed_commitment"]
@@ -441,20 +473,46 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     pick = itemgetter(*positions)  # (one C call per table read in the dealt order)
     order = pick(ALL_TILES)
     dealt = seats * hand_size
+    counts = pick(dealing._POSITION_COUNTS)  # each tile's values (and double), packed (deal.py)
     if seats >= 1 and hand_size >= 1 and dealt <= len(order):
-        # deal_hands, by slices (hands, then the bazaar; nothing to refuse)
-        hands = tuple([order[start:start + hand_size] for start in range(0, dealt, hand_size)])
-        bazaar = order[dealt:]
+        # deal_hands, by slices (hands, then the bazaar; nothing to refuse): one C call cuts a sequence
+        cut = _cutter(seats, hand_size)
+        parts = cut(order)
+        hands = parts[:-1]
+        bazaar = parts[-1]
+        *hands_text, bazaar_text = cut(list(pick(_TEXT_AT)))
+        parts = cut(counts)
+        bazaar_counts = parts[-1]
+        void = False
+        if redeal:
+            for part in parts[:-1]:  # _needs_redeal_counts
+                if (sum(part) + _REDEAL_BIAS) & _REDEAL_MASK:
+                    void = True
+                    break
     else:
         hands, bazaar = dealing.deal_hands(order, seats, hand_size)  # refuses what cannot be dealt
-    counts = pick(dealing._POSITION_COUNTS)  # each tile's values (and double), packed (deal.py)
-    void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
-    text = list(pick(_TEXT_AT))
-    hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
+        void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
+        text = list(pick(_TEXT_AT))
+        hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
+        bazaar_text = text[dealt:]
+        bazaar_counts = counts[dealt:]
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
-    in_bazaar = sum(counts[dealt:])
-    held = tuple([7 - ((in_bazaar >> shift) & 15) for shift in dealing.VALUE_SHIFTS])
-    return hands, bazaar, void, hands_text, text[dealt:], held
+    x = sum(bazaar_counts)
+    held = (7 - (x & 15), 7 - (x >> 4 & 15), 7 - (x >> 8 & 15), 7 - (x >> 12 & 15), 7 - (x >> 16 & 15),
+            7 - (x >> 20 & 15), 7 - (x >> 24 & 15))  # the fields at dealing.VALUE_SHIFTS
+    return hands, bazaar, void, hands_text, bazaar_text, held
+
+
+_REDEAL_BIAS, _REDEAL_MASK = dealing._REDEAL_BIAS, dealing._REDEAL_MASK
+
+
+@functools.lru_cache(maxsize=64)
+def _cutter(seats: int, hand_size: int) -> itemgetter:
+    """An ``itemgetter`` of the slices of a dealt sequence: each seat's hand, then the bazaar (at least two
+    slices, so that it always returns a tuple)."""
+    dealt = seats * hand_size
+    return itemgetter(*[slice(start, start + hand_size) for start in range(0, dealt, hand_size)],
+                      slice(dealt, None))
 
 
 def _parse_tiles(value) -> tuple[Tile, ...]:
@@ -469,12 +527,18 @@ def _parse_tiles(value) -> tuple[Tile, ...]:
 def _apply_round_dealt(g, event, check) -> _Game:
     data = _data(event)
     if check:
-        _expect(g, (DEAL,), None, "round_dealt")
+        t = g.table
+        if g.status != RUNNING or (t is not None and t.ended is None):  # pending(g) is not DEAL
+            _expect(g, (DEAL,), None, "round_dealt")
         if data.get("round") != g.round_no + 1 or data.get("attempt") != g.next_attempt:
             raise _err("deal_mismatch", f"expected the deal of round {g.round_no + 1}, attempt "
                        f"{g.next_attempt}.", InvalidEvent)
-    if g.server_seed is not None:
-        _, _, hands, bazaar, void, hands_text, bazaar_text, held = _next_deal_written(g)
+    seed = g.server_seed
+    if seed is not None:
+        options = g.options  # _next_deal_written(g), without its tuple
+        hands, bazaar, void, hands_text, bazaar_text, held = _deal(
+            _deal_key(seed, tuple(g.client_seeds)), g.round_no + 1, g.next_attempt, g.seats, options.hand_size,
+            options.redeal)
         if check:
             stored_hands = data.get("hands")
             if (
@@ -512,7 +576,7 @@ def _apply_round_dealt(g, event, check) -> _Game:
     else:
         leader, must_lead = g.leader, None
     t = _Table()
-    t.number, t.hands, t.bazaar, t.line = g.round_no, [list(h) for h in hands], list(bazaar), []
+    t.number, t.hands, t.bazaar, t.line = g.round_no, list(map(list, hands)), list(bazaar), []
     t.left = t.right = t.last_player = t.ended = None
     t.turn, t.must_lead, t.on_table = leader, must_lead, [0] * 7
     t.held = _held(hands) if held is None else list(held)
@@ -660,6 +724,25 @@ def _apply_knocked(g, event, check) -> _Game:
 
 
 _DOUBLE_ZERO = (0, 0)
+_flat = chain.from_iterable  # sum(_flat(hand)): the pips of a hand, as sum(map(sum, hand))
+_new = object.__new__
+(_set_round, _set_end, _set_seat, _set_hand_tiles, _set_hands, _set_round_points, _set_fish_pot, _set_draw,
+ _set_players) = scoring.field_setters(RoundRecord)
+
+
+def _round_record(round, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players) -> RoundRecord:
+    """``RoundRecord(...)`` positionally, faster (see :func:`scoring.field_setters`)."""
+    r = _new(RoundRecord)
+    _set_round(r, round)
+    _set_end(r, end)
+    _set_seat(r, seat)
+    _set_hand_tiles(r, hand_tiles)
+    _set_hands(r, hands)
+    _set_round_points(r, round_points)
+    _set_fish_pot(r, fish_pot)
+    _set_draw(r, draw)
+    _set_players(r, players)
+    return r
 
 
 def _end_round(g: _Game, end: str, seat: int) -> None:
@@ -670,21 +753,19 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
     # lone_double_zero for a hand of exactly 0-0
     lone_double_zero = options.lone_double_zero
     hand_values = tuple([
-        lone_double_zero if len(h) == 1 and h[0] == _DOUBLE_ZERO else sum(map(sum, h)) for h in t.hands
+        lone_double_zero if len(h) == 1 and h[0] == _DOUBLE_ZERO else sum(_flat(h)) for h in t.hands
     ])
     if options.scoring == "goat":
-        outcome = scoring.score_goat_round(
-            players=g.scores, hand_values=hand_values, end=end, seat=seat,
-            fish_scoring=options.fish_scoring, open_threshold=options.open_threshold,
-            fish_pot=g.fish_pot,
+        # scoring.score_goat_round / score_fixed_round, as the tuple of the RoundOutcome's fields
+        players, round_points, fish_pot, draw = scoring._score_goat(
+            g.scores, hand_values, end, seat, options.fish_scoring, options.open_threshold, g.fish_pot,
         )
     else:
-        outcome = scoring.score_fixed_round(players=g.scores, hand_values=hand_values)
-    players = tuple(outcome.players)
-    # RoundRecord(round, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players), positionally
-    g.rounds.append(RoundRecord(
-        t.number, end, seat, tuple(map(tuple, t.hands)), hand_values, tuple(outcome.round_points), outcome.fish_pot,
-        outcome.draw, players,
+        players, round_points, fish_pot, draw = scoring._score_fixed(g.scores, hand_values)
+    # RoundRecord(round, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players), by its fast
+    # constructor
+    g.rounds.append(_round_record(
+        t.number, end, seat, tuple(map(tuple, t.hands)), hand_values, round_points, fish_pot, draw, players,
     ))
     t.turn = None
     t.ended = end
@@ -698,7 +779,7 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
         goats, winners = scoring.result_by_rounds(points)
         result = _result("rounds", points, goats, winners, options, g.seats)
     g.scores = list(players)
-    g.fish_pot = outcome.fish_pot if result is None else 0  # D-9: a pot still carried at the end is void
+    g.fish_pot = fish_pot if result is None else 0  # D-9: a pot still carried at the end is void
     g.leader = seat
     g.result = result
     g.status = FINISHED if result is not None else RUNNING
@@ -893,6 +974,8 @@ class Fold:
                     options = g.options
                     reserve = options.bazaar_reserve
                     positional = options.fish == "positional_or_blocked"
+                    #: a draw is allowed (len(bazaar) > reserve); the bazaar changes only by a draw here
+                    drawing = len(bazaar) > reserve
                 try:  # subscripts are cheaper than .get(); a missing key sends the event to _dispatch below
                     seat = event["seat"]
                     data = event["data"]
@@ -906,33 +989,40 @@ class Fold:
                             end = data["end"]
                         except (KeyError, TypeError):  # TypeError: a tile that is not a string (unhashable)
                             end = None
+                        # As _place, for a line that is not empty: the tile fits the named end and is in
+                        # the hand (``remove`` is the in-hand test), then goes on the line.
                         if end == "left":
                             a, b = tile
                             new = b if a == left else a if b == left else None
+                            if new is not None:
+                                hand = hands[seat]
+                                try:
+                                    hand.remove(tile)
+                                except ValueError:
+                                    new = None
+                                else:
+                                    line.insert(0, (new, left))
+                                    left = new
                         elif end == "right":
                             a, b = tile
                             new = b if a == right else a if b == right else None
+                            if new is not None:
+                                hand = hands[seat]
+                                try:
+                                    hand.remove(tile)
+                                except ValueError:
+                                    new = None
+                                else:
+                                    line.append((right, new))
+                                    right = new
                         else:
                             new = None
                         if new is not None:
-                            hand = hands[seat]
-                            try:  # the in-hand test
-                                hand.remove(tile)
-                            except ValueError:
-                                new = None
-                        if new is not None:
-                            # As _place, for a line that is not empty.
                             held[a] -= 1
                             if a != b:
                                 held[b] -= 1
                                 on_table[a] += 1
                                 on_table[b] += 1
-                            if end == "left":
-                                line.insert(0, (new, left))
-                                left = new
-                            else:
-                                line.append((right, new))
-                                right = new
                             turn = (seat + 1) % seats
                             last_player = seat
                             played = True
@@ -941,7 +1031,7 @@ class Fold:
                                 end_as = "out"
                             elif left == right and on_table[left] == 6 and positional:
                                 end_as = "fish"
-                            elif len(bazaar) <= reserve and not held[left] and not held[right]:
+                            elif not drawing and not held[left] and not held[right]:
                                 end_as = "fish"  # blocked: see _blocked
                             else:
                                 continue
@@ -954,7 +1044,6 @@ class Fold:
                             if a == left or b == left or a == right or b == right:
                                 break  # the seat has a play: neither is forced (the general path says which error)
                         else:
-                            drawing = len(bazaar) > reserve
                             if etype == "knocked":
                                 if not drawing:  # as _apply_knocked
                                     turn = (seat + 1) % seats
@@ -962,6 +1051,7 @@ class Fold:
                                     continue
                             elif drawing and data.get("tile") == text_of[bazaar[0]]:  # as _apply_tile_drawn
                                 tile = bazaar.pop(0)
+                                drawing = len(bazaar) > reserve
                                 hand.append(tile)
                                 a, b = tile
                                 held[a] += 1
@@ -970,7 +1060,7 @@ class Fold:
                                 version += 1
                                 if (
                                     a == left or a == right or b == left or b == right
-                                    or len(bazaar) > reserve or held[left] or held[right]
+                                    or drawing or held[left] or held[right]
                                 ):
                                     continue
                                 # blocked (_blocked: the line is not empty, so its ends are values)

@@ -8,7 +8,7 @@ The words are the game's words: ``open``, ``score``, ``remembered``, ``points``,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from .pickling import by_fields
@@ -74,6 +74,29 @@ class RoundOutcome:
     draw: bool
 
 
+def field_setters(cls) -> tuple:
+    """The ``__set__`` of each slot of a slotted dataclass ``cls``, in field order.
+
+    For the engine's fast constructors: ``object.__new__(cls)`` with every slot filled through these
+    is the object that ``cls(*values)`` builds (a frozen dataclass's ``__init__`` does the same through
+    ``object.__setattr__`` by name, ~1.6x the time), for a class with no ``__post_init__``.
+    """
+    return tuple(getattr(cls, f.name).__set__ for f in fields(cls))
+
+
+_new = object.__new__
+_set_open, _set_score, _set_remembered = field_setters(PlayerScore)
+
+
+def _player_score(open: bool, score: int, remembered: int) -> PlayerScore:
+    """``PlayerScore(open, score, remembered)``, faster (see :func:`field_setters`)."""
+    p = _new(PlayerScore)
+    _set_open(p, open)
+    _set_score(p, score)
+    _set_remembered(p, remembered)
+    return p
+
+
 def _unique_top(values: Sequence[int]) -> int | None:
     """The seat holding the strictly largest value, or ``None`` if the largest is shared."""
     top = max(values)
@@ -96,6 +119,12 @@ def score_goat_round(
     ``end`` is ``"out"`` or ``"fish"``; ``seat`` is the player who went out, or the fisher.
     ``fish_pot`` is the pot carried into this round.
     """
+    return RoundOutcome(*_score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, fish_pot))
+
+
+def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, fish_pot):
+    """:func:`score_goat_round`, positionally, as the tuple of the RoundOutcome's fields (players,
+    round_points, fish_pot, draw): what the engine's round end reads, without building the record."""
     n = len(players)
     if len(hand_values) != n:
         raise ValueError(f"{len(hand_values)} hand values for {n} players")
@@ -107,11 +136,13 @@ def score_goat_round(
         raise ValueError(f"seat {seat} out of range for {n} players")
 
     players = tuple(players)
-    remembered = [p.remembered for p in players]
 
-    # §7.2: round points.
+    # §7.2: round points. ``keep``: the seat whose remembered points stay when the others' are wiped
+    # (fish_for_one), None when every seat keeps its own.
+    keep = None
     if end == END_OUT:
-        rp = [0 if p == seat else hand_values[p] for p in range(n)]
+        rp = list(hand_values)
+        rp[seat] = 0
     elif fish_scoring == FISH_FOR_ALL:
         rp = list(hand_values)
     else:
@@ -119,9 +150,10 @@ def score_goat_round(
         top = _unique_top(hand_values)
         if top is None:
             # A draw: nobody scores, remembered points stay, the whole round goes into the pot.
-            return RoundOutcome(players, (0,) * n, fish_pot + total, True)
-        rp = [total if p == top else 0 for p in range(n)]
-        remembered = [remembered[p] if p == top else 0 for p in range(n)]
+            return players, (0,) * n, fish_pot + total, True
+        rp = [0] * n
+        rp[top] = total
+        keep = top
 
     # §7.3: a carried pot goes to the unique top scorer of a round that is not a draw [D-9].
     if fish_pot:
@@ -130,28 +162,39 @@ def score_goat_round(
             rp[top] += fish_pot
             fish_pot = 0
 
-    # §7.4: write the round. (PlayerScore(open, score, remembered) and RoundOutcome(players, round_points,
-    # fish_pot, draw) are built positionally: keywords cost a third more on this path.)
+    # §7.4: write the round: PlayerScore(open, score, remembered), built as _player_score does.
+    went_out = seat if end == END_OUT else -1
     written = []
     for p, before in enumerate(players):
+        remembered = before.remembered if keep is None or p == keep else 0
+        points = rp[p]
         if before.open:
-            after = PlayerScore(True, before.score + rp[p], remembered[p])
-        elif end == END_OUT and p == seat:
-            after = PlayerScore(False, before.score, 0)
-        elif rp[p] > open_threshold:
-            after = PlayerScore(True, before.score + rp[p] + remembered[p], 0)
+            open_, score = True, before.score + points
+        elif p == went_out:
+            open_, score, remembered = False, before.score, 0
+        elif points > open_threshold:
+            open_, score, remembered = True, before.score + points + remembered, 0
         else:
-            after = PlayerScore(False, before.score, remembered[p] + rp[p])
+            open_, score, remembered = False, before.score, remembered + points
+        after = _new(PlayerScore)
+        _set_open(after, open_)
+        _set_score(after, score)
+        _set_remembered(after, remembered)
         written.append(after)
-    return RoundOutcome(tuple(written), tuple(rp), fish_pot, False)
+    return tuple(written), tuple(rp), fish_pot, False
 
 
 def score_fixed_round(*, players: Sequence[PlayerScore], hand_values: Sequence[int]) -> RoundOutcome:
     """Score one round of a fixed-rounds game (§8): every player adds the pips in hand to ``score``."""
+    return RoundOutcome(*_score_fixed(players, hand_values))
+
+
+def _score_fixed(players, hand_values):
+    """:func:`score_fixed_round`, positionally, as the tuple of the RoundOutcome's fields."""
     if len(hand_values) != len(players):
         raise ValueError(f"{len(hand_values)} hand values for {len(players)} players")
-    written = tuple([PlayerScore(False, p.score + h, 0) for p, h in zip(players, hand_values)])
-    return RoundOutcome(written, tuple(hand_values), 0, False)
+    written = tuple([_player_score(False, p.score + h, 0) for p, h in zip(players, hand_values)])
+    return written, tuple(hand_values), 0, False
 
 
 def goat_game_over(players: Sequence[PlayerScore], limit: int) -> bool:

@@ -7,7 +7,8 @@ same code, detail and seq), on honest logs and on tampered ones:
   ``_dispatch`` (the ``_apply_*`` handlers);
 * ``shuffled_order`` computes the first four HMAC blocks from one prefixed inner state; any other
   ``_hmac_digest`` goes block by block;
-* ``_deal`` cuts the hands by slices and tests the redeal rule in integer arithmetic.
+* ``_deal`` cuts the hands by slices (one ``itemgetter`` of slices) and tests the redeal rule in integer
+  arithmetic.
 """
 
 from __future__ import annotations
@@ -246,6 +247,13 @@ def test_deal_cut_by_slices_is_deal_hands(seed, seats, hand_size, redeal):
     assert got[3] == [[f"{a}-{b}" for a, b in h] for h in hands]
     assert got[4] == [f"{a}-{b}" for a, b in bazaar]
     assert list(got[5]) == held
+    assert got[3].__class__ is list and all(h.__class__ is list for h in got[3]) and got[4].__class__ is list
+    assert got[0].__class__ is tuple and got[1].__class__ is tuple
+
+
+def test_deal_held_reads_the_value_fields_at_value_shifts():
+    # _deal unrolls the held counts with the shifts written out
+    assert dealing.VALUE_SHIFTS == (0, 4, 8, 12, 16, 20, 24)
 
 
 # --- Session: the legal moves found by decide ----------------------------------------------------------
@@ -382,3 +390,227 @@ def test_push_all_applies_or_refuses_a_round_s_first_tile_as_push_does(n):
         a, _, b = bad[i]["data"]["tile"].partition("-")
         bad[i]["data"]["tile"] = f"{b}-{a}"
         assert _by_push_all(bad, True, seed) == _by_push(bad, True, seed)
+
+
+# --- fast constructors of the frozen records ----------------------------------------------------------
+
+def _indistinguishable(fast, slow):
+    import pickle
+    from dataclasses import fields
+
+    assert fast.__class__ is slow.__class__
+    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+    for f in fields(slow):
+        assert getattr(fast, f.name) is getattr(slow, f.name)
+    assert not hasattr(fast, "__dict__")
+    assert pickle.dumps(fast) == pickle.dumps(slow)
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    with pytest.raises(AttributeError):  # still frozen
+        setattr(fast, fields(slow)[0].name, 1)
+
+
+@given(open_=st.booleans(), score=st.integers(-500, 500), remembered=st.integers(-500, 500))
+def test_player_score_fast_constructor_is_the_dataclass(open_, score, remembered):
+    from goat.engine import scoring
+
+    _indistinguishable(scoring._player_score(open_, score, remembered),
+                       scoring.PlayerScore(open_, score, remembered))
+
+
+def test_field_setters_follow_the_fields():
+    from dataclasses import fields
+
+    from goat.engine import scoring
+    from goat.engine.state import RoundRecord
+
+    for cls in (scoring.PlayerScore, RoundRecord):
+        setters = scoring.field_setters(cls)
+        assert [s.__self__.__name__ for s in setters] == [f.name for f in fields(cls)]
+        assert not hasattr(cls, "__post_init__")
+
+
+def test_round_record_fast_constructor_is_the_dataclass():
+    from goat.engine import scoring
+    from goat.engine.state import RoundRecord
+
+    players = (scoring.PlayerScore(True, 30, 0), scoring.PlayerScore(False, 0, 7))
+    values = (2, "out", 1, (((1, 2),), ()), (3, 0), (3, 0), 5, False, players)
+    _indistinguishable(rules._round_record(*values), RoundRecord(*values))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seats=st.integers(2, 4), data=st.data(),
+    end=st.sampled_from(["out", "fish"]), fish_scoring=st.sampled_from(["fish_for_all", "fish_for_one"]),
+    open_threshold=st.integers(0, 30), fish_pot=st.integers(0, 40),
+)
+def test_score_tuples_are_the_round_outcomes(seats, data, end, fish_scoring, open_threshold, fish_pot):
+    from goat.engine import scoring
+
+    players = tuple(
+        scoring.PlayerScore(data.draw(st.booleans()), data.draw(st.integers(0, 120)), data.draw(st.integers(0, 40)))
+        for _ in range(seats)
+    )
+    values = tuple(data.draw(st.integers(0, 60)) for _ in range(seats))
+    seat = data.draw(st.integers(0, seats - 1))
+    slow = scoring.score_goat_round(players=players, hand_values=values, end=end, seat=seat,
+                                    fish_scoring=fish_scoring, open_threshold=open_threshold, fish_pot=fish_pot)
+    fast = scoring._score_goat(players, values, end, seat, fish_scoring, open_threshold, fish_pot)
+    assert fast == (slow.players, slow.round_points, slow.fish_pot, slow.draw)
+    assert fast == _score_goat_reference(players, values, end, seat, fish_scoring, open_threshold, fish_pot)
+    assert all(p.__class__ is scoring.PlayerScore for p in fast[0]) and fast[1].__class__ is tuple
+    slow = scoring.score_fixed_round(players=players, hand_values=values)
+    assert scoring._score_fixed(players, values) == (slow.players, slow.round_points, slow.fish_pot, slow.draw)
+
+
+# --- game_created: the resolved options, cached by (key, class, value) ------------------------------------
+
+def _created_reference(data):
+    """What _apply_game_created checked before the cache: resolve, then compare with what is stored."""
+    from goat.engine.rulesets import resolve_options
+
+    try:
+        options = resolve_options(data["ruleset"], data["seats"], data["options"])
+        if options.to_dict() != dict(data["options"]):
+            return ("options_not_resolved",)
+        return ("ok", options)
+    except (KeyError, TypeError):
+        return ("malformed_event",)
+    except RulesError as exc:
+        return (exc.code, exc.detail)
+
+
+def _created_fast(data):
+    try:
+        g = rules._apply_game_created(None, {"type": "game_created", "seat": None,
+                                              "data": {**data, "server_seed_commitment": "0" * 64}}, True)
+        return ("ok", g.options)
+    except RulesError as exc:
+        if exc.code in ("options_not_resolved", "malformed_event"):
+            return (exc.code,)
+        return (exc.code, exc.detail)
+
+
+def _option_variants():
+    from goat.engine.rulesets import PRESETS, resolve_options
+
+    for ruleset in list(PRESETS) + ["nope"]:
+        base = resolve_options(ruleset, 3).to_dict() if ruleset in PRESETS else dict(PRESETS["goat-classic"])
+        yield {"ruleset": ruleset, "seats": 3, "options": base}
+        for key, value in base.items():
+            for other in (True, False, 1, 0, 1.0, None, "1", 7, 2, 101, [1], 0.0):
+                if other is value or (other.__class__ is value.__class__ and other == value):
+                    continue
+                yield {"ruleset": ruleset, "seats": 3, "options": {**base, key: other}}
+            yield {"ruleset": ruleset, "seats": 3, "options": {k: v for k, v in base.items() if k != key}}
+        yield {"ruleset": ruleset, "seats": 3, "options": {**base, "extra": 1}}
+        for seats in (True, 2, 4, 5, 2.0, "2"):
+            yield {"ruleset": ruleset, "seats": seats, "options": base}
+    yield {"ruleset": ["x"], "seats": 2, "options": {}}
+    yield {"ruleset": "goat-classic", "seats": 2, "options": None}
+    yield {"ruleset": "goat-classic", "seats": 2, "options": []}
+    yield {"ruleset": "goat-classic", "seats": 2, "options": {}}
+
+
+def test_game_created_cached_options_are_the_resolved_ones():
+    for data in _option_variants():
+        expected = _created_reference(data)
+        for _ in range(2):  # the second call is a cache hit when the first resolved
+            got = _created_fast(data)
+            assert got == expected, data
+            if got[0] == "ok":
+                assert got[1].to_dict() == data["options"]
+                assert [v.__class__ for v in got[1].to_dict().values()] == [
+                    v.__class__ for v in data["options"].values()]
+
+
+# --- is_seed_hex: strip() for exact str, the set test otherwise ---------------------------------------------
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.one_of(
+    st.text(alphabet="0123456789abcdefABCDEF xg\n-", min_size=60, max_size=68),
+    st.text(min_size=0, max_size=70),
+    st.from_regex(r"\A[0-9a-f]{64}\Z"),
+    st.from_regex(r"\A[0-9a-f]{20}[^0-9a-f][0-9a-f]{43}\Z"),
+))
+def test_is_seed_hex_is_its_definition(text):
+    expected = len(text) == 64 and set(text) <= set("0123456789abcdef")
+    assert rules.is_seed_hex(text) is expected
+
+    class Text(str):
+        pass
+
+    assert rules.is_seed_hex(Text(text)) is expected
+    assert rules.is_seed_hex(text.encode()) is False
+
+
+def test_report_round_dicts_are_to_dict():
+    import importlib
+
+    replay = importlib.import_module("goat.engine.replay")
+
+    seen = 0
+    for n in range(40):
+        state = replay.replay(_log(n)).state
+        seen += len(state.rounds)
+        for r in state.rounds:
+            got = replay._round_dict(r)
+            assert got == r.to_dict() and list(got) == list(r.to_dict())
+            assert [list(p) for p in got["players"]] == [list(p.to_dict()) for p in r.players]
+    assert seen > 100
+
+
+def _score_goat_reference(players, hand_values, end, seat, fish_scoring, open_threshold, fish_pot):
+    """score_goat_round as it was written before the fast paths (RULES.md §7.2-7.4), for comparison."""
+    from goat.engine.scoring import PlayerScore, _unique_top
+
+    n = len(players)
+    remembered = [p.remembered for p in players]
+    if end == "out":
+        rp = [0 if p == seat else hand_values[p] for p in range(n)]
+    elif fish_scoring == "fish_for_all":
+        rp = list(hand_values)
+    else:
+        total = sum(hand_values)
+        top = _unique_top(hand_values)
+        if top is None:
+            return tuple(players), (0,) * n, fish_pot + total, True
+        rp = [total if p == top else 0 for p in range(n)]
+        remembered = [remembered[p] if p == top else 0 for p in range(n)]
+    if fish_pot:
+        top = _unique_top(rp)
+        if top is not None:
+            rp[top] += fish_pot
+            fish_pot = 0
+    written = []
+    for p, before in enumerate(players):
+        if before.open:
+            after = PlayerScore(True, before.score + rp[p], remembered[p])
+        elif end == "out" and p == seat:
+            after = PlayerScore(False, before.score, 0)
+        elif rp[p] > open_threshold:
+            after = PlayerScore(True, before.score + rp[p] + remembered[p], 0)
+        else:
+            after = PlayerScore(False, before.score, remembered[p] + rp[p])
+        written.append(after)
+    return tuple(written), tuple(rp), fish_pot, False
+
+
+# --- round_dealt: pending() == DEAL tested by its two conditions ---------------------------------------------
+
+def test_round_dealt_deal_condition_is_pending_deal():
+    """_apply_round_dealt calls _expect exactly when pending(g) is not DEAL: status is not running, or a
+    table whose round has not ended."""
+    checked = 0
+    for n in range(12):
+        log = _log(n)
+        fold = Fold()
+        for event in log:
+            g = fold.machine
+            if g is not None:
+                t = g.table
+                fast_says_not_deal = g.status != rules.RUNNING or (t is not None and t.ended is None)
+                assert fast_says_not_deal is (rules.pending(g)[0] != rules.DEAL)
+                checked += 1
+            fold.push(event)
+    assert checked > 500
