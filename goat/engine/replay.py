@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 from .deal import commitment
 from .errors import RulesError
 from .rules import CHOICES, Fold, is_seed_hex, pending
-from .state import GameState, RoundRecord
+from .state import GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,22 +109,5 @@ def report(state: GameState) -> dict[str, Any]:
     leaves: the same ``result`` and ``rounds``)."""
     return {
         "result": state.result.to_dict() if state.result is not None else None,
-        "rounds": list(map(_round_dict, state.rounds)),
-    }
-
-
-def _round_dict(r: RoundRecord) -> dict[str, Any]:
-    """``r.to_dict()`` with ``PlayerScore.to_dict`` written out (no method call per player);
-    tests/engine/test_fast_paths.py compares the two."""
-    return {
-        "round": r.round,
-        "end": r.end,
-        "seat": r.seat,
-        "hands": list(r.hands),
-        "round_points": list(r.round_points),
-        "fish_pot": r.fish_pot,
-        "players": [
-            {"open": p.open, "score": p.score, "remembered": p.remembered, "points": p.score + p.remembered}
-            for p in r.players
-        ],
+        "rounds": [r.to_dict() for r in state.rounds],
     }

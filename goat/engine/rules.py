@@ -474,6 +474,7 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     order = pick(ALL_TILES)
     dealt = seats * hand_size
     counts = pick(dealing._POSITION_COUNTS)  # each tile's values (and double), packed (deal.py)
+    void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
     if seats >= 1 and hand_size >= 1 and dealt <= len(order):
         # deal_hands, by slices (hands, then the bazaar; nothing to refuse): one C call cuts a sequence
         cut = _cutter(seats, hand_size)
@@ -481,29 +482,16 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
         hands = parts[:-1]
         bazaar = parts[-1]
         *hands_text, bazaar_text = cut(list(pick(_TEXT_AT)))
-        parts = cut(counts)
-        bazaar_counts = parts[-1]
-        void = False
-        if redeal:
-            for part in parts[:-1]:  # _needs_redeal_counts
-                if (sum(part) + _REDEAL_BIAS) & _REDEAL_MASK:
-                    void = True
-                    break
     else:
         hands, bazaar = dealing.deal_hands(order, seats, hand_size)  # refuses what cannot be dealt
-        void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
         text = list(pick(_TEXT_AT))
         hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
         bazaar_text = text[dealt:]
-        bazaar_counts = counts[dealt:]
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
-    x = sum(bazaar_counts)
+    x = sum(counts[dealt:])
     held = (7 - (x & 15), 7 - (x >> 4 & 15), 7 - (x >> 8 & 15), 7 - (x >> 12 & 15), 7 - (x >> 16 & 15),
             7 - (x >> 20 & 15), 7 - (x >> 24 & 15))  # the fields at dealing.VALUE_SHIFTS
     return hands, bazaar, void, hands_text, bazaar_text, held
-
-
-_REDEAL_BIAS, _REDEAL_MASK = dealing._REDEAL_BIAS, dealing._REDEAL_MASK
 
 
 @functools.lru_cache(maxsize=64)
@@ -991,9 +979,11 @@ class Fold:
                             end = None
                         # As _place, for a line that is not empty: the tile fits the named end and is in
                         # the hand (``remove`` is the in-hand test), then goes on the line.
-                        if end == "left":
+                        new = None
+                        if end == "left" or end == "right":
                             a, b = tile
-                            new = b if a == left else a if b == left else None
+                            value = left if end == "left" else right
+                            new = b if a == value else a if b == value else None
                             if new is not None:
                                 hand = hands[seat]
                                 try:
@@ -1001,22 +991,12 @@ class Fold:
                                 except ValueError:
                                     new = None
                                 else:
-                                    line.insert(0, (new, left))
-                                    left = new
-                        elif end == "right":
-                            a, b = tile
-                            new = b if a == right else a if b == right else None
-                            if new is not None:
-                                hand = hands[seat]
-                                try:
-                                    hand.remove(tile)
-                                except ValueError:
-                                    new = None
-                                else:
-                                    line.append((right, new))
-                                    right = new
-                        else:
-                            new = None
+                                    if end == "left":
+                                        line.insert(0, (new, left))
+                                        left = new
+                                    else:
+                                        line.append((right, new))
+                                        right = new
                         if new is not None:
                             held[a] -= 1
                             if a != b:

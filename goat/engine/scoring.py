@@ -162,7 +162,7 @@ def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, f
             rp[top] += fish_pot
             fish_pot = 0
 
-    # §7.4: write the round: PlayerScore(open, score, remembered), built as _player_score does.
+    # §7.4: write the round.
     went_out = seat if end == END_OUT else -1
     written = []
     for p, before in enumerate(players):
@@ -176,11 +176,7 @@ def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, f
             open_, score, remembered = True, before.score + points + remembered, 0
         else:
             open_, score, remembered = False, before.score, remembered + points
-        after = _new(PlayerScore)
-        _set_open(after, open_)
-        _set_score(after, score)
-        _set_remembered(after, remembered)
-        written.append(after)
+        written.append(_player_score(open_, score, remembered))
     return tuple(written), tuple(rp), fish_pot, False
 
 
