@@ -474,7 +474,6 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     order = pick(ALL_TILES)
     dealt = seats * hand_size
     counts = pick(dealing._POSITION_COUNTS)  # each tile's values (and double), packed (deal.py)
-    void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
     if seats >= 1 and hand_size >= 1 and dealt <= len(order):
         # deal_hands, by slices (hands, then the bazaar; nothing to refuse): one C call cuts a sequence
         cut = _cutter(seats, hand_size)
@@ -487,6 +486,8 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
         text = list(pick(_TEXT_AT))
         hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
         bazaar_text = text[dealt:]
+    # after deal_hands, which refuses a shape that cannot be dealt
+    void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
     x = sum(counts[dealt:])
     held = (7 - (x & 15), 7 - (x >> 4 & 15), 7 - (x >> 8 & 15), 7 - (x >> 12 & 15), 7 - (x >> 16 & 15),
