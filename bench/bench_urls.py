@@ -1,10 +1,27 @@
-"""goat's URLs plus ``POST /bench/ping/``: a bare Django view doing one ORM INSERT into a tiny table
-(the baseline of bench/http_load.py; its table is created and dropped by the bench)."""
+"""goat's URLs plus three bench-only views of bench/http_load.py (their tables are created and dropped
+by the bench):
 
-from django.db import models
+* ``POST /bench/ping/``: a bare Django view doing one ORM INSERT into a tiny table (the baseline);
+* ``POST /bench/floor/{head}/``: the database work a move cannot do without under ARCHITECTURE.md,
+  and nothing else: the token lookup (goat's own SQL text), then one transaction that locks a head row
+  (``SELECT ... FOR UPDATE``) and writes an event row and the head's new version (one statement on
+  PostgreSQL, as the move's append). No DRF, no engine, no snapshot, no countdown, no serializer;
+* ``POST /bench/drf-floor/{head}/``: the same transaction inside DRF's request cycle as goat's API
+  views run it: goat's token authentication, the default permission and throttle classes (the
+  ``moves`` scope), content negotiation and JSON rendering.
+
+The two floors say how much of a move's cost the prescribed design and the framework take before any
+of goat's own work: docs/performance.md.
+"""
+
+from django.db import connection, models, transaction
 from django.http import JsonResponse
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from goat.auth import _query
 
 
 class BenchPing(models.Model):
@@ -16,12 +33,65 @@ class BenchPing(models.Model):
         managed = False
 
 
+class BenchHead(models.Model):
+    version = models.IntegerField()
+
+    class Meta:
+        app_label = "goat"
+        db_table = "bench_http_head"
+        managed = False
+
+
 @csrf_exempt
 def ping(request):
     BenchPing.objects.create(n=1)
     return JsonResponse({"ok": True}, status=201)
 
 
-urlpatterns = [path("bench/ping/", ping), path("", include("goat.urls"))]
+def _locked_write(cursor, head: int) -> int:
+    """Lock the head row, then write the event row and the head's next version; the new version."""
+    if connection.vendor == "postgresql":
+        cursor.execute("SELECT version FROM bench_http_head WHERE id = %s FOR UPDATE", [head])
+        (version,) = cursor.fetchone()
+        cursor.execute("WITH head AS (UPDATE bench_http_head SET version = version + 1 WHERE id = %s AND "
+                       "version = %s RETURNING version) INSERT INTO bench_http_ping (n) SELECT version FROM head "
+                       "RETURNING n", [head, version])
+        return cursor.fetchone()[0]
+    # SQLite: no row locks (the transaction holds the database's write lock) and no writing CTEs
+    cursor.execute("SELECT version FROM bench_http_head WHERE id = %s", [head])
+    (version,) = cursor.fetchone()
+    cursor.execute("UPDATE bench_http_head SET version = version + 1 WHERE id = %s AND version = %s",
+                   [head, version])
+    cursor.execute("INSERT INTO bench_http_ping (n) VALUES (%s)", [version + 1])
+    return version + 1
+
+
+@csrf_exempt
+def floor(request, head):
+    key = request.headers.get("Authorization", "").removeprefix("Token ")
+    with connection.cursor() as cursor:
+        cursor.execute(_query()[0], [key])  # the token lookup of goat.auth, without building the models
+        if cursor.fetchone() is None:
+            return JsonResponse({"code": "authentication_failed"}, status=401)
+        with transaction.atomic():
+            version = _locked_write(cursor, head)
+    return JsonResponse({"version": version}, status=201)
+
+
+class DRFFloor(APIView):
+    throttle_scope = "moves"
+
+    def post(self, request, head):
+        with transaction.atomic(), connection.cursor() as cursor:
+            version = _locked_write(cursor, head)
+        return Response({"version": version}, status=201)
+
+
+urlpatterns = [
+    path("bench/ping/", ping),
+    path("bench/floor/<int:head>/", floor),
+    path("bench/drf-floor/<int:head>/", DRFFloor.as_view()),
+    path("", include("goat.urls")),
+]
 handler404 = "goat.problems.handler404"
 handler500 = "goat.problems.handler500"

@@ -2,18 +2,24 @@
 
     python bench/http_load.py [--clients N] [--seconds S] [--rounds R] [--quick] [--json]
 
-Starts gunicorn (``goat.wsgi`` with ``bench.bench_settings``: goat's settings plus ``POST /bench/ping/``
-and no rate limits; gthread workers, keep-alive) on a free loopback port against the configured
+Starts gunicorn (``goat.wsgi`` with ``bench.bench_settings``: goat's settings plus the bench's views of
+``bench/bench_urls.py`` and no rate limits; gthread workers, keep-alive) on a free loopback port against the configured
 database (``DATABASE_URL``; without one a throwaway SQLite file). Then, alternating for R rounds:
 
 * moves: N client threads (``http.client`` keep-alive connections), each playing its own 2-seat
   goat-classic game through ``POST /api/games/{id}/moves/`` with ``If-Match``, switching between the
   game's two tokens as the turn passes. The moves are chosen beforehand by the engine from the
   game's stored state (the deal is deterministic from the seeds), so the clients only submit;
-* baseline: N client threads posting to ``/bench/ping/`` (one ORM INSERT, no auth, no DRF).
+* baseline: N client threads posting to ``/bench/ping/`` (one ORM INSERT, no auth, no DRF);
+* floor: the same clients posting to ``/bench/floor/{n}/``, the database work a move cannot do without
+  under ARCHITECTURE.md (token lookup; BEGIN, row lock, one write statement, COMMIT) and nothing else;
+* DRF floor: the same transaction behind DRF's request cycle as goat's views run it (auth, permission,
+  throttles, negotiation, rendering): ``/bench/drf-floor/{n}/``.
 
-Each phase is bounded in time (S seconds) and count (the moves prepared). Reported: requests/s,
-p50/p99 latency of both, and the ratio moves/s / baseline/s (medians over rounds). Target >= 0.5.
+Each phase is bounded in time (S seconds) and count (the moves prepared). Reported: requests/s and
+p50/p99 latency of each, the ratio moves/s / baseline/s (medians over rounds; target >= 0.5), and the
+floors' ratios to the baseline: how much of the target the design and the framework leave to goat's
+own work.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import REPO, emit, percentile, use_database  # noqa: E402
 
 TARGET = 0.5
+#: the phases of a round, in the order they run
+PHASES = ("ping", "floor", "drf-floor", "moves")
 
 
 def free_port() -> int:
@@ -139,29 +147,37 @@ def run(clients: int, seconds: float, rounds: int, moves_per_client: int, worker
     from django.core.management import call_command
     from django.db import connection
 
-    from bench.bench_urls import BenchPing
+    from bench.bench_urls import BenchHead, BenchPing
 
     call_command("migrate", verbosity=0, interactive=False)
     with connection.schema_editor() as editor:
-        editor.execute(f"DROP TABLE IF EXISTS {BenchPing._meta.db_table}")
-        editor.create_model(BenchPing)
+        for model in (BenchPing, BenchHead):
+            editor.execute(f"DROP TABLE IF EXISTS {model._meta.db_table}")
+            editor.create_model(model)
+    BenchHead.objects.bulk_create([BenchHead(id=i + 1, version=0) for i in range(clients)])
     connection.close()
     port = free_port()
     server = start_server(port, workers, threads)
     try:
         ping_jobs = [[("/bench/ping/", b"{}", {})] * 100_000 for _ in range(clients)]
         load(port, [[("/bench/ping/", b"{}", {})] * 20 for _ in range(clients)], 5, post)  # warm-up
-        samples = {"moves": [], "ping": []}
-        all_lat = {"moves": [], "ping": []}
-        total_errors = {"moves": 0, "ping": 0}
+        samples: dict[str, list[float]] = {name: [] for name in PHASES}
+        all_lat: dict[str, list[float]] = {name: [] for name in PHASES}
+        total_errors = dict.fromkeys(PHASES, 0)
         for r in range(rounds):
             plans = prepare_games(clients, moves_per_client, seed + r)
             connection.close()
-            move_jobs = [[(f"/api/games/{p['game']}/moves/", body,
-                           {"Authorization": f"Token {p['tokens'][seat]}", "If-Match": f'"{version}"'})
-                          for seat, version, body in p["moves"]] for p in plans]
-            for name, jobs in (("ping", ping_jobs), ("moves", move_jobs)):
-                latencies, wall, errors = load(port, jobs, seconds, post)
+            jobs_of = {
+                "ping": ping_jobs,
+                "moves": [[(f"/api/games/{p['game']}/moves/", body,
+                            {"Authorization": f"Token {p['tokens'][seat]}", "If-Match": f'"{version}"'})
+                           for seat, version, body in p["moves"]] for p in plans],
+                # one head row per client, locked by that client only (as a game by its players)
+                **{name: [[(f"/bench/{name}/{c + 1}/", b"{}", {"Authorization": f"Token {p['tokens'][0]}"})] * 100_000
+                          for c, p in enumerate(plans)] for name in ("floor", "drf-floor")},
+            }
+            for name in PHASES:
+                latencies, wall, errors = load(port, jobs_of[name], seconds, post)
                 samples[name].append(len(latencies) / wall)
                 all_lat[name].extend(latencies)
                 total_errors[name] += errors
@@ -173,18 +189,25 @@ def run(clients: int, seconds: float, rounds: int, moves_per_client: int, worker
             server.kill()
         with connection.schema_editor() as editor:
             editor.delete_model(BenchPing)
+            editor.delete_model(BenchHead)
     rate = {k: statistics.median(v) for k, v in samples.items()}
     ratio = rate["moves"] / rate["ping"]
     ms = lambda xs, q: round(percentile(xs, q) * 1000, 2)  # noqa: E731
-    return {
+    figures = {
         "bench": "http_load", "database": connection.vendor, "clients": clients, "rounds": rounds,
         "seconds_per_phase": seconds, "gunicorn": f"{workers} workers x {threads} threads (gthread)",
-        "moves_requests": len(all_lat["moves"]), "ping_requests": len(all_lat["ping"]),
-        "moves_errors": total_errors["moves"], "ping_errors": total_errors["ping"],
-        "moves_per_s": round(rate["moves"], 1), "ping_per_s": round(rate["ping"], 1),
-        "moves_p50_ms": ms(all_lat["moves"], 50), "moves_p99_ms": ms(all_lat["moves"], 99),
-        "ping_p50_ms": ms(all_lat["ping"], 50), "ping_p99_ms": ms(all_lat["ping"], 99),
-        "ratio": round(ratio, 3), "target": f">= {TARGET}", "pass": ratio >= TARGET and total_errors["moves"] == 0,
+    }
+    for name in PHASES:
+        key = name.replace("-", "_")
+        figures |= {f"{key}_requests": len(all_lat[name]), f"{key}_errors": total_errors[name],
+                    f"{key}_per_s": round(rate[name], 1),
+                    f"{key}_p50_ms": ms(all_lat[name], 50), f"{key}_p99_ms": ms(all_lat[name], 99)}
+    return figures | {
+        "floor_ratio": round(rate["floor"] / rate["ping"], 3),
+        "drf_floor_ratio": round(rate["drf-floor"] / rate["ping"], 3),
+        "moves_to_drf_floor": round(rate["moves"] / rate["drf-floor"], 3),
+        "ratio": round(ratio, 3), "target": f">= {TARGET}",
+        "pass": ratio >= TARGET and not any(total_errors.values()),
     }
 
 
@@ -211,10 +234,11 @@ def main(argv=None) -> int:
     emit(f, args.json, [
         f"HTTP under gunicorn ({f['gunicorn']}), {f['clients']} keep-alive clients, {f['database']}, "
         f"median of {f['rounds']} rounds of <= {f['seconds_per_phase']} s",
-        f"  moves    {f['moves_per_s']:>8.1f} req/s  p50 {f['moves_p50_ms']:>7.2f} ms  p99 {f['moves_p99_ms']:>7.2f} ms"
-        f"  ({f['moves_requests']} requests, {f['moves_errors']} errors)",
-        f"  baseline {f['ping_per_s']:>8.1f} req/s  p50 {f['ping_p50_ms']:>7.2f} ms  p99 {f['ping_p99_ms']:>7.2f} ms"
-        f"  (one INSERT; {f['ping_requests']} requests)",
+        *(f"  {label:<10}{f[key + '_per_s']:>8.1f} req/s  p50 {f[key + '_p50_ms']:>7.2f} ms  "
+          f"p99 {f[key + '_p99_ms']:>7.2f} ms  ({f[key + '_requests']} requests, {f[key + '_errors']} errors)"
+          for key, label in (("moves", "moves"), ("ping", "baseline"), ("floor", "floor"), ("drf_floor", "DRF floor"))),
+        (f"  floor / baseline = {f['floor_ratio']:.3f}, DRF floor / baseline = {f['drf_floor_ratio']:.3f}, "
+         f"moves / DRF floor = {f['moves_to_drf_floor']:.3f}"),
         f"  moves / baseline = {f['ratio']:.3f} (target >= {TARGET}): {'PASS' if f['pass'] else 'MISS'}",
     ])
     return 0

@@ -117,7 +117,13 @@ def rows_of(name: str, f: dict) -> list[tuple]:
                  f"{f['moves_per_s']} req/s, p50 {f['moves_p50_ms']} ms, p99 {f['moves_p99_ms']} ms"
                  f" ({f['clients']} clients, {f['database']}, {f['moves_errors']} errors)",
                  f"one-INSERT view {f['ping_per_s']} req/s, p50 {f['ping_p50_ms']} ms, p99 {f['ping_p99_ms']} ms",
-                 f"{f['ratio']:.3f}", f["target"], verdict(f["pass"]))]
+                 f"{f['ratio']:.3f}", f["target"], verdict(f["pass"])),
+                ("HTTP floor: a move's database work alone",
+                 f"{f['floor_per_s']} req/s (token lookup; BEGIN, row lock, one write, COMMIT; no DRF)",
+                 f"one-INSERT view {f['ping_per_s']} req/s", f"{f['floor_ratio']:.3f}", "(none: reported)", "—"),
+                ("HTTP DRF floor: the same behind DRF",
+                 f"{f['drf_floor_per_s']} req/s (auth, permission, throttles, rendering; no goat code)",
+                 f"one-INSERT view {f['ping_per_s']} req/s", f"{f['drf_floor_ratio']:.3f}", "(none: reported)", "—")]
     if name == "api":
         late_ok = f["late_early_ratio"] <= 1.2
         return [("scaling (a): move latency late vs early",
