@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.auth import _query
+from goat.rows import fixed_cursor
 
 
 class BenchPing(models.Model):
@@ -48,33 +49,45 @@ def ping(request):
     return JsonResponse({"ok": True}, status=201)
 
 
-def _locked_write(cursor, head: int) -> int:
-    """Lock the head row, then write the event row and the head's next version; the new version."""
+def _locked_write(head: int) -> int:
+    """Lock the head row, then write the event row and the head's next version; the new version.
+
+    On PostgreSQL through goat's cursor for fixed SQL texts (prepared, as a move's statements are)."""
     if connection.vendor == "postgresql":
-        cursor.execute("SELECT version FROM bench_http_head WHERE id = %s FOR UPDATE", [head])
-        (version,) = cursor.fetchone()
-        cursor.execute("WITH head AS (UPDATE bench_http_head SET version = version + 1 WHERE id = %s AND "
-                       "version = %s RETURNING version) INSERT INTO bench_http_ping (n) SELECT version FROM head "
-                       "RETURNING n", [head, version])
-        return cursor.fetchone()[0]
+        with fixed_cursor() as cursor:
+            cursor.execute("SELECT version FROM bench_http_head WHERE id = %s FOR UPDATE", [head], prepare=True)
+            (version,) = cursor.fetchone()
+            cursor.execute("WITH head AS (UPDATE bench_http_head SET version = version + 1 WHERE id = %s AND "
+                           "version = %s RETURNING version) INSERT INTO bench_http_ping (n) SELECT version FROM head "
+                           "RETURNING n", [head, version], prepare=True)
+            return cursor.fetchone()[0]
     # SQLite: no row locks (the transaction holds the database's write lock) and no writing CTEs
-    cursor.execute("SELECT version FROM bench_http_head WHERE id = %s", [head])
-    (version,) = cursor.fetchone()
-    cursor.execute("UPDATE bench_http_head SET version = version + 1 WHERE id = %s AND version = %s",
-                   [head, version])
-    cursor.execute("INSERT INTO bench_http_ping (n) VALUES (%s)", [version + 1])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version FROM bench_http_head WHERE id = %s", [head])
+        (version,) = cursor.fetchone()
+        cursor.execute("UPDATE bench_http_head SET version = version + 1 WHERE id = %s AND version = %s",
+                       [head, version])
+        cursor.execute("INSERT INTO bench_http_ping (n) VALUES (%s)", [version + 1])
     return version + 1
+
+
+def _token_known(key: str) -> bool:
+    """goat.auth's token lookup, without building the models."""
+    if connection.vendor == "postgresql":
+        with fixed_cursor() as cursor:
+            cursor.execute(_query()[0], [key], prepare=True)
+            return cursor.fetchone() is not None
+    with connection.cursor() as cursor:
+        cursor.execute(_query()[0], [key])
+        return cursor.fetchone() is not None
 
 
 @csrf_exempt
 def floor(request, head):
-    key = request.headers.get("Authorization", "").removeprefix("Token ")
-    with connection.cursor() as cursor:
-        cursor.execute(_query()[0], [key])  # the token lookup of goat.auth, without building the models
-        if cursor.fetchone() is None:
-            return JsonResponse({"code": "authentication_failed"}, status=401)
-        with transaction.atomic():
-            version = _locked_write(cursor, head)
+    if not _token_known(request.headers.get("Authorization", "").removeprefix("Token ")):
+        return JsonResponse({"code": "authentication_failed"}, status=401)
+    with transaction.atomic():
+        version = _locked_write(head)
     return JsonResponse({"version": version}, status=201)
 
 
@@ -82,8 +95,8 @@ class DRFFloor(APIView):
     throttle_scope = "moves"
 
     def post(self, request, head):
-        with transaction.atomic(), connection.cursor() as cursor:
-            version = _locked_write(cursor, head)
+        with transaction.atomic():
+            version = _locked_write(head)
         return Response({"version": version}, status=201)
 
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from .rows import RowModel, postgresql
+from .rows import RowModel, fixed_cursor, postgresql
 
 _sql: str | None = None
 _rows: tuple[RowModel, RowModel] | None = None
@@ -38,8 +38,8 @@ class TokenAuthentication(authentication.TokenAuthentication):
         if not postgresql():
             return super().authenticate_credentials(key)
         sql, token_row, user_row = _query()
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [key])
+        with fixed_cursor() as cursor:
+            cursor.execute(sql, [key], prepare=True)
             row = cursor.fetchone()
         if row is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))

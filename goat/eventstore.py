@@ -25,6 +25,7 @@ from goat.engine.state import GameState
 from goat.errors import ServiceError
 
 from .models import Game, GameEvent
+from .rows import fixed_cursor
 
 #: bump when GameState's layout changes: older snapshots are then rebuilt from events
 SNAPSHOT_FORMAT = b"goat-state-1:"
@@ -124,8 +125,6 @@ _BATCH_KEYS = ("seq", "type", "seat", "data", "prev_hash", "hash")
 #: a stream's columns but ``game_id``, which the caller gave; ``data`` as its JSON text (see events_load)
 _SELECT_PG = (f"SELECT position, seq, type, seat, data::text, actor_id, at, prev_hash, hash FROM {_TABLE} "
               "WHERE game_id = %s AND seq > %s")
-if connection.vendor == "postgresql":
-    import psycopg
 
 
 def _head_update_pg(game: Game, expected: int, fields: list[str]) -> tuple[str, list[Any]]:
@@ -157,13 +156,11 @@ def _loaded(fields: dict[str, Any]) -> GameEvent:
 def _append_pg(rows: list[dict[str, Any]], game: Game, actor, expected: int, fields: list[str]
                ) -> list[GameEvent]:
     head_sql, head_params = _head_update_pg(game, expected, fields)
-    connection.ensure_connection()
-    # a psycopg cursor with server-side binding (Django's client-side binding quotes every parameter
-    # into the SQL text in Python), not prepared, so transaction-mode connection poolers stay usable;
-    # errors come out as Django's, as from Django's cursor (the statement is not in Django's SQL log)
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+    # server-side binding (Django's client-side binding quotes every parameter into the SQL text in
+    # Python) and a constant text, prepared once per connection (goat.rows.fixed_cursor)
+    with fixed_cursor() as cursor:
         if not rows:
-            cursor.execute(head_sql, head_params, prepare=False)
+            cursor.execute(head_sql, head_params, prepare=True)
             if cursor.fetchone() is None:
                 raise StreamConflict(game.pk, expected)
             return []
@@ -172,7 +169,7 @@ def _append_pg(rows: list[dict[str, Any]], game: Game, actor, expected: int, fie
                            separators=(",", ":"))
         first = rows[0]
         cursor.execute(f"WITH head AS ({head_sql}) {_INSERT_PG}",
-                       [*head_params, first["game_id"], first["actor_id"], first["at"], batch], prepare=False)
+                       [*head_params, first["game_id"], first["actor_id"], first["at"], batch], prepare=True)
         positions = sorted(position for (position,) in cursor.fetchall())
     if not positions:
         raise StreamConflict(game.pk, expected)
@@ -201,14 +198,12 @@ def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> lis
     # Why this path (bench/eventstore_vs_peer.py, full-stream load: ours/peer 0.76-0.80 before, 1.08-1.15
     # after, docs/performance.md): rows come in binary over a server-side-binding psycopg cursor, as in the
     # append (numbers and ``at`` decoded by psycopg's C binary loaders: the same UTC-aware datetimes
-    # as Django's text loader, without parsing text; not prepared, for transaction-mode poolers), and
+    # as Django's text loader, without parsing text; prepared once per connection), and
     # the stream's ``data`` documents are decoded by ONE json.loads of their texts joined into an
     # array (a json.loads call per row was ~1.1 us of the ~4 us a row cost). Not in Django's SQL log,
     # like the append; a broken transaction still raises as through Django's cursor.
-    connection.validate_no_broken_transaction()
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql + " ORDER BY seq", params, prepare=False, binary=True)
+    with fixed_cursor() as cursor:
+        cursor.execute(sql + " ORDER BY seq", params, prepare=True, binary=True)
         rows = cursor.fetchall()
     datas = json.loads("[" + ",".join([row[4] for row in rows]) + "]")
     new, State = GameEvent.__new__, _LoadedState

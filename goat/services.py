@@ -25,7 +25,7 @@ from goat.logs import game_context
 
 from . import eventstore, selectors
 from .models import Game, GameEvent, GameStatus, Seat
-from .rows import RowModel, postgresql
+from .rows import RowModel, fixed_cursor, postgresql
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +60,8 @@ def _lock_pg(game_id: int, player) -> Game | None:
                      f"WHERE s.game_id = g.id AND s.player_id = %s LIMIT 1) "
                      f"FROM {quote(Game._meta.db_table)} g WHERE g.id = %s FOR UPDATE OF g")
         _GAME_ROW = row
-    with connection.cursor() as cursor:
-        cursor.execute(_LOCK_SQL, [getattr(player, "pk", None), game_id])
+    with fixed_cursor() as cursor:
+        cursor.execute(_LOCK_SQL, [getattr(player, "pk", None), game_id], prepare=True)
         row = cursor.fetchone()
     if row is None:
         return None

@@ -158,6 +158,11 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
     # One file per test process, so that test runs started side by side never share a database.
     _db["TEST"] = {"NAME": str(GOAT_DATA_DIR / f"test-goat-{os.getpid()}.sqlite3")}
 elif _db["ENGINE"] == "django.db.backends.postgresql":
+    # goat's fixed SQL texts (goat/rows.py fixed_cursor: the token lookup, the move's row lock, the
+    # event store's append and load) are prepared once per connection; Django's own queries never are
+    # (client-side binding). Django turns psycopg's preparing off for PgBouncer in transaction mode:
+    # behind one older than 1.22, or without its max_prepared_statements, set DB_PREPARED_STATEMENTS=0.
+    _db.setdefault("OPTIONS", {})["prepare_threshold"] = 5 if env_bool("DB_PREPARED_STATEMENTS", True) else None
     if env_bool("DB_POOL", False):
         # psycopg 3's connection pool (Django 5.1+), one pool per process; needs CONN_MAX_AGE = 0.
         _db["CONN_MAX_AGE"] = 0

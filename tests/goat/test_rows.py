@@ -134,3 +134,103 @@ def test_a_row_model_applies_the_fields_converters():
     row = RowModel(Game, "g")
     assert row.names[0] == "id" and row.width == len(Game._meta.concrete_fields)
     assert {row.names[i] for i, _ in row.converters} == {"options", "result"}  # the JSON fields
+
+
+# --- the cursor for fixed SQL texts (prepared statements) -------------------------------------
+
+
+def _prepared() -> list[str]:
+    with connection.cursor() as cursor:  # Django's own cursor: its statements are never prepared
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
+        return [statement for (statement,) in cursor.fetchall()]
+
+
+@on_postgresql
+def test_the_fixed_texts_of_a_move_are_prepared_once_per_connection(api_client, duo):
+    game = _game(duo)
+    token = Token.objects.create(user=duo[0])
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    for _ in range(3):
+        assert api_client.get("/api/players/me/").status_code == 200
+    with transaction.atomic():
+        services._lock_pg(game.pk, duo[0])
+        services._lock_pg(game.pk, duo[0])
+    prepared = _prepared()
+    lookups = [s for s in prepared if "authtoken_token" in s]
+    locks = [s for s in prepared if "FOR UPDATE OF g" in s]
+    assert len(lookups) == 1 and len(locks) == 1  # prepared once, then reused
+    assert "$1" in lookups[0] and "$2" in locks[0]  # the parameters travel apart from the text
+
+
+@on_postgresql
+def test_nothing_is_prepared_when_prepared_statements_are_off(duo):
+    game = _game(duo)
+    connection.ensure_connection()
+    raw = connection.connection
+    saved, raw.prepare_threshold = raw.prepare_threshold, None  # what DB_PREPARED_STATEMENTS=0 sets
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("DEALLOCATE ALL")
+        with transaction.atomic():
+            assert services._lock_pg(game.pk, duo[0]) is not None
+        assert TokenAuthentication().authenticate_credentials(Token.objects.create(user=duo[1]).key)[0] == duo[1]
+        assert _prepared() == []
+    finally:
+        raw.prepare_threshold = saved
+
+
+@on_postgresql
+def test_the_fixed_cursor_refuses_a_transaction_marked_for_rollback(duo):
+    from django.db.transaction import TransactionManagementError
+
+    from goat.rows import fixed_cursor
+
+    with transaction.atomic():
+        transaction.set_rollback(True)
+        with pytest.raises(TransactionManagementError), fixed_cursor() as cursor:
+            cursor.execute("SELECT 1")
+        transaction.set_rollback(False)
+
+
+@on_postgresql
+def test_the_fixed_cursor_raises_database_errors_as_djangos():
+    from django.db import ProgrammingError
+
+    from goat.rows import fixed_cursor
+
+    with pytest.raises(ProgrammingError), transaction.atomic(), fixed_cursor() as cursor:
+        cursor.execute("SELECT * FROM no_such_table_here", prepare=True)
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_the_server_dropped_is_replaced_before_the_token_lookup(duo):
+    # As Django's cursor does with CONN_HEALTH_CHECKS: the first query of a request checks the
+    # connection and reconnects if the server has gone away (a restart, an idle timeout).
+    import psycopg
+
+    assert connection.settings_dict["CONN_HEALTH_CHECKS"]
+    token = Token.objects.create(user=duo[0])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None), params.pop("context", None)
+    with psycopg.connect(**params, autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    connection.close_if_unusable_or_obsolete()  # what Django runs as a request ends (arms the check)
+    user, _ = TokenAuthentication().authenticate_credentials(token.key)
+    assert user == duo[0]
+
+
+@pytest.mark.parametrize(("value", "threshold"), [("", "5"), ("1", "5"), ("0", "None")])
+def test_prepared_statements_follow_the_environment(value, threshold):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DATABASE_URL": "postgres://goat@127.0.0.1:9/goat", "DB_PREPARED_STATEMENTS": value,
+           "DJANGO_SETTINGS_MODULE": "goat.settings"}
+    code = "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS']['prepare_threshold'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == threshold
