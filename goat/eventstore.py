@@ -9,6 +9,7 @@ Each event's ``hash`` is ``sha256(prev_hash + canonical JSON of the event)``, ch
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import pickle
@@ -16,6 +17,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
 from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db.models import Field
 from django.db.models.base import ModelState
 from django.utils import timezone as dj_timezone
 
@@ -127,14 +129,18 @@ _SELECT_PG = (f"SELECT position, seq, type, seat, data::text, actor_id, at, prev
               "WHERE game_id = %s AND seq > %s")
 
 
+@functools.lru_cache(maxsize=32)
+def _head_update_text(fields: tuple[str, ...]) -> tuple[str, tuple[Field, ...]]:
+    """The ``UPDATE`` text of the head's ``fields`` (one per command's field list) and those fields."""
+    model_fields = tuple(Game._meta.get_field(name) for name in fields)
+    sets = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in model_fields)
+    return f"UPDATE {Game._meta.db_table} SET {sets} WHERE id = %s AND version = %s RETURNING id", model_fields
+
+
 def _head_update_pg(game: Game, expected: int, fields: list[str]) -> tuple[str, list[Any]]:
     """``UPDATE`` of the stream head to ``game``'s values of ``fields`` if still at ``expected``."""
-    sets, params = [], []
-    for name in fields:
-        field = Game._meta.get_field(name)
-        sets.append(f"{connection.ops.quote_name(field.column)} = %s")
-        params.append(field.get_db_prep_save(field.pre_save(game, add=False), connection))
-    sql = (f"UPDATE {Game._meta.db_table} SET {', '.join(sets)} WHERE id = %s AND version = %s RETURNING id")
+    sql, model_fields = _head_update_text(tuple(fields))
+    params = [field.get_db_prep_save(field.pre_save(game, add=False), connection) for field in model_fields]
     return sql, [*params, game.pk, expected]
 
 
