@@ -21,8 +21,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-START_TIMEOUT = 20
+# Upper bounds, not performance checks: a first start migrates and collects the static files, and on a
+# loaded machine (the suite's other processes, a shared CI runner) that has taken over 20 s.
+START_TIMEOUT = 60
 STOP_TIMEOUT = 25
+REAP_TIMEOUT = 5
 
 
 def _free_port() -> int:
@@ -78,6 +81,15 @@ class Run:
             return False
         return True
 
+    def group_gone(self) -> bool:
+        """Whether the group is gone within REAP_TIMEOUT (the kernel reaps what was still exiting)."""
+        deadline = time.monotonic() + REAP_TIMEOUT
+        while self.group_alive():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
     def kill_group(self) -> None:
         if self.group_alive():
             os.killpg(self.pgid, signal.SIGKILL)
@@ -93,8 +105,7 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
         assert "/api/docs/" in out and "/admin/" in out and "/health/" in out
 
         assert first.interrupt_and_wait() == 0, first.output()[-3000:]
-        time.sleep(0.3)  # let the kernel reap whatever was still exiting
-        assert not first.group_alive(), "processes of the run command's group survived Ctrl-C"
+        assert first.group_gone(), "processes of the run command's group survived Ctrl-C"
         assert "stopped" in first.output()
     finally:
         first.kill_group()
@@ -108,7 +119,6 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
         assert "staff account 'admin' exists" in out
         assert "with password" not in out
         assert second.interrupt_and_wait() == 0
-        time.sleep(0.3)
-        assert not second.group_alive()
+        assert second.group_gone()
     finally:
         second.kill_group()
