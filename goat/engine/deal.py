@@ -76,6 +76,9 @@ _FAST_M = tuple(i + 1 for i in _FAST_I)
 _POSITIONS = tuple(range(len(ALL_TILES)))
 #: A word below every limit is never discarded, whatever its m.
 _NEVER_DISCARDED = min(_REJECT_FROM[m] for m in _FAST_M)
+#: every word from _NEVER_DISCARDED up starts with these bytes (big-endian)
+_THREE_FF = b"\xff\xff\xff"
+assert _NEVER_DISCARDED >= 0xFFFFFF00
 
 
 def new_server_seed() -> str:
@@ -199,10 +202,13 @@ def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
         o1.update(h1.digest())
         o2.update(h2.digest())
         o3.update(h3.digest())
-        words = _UNPACK_FIRST(o0.digest() + o1.digest() + o2.digest() + o3.digest())
+        stream = o0.digest() + o1.digest() + o2.digest() + o3.digest()
     else:
-        words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
-    if max(words) < _NEVER_DISCARDED:
+        stream = b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES])
+    words = _UNPACK_FIRST(stream)
+    # A discarded word is >= _NEVER_DISCARDED > 0xFFFFFF00, so its first three bytes are FF: without
+    # three FF bytes in a row in the stream no word is discarded (one C search instead of max(words)).
+    if _THREE_FF not in stream or max(words) < _NEVER_DISCARDED:
         # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the
         # swaps are known up front.
         return _swaps_without_discard(words)

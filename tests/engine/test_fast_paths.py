@@ -17,6 +17,7 @@ import copy
 import hashlib
 import hmac
 import random
+import struct
 
 import pytest
 from hypothesis import given, settings
@@ -189,6 +190,33 @@ def test_shuffle_from_the_prefixed_inner_state_is_the_block_by_block_shuffle(key
     finally:
         dealing._hmac_digest = original
     assert fast == general
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(st.one_of(st.integers(0, 2**32 - 1), st.integers(0xFFFFFF00 - 300, 2**32 - 1),
+                                st.integers(0, 0xFF), st.sampled_from([0xFFFF, 0xFFFFFF, 0xFFFF0000, 0xFF000000])),
+                      min_size=32, max_size=32))
+def test_shuffle_s_three_ff_search_decides_as_max_of_the_words(words):
+    # The fast shuffle is taken when no three FF bytes are in the stream, else when max(words) is below
+    # every limit; either way the result is the reference Fisher-Yates over the same stream (the words
+    # include FF bytes across word boundaries, words just below and above the limits).
+    stream = struct.pack(">32I", *words)
+    assert (dealing._THREE_FF not in stream) <= (max(words) < dealing._NEVER_DISCARDED)
+    blocks = [stream[i:i + 32] for i in range(0, 128, 32)]
+    items, words_iter = list(ALL_TILES), iter(list(words) + [0] * 64)
+    for i in range(27, 0, -1):
+        m = i + 1
+        x = next(words_iter)
+        while x >= 2**32 - (2**32 % m):
+            x = next(words_iter)
+        j = x % m
+        items[i], items[j] = items[j], items[i]
+    original = dealing._hmac_digest
+    try:
+        dealing._hmac_digest = lambda k, msg, name: blocks[int(msg[-1:])] if msg[-1:] in b"0123" else bytes(32)
+        assert dealing.shuffled_order(b"k", 1, 0) == tuple(items)
+    finally:
+        dealing._hmac_digest = original
 
 
 @settings(max_examples=300, deadline=None)
