@@ -456,9 +456,12 @@ def _next_deal_written(state) -> tuple[int, int, tuple, tuple, bool, list, list,
 _TEXT_AT = tuple(map(_TEXT.__getitem__, ALL_TILES))
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=16)
 def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
-    """The key is the same for every deal of a game: derive it once."""
+    """The key is the same for every deal of a game: derive it once.
+
+    A few entries serve the deals of a game (and of a few games played in turns); more would only
+    remember games already verified, which helps nothing but a benchmark that verifies them again."""
     return dealing.deal_key(server_seed, client_seeds)
 
 
