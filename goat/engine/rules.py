@@ -871,6 +871,15 @@ def _dispatch(g: _Game | None, event, check: bool) -> _Game:
     return handler(g, event, check)
 
 
+#: for each tile text (either order, as _PARSE): the tile, and for each end value 0..6 the value it leaves
+#: open when put on an end showing that value (its other half; for a double the same), or None when it
+#: does not fit: what _place computes from the tile and the end, looked up by Fold.push_all
+_PLAYS = {
+    text: (tile, tuple(tile[1] if tile[0] == v else tile[0] if tile[1] == v else None for v in range(7)))
+    for text, tile in _PARSE.items()
+}
+
+
 def _write_back(t: _Table, g: _Game, left, right, turn, last_player, version: int, played: bool) -> None:
     """Store what ``Fold.push_all`` held in locals back on the table and the machine ("sync");
     returns None, what the loop then holds."""
@@ -911,7 +920,7 @@ class Fold:
         reference that tests/engine/test_fast_paths.py compares this loop with.
         """
         g, check, dispatch = self._g, self.check, _dispatch
-        parse, text_of = _PARSE, _TEXT
+        parse, text_of, plays = _PARSE, _TEXT, _PLAYS
         position = first_seq - 1
         #: the table whose fields are held in the locals below, None when nothing is held
         t = None
@@ -985,7 +994,7 @@ class Fold:
                 if seat.__class__ is int and seat == turn and data.__class__ is dict:
                     if etype == "tile_played":
                         try:
-                            tile = parse[data["tile"]]
+                            tile, leaves = plays[data["tile"]]
                             end = data["end"]
                         except (KeyError, TypeError):  # TypeError: a tile that is not a string (unhashable)
                             end = None
@@ -993,9 +1002,7 @@ class Fold:
                         # the hand (``remove`` is the in-hand test), then goes on the line.
                         new = None
                         if end == "left" or end == "right":
-                            a, b = tile
-                            value = left if end == "left" else right
-                            new = b if a == value else a if b == value else None
+                            new = leaves[left if end == "left" else right]  # None: it does not fit
                             if new is not None:
                                 hand = hands[seat]
                                 try:
@@ -1010,6 +1017,7 @@ class Fold:
                                         line.append((right, new))
                                         right = new
                         if new is not None:
+                            a, b = tile
                             held[a] -= 1
                             if a != b:
                                 held[b] -= 1

@@ -626,3 +626,23 @@ def test_round_dealt_deal_condition_is_pending_deal():
                 checked += 1
             fold.push(event)
     assert checked > 500
+
+
+def test_plays_table_is_what_place_leaves_open():
+    # Fold.push_all looks the end a play leaves open up in rules._PLAYS; _place computes it from the tile
+    from goat.engine.tiles import _PARSE
+
+    assert set(rules._PLAYS) == set(_PARSE)
+    for text, (tile, leaves) in rules._PLAYS.items():
+        assert tile is _PARSE[text]
+        for v in range(7):
+            if v not in tile:
+                assert leaves[v] is None
+                continue
+            t = rules._Table()
+            t.line, t.left, t.right, t.held, t.on_table = [(v, v)], v, v, [7] * 7, [0] * 7
+            t.hands, t.bazaar, t.turn = [[tile, (9, 9)]], [], 0
+            g = rules._Game()
+            g.seats, g.version, g.options = 1, 0, rules.resolve_options("goat-classic", 2, None)
+            rules._place(g, t, 0, tile, "right", t.hands[0])
+            assert t.right == leaves[v]
