@@ -441,8 +441,7 @@ def next_deal(state) -> tuple[int, int, tuple, tuple, bool]:
 
 
 def _next_deal_written(state) -> tuple[int, int, tuple, tuple, bool, list, list, tuple]:
-    """:func:`next_deal`, the written form of its hands and bazaar (shared lists: never mutate them)
-    and the ``held`` counts of its hands."""
+    """:func:`next_deal`, the written form of its hands and bazaar and the ``held`` counts of its hands."""
     if state.server_seed is None:
         raise RulesError("seed_unknown", "the server seed is needed to deal.")
     round_no, attempt = state.round_no + 1, state.next_attempt
@@ -465,12 +464,13 @@ def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
     return dealing.deal_key(server_seed, client_seeds)
 
 
-@functools.lru_cache(maxsize=16)
 def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool):
     """One deal: hands, bazaar, void, the written hands and bazaar (lists of tile texts) and the
     ``held`` counts of the hands (see :class:`_Table`).
 
-    Cached because ``decide`` computes a deal to write the event and again to check it.
+    Not cached: ``decide`` checks the deal event it writes against the deal it wrote it from (see
+    :func:`_advance`), and a replay computes each deal once. (A cache of 16 deals, which served
+    ``decide``, cost a verify ~3% in the engine bench, for no hit.)
     """
     positions = dealing.shuffled_positions(key, round_no, attempt)
     pick = itemgetter(*positions)  # (one C call per table read in the dealt order)
@@ -516,7 +516,9 @@ def _parse_tiles(value) -> tuple[Tile, ...]:
         raise _err("malformed_event", exc.detail, InvalidEvent) from exc
 
 
-def _apply_round_dealt(g, event, check) -> _Game:
+def _apply_round_dealt(g, event, check, dealt=None) -> _Game:
+    """Apply a ``round_dealt`` event; ``dealt``, when given, is ``_deal`` of the deal the game waits for,
+    already computed by the caller (what this computes from the seeds when it is not given)."""
     data = _data(event)
     if check:
         t = g.table
@@ -527,10 +529,11 @@ def _apply_round_dealt(g, event, check) -> _Game:
                        f"{g.next_attempt}.", InvalidEvent)
     seed = g.server_seed
     if seed is not None:
-        options = g.options  # _next_deal_written(g), without its tuple
-        hands, bazaar, void, hands_text, bazaar_text, held = _deal(
-            _deal_key(seed, tuple(g.client_seeds)), g.round_no + 1, g.next_attempt, g.seats, options.hand_size,
-            options.redeal)
+        if dealt is None:
+            options = g.options  # _next_deal_written(g), without its tuple
+            dealt = _deal(_deal_key(seed, tuple(g.client_seeds)), g.round_no + 1, g.next_attempt, g.seats,
+                          options.hand_size, options.redeal)
+        hands, bazaar, void, hands_text, bazaar_text, held = dealt
         if check:
             stored_hands = data.get("hands")
             if (
@@ -1131,23 +1134,30 @@ def _forced_event(state, kind: str, seat: int | None) -> Event | None:
     if kind == KNOCK:
         return {"type": "knocked", "seat": seat, "data": {}}
     if kind == DEAL:
-        round_no, attempt, _, _, void, hands_text, bazaar_text, _ = _next_deal_written(state)
-        return {
-            "type": "round_dealt",
-            "seat": None,
-            "data": {
-                "round": round_no,
-                "attempt": attempt,
-                "hands": [list(h) for h in hands_text],  # copies: the written deal is cached
-                "bazaar": list(bazaar_text),
-                "void": void,
-            },
-        }
+        return _deal_event(state)[0]
     if kind == REVEAL:
         if state.server_seed is None:
             raise RulesError("seed_unknown", "the server seed is needed to end the game.")
         return {"type": "seed_revealed", "seat": None, "data": {"server_seed": state.server_seed}}
     return None
+
+
+def _deal_event(state) -> tuple[Event, tuple]:
+    """The ``round_dealt`` event of the deal the game waits for, and that deal as ``_deal`` returns it."""
+    round_no, attempt, *dealt = _next_deal_written(state)
+    _, _, void, hands_text, bazaar_text, _ = dealt
+    event = {
+        "type": "round_dealt",
+        "seat": None,
+        "data": {
+            "round": round_no,
+            "attempt": attempt,
+            "hands": [list(h) for h in hands_text],  # copies: the event never shares a list with the deal
+            "bazaar": list(bazaar_text),
+            "void": void,
+        },
+    }
+    return event, tuple(dealt)
 
 
 def _advance(g: _Game, events: list[Event], waits_for: tuple[str, int | None] | None = None,
@@ -1158,8 +1168,14 @@ def _advance(g: _Game, events: list[Event], waits_for: tuple[str, int | None] | 
     if waits_for is None:
         waits_for = pending(g)
     while waits_for[0] not in CHOICES:  # what _forced_event would say with None
-        event = _forced_event(g, *waits_for)
-        g = _dispatch(g, event, True)
+        if waits_for[0] == DEAL:
+            # The deal computed once: the event is written from it, then checked against it (as _dispatch
+            # would, which would compute the same deal again from the same machine).
+            event, dealt = _deal_event(g)
+            g = _apply_round_dealt(g, event, True, dealt)
+        else:
+            event = _forced_event(g, *waits_for)
+            g = _dispatch(g, event, True)
         events.append(event)
         waits_for = pending(g)
     return g, waits_for

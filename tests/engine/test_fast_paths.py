@@ -267,9 +267,9 @@ def test_deal_cut_by_slices_is_deal_hands(seed, seats, hand_size, redeal):
         hands, bazaar = dealing.deal_hands(order, seats, hand_size)
     except RulesError as exc:
         with pytest.raises(type(exc)):
-            rules._deal.__wrapped__(key, 1, 0, seats, hand_size, redeal)
+            rules._deal(key, 1, 0, seats, hand_size, redeal)
         return
-    got = rules._deal.__wrapped__(key, 1, 0, seats, hand_size, redeal)
+    got = rules._deal(key, 1, 0, seats, hand_size, redeal)
     held = rules._held(hands)
     assert got[:3] == (hands, bazaar, bool(redeal and dealing.needs_redeal(hands)) if redeal else False)
     assert got[3] == [[f"{a}-{b}" for a, b in h] for h in hands]
@@ -646,3 +646,33 @@ def test_plays_table_is_what_place_leaves_open():
             g.seats, g.version, g.options = 1, 0, rules.resolve_options("goat-classic", 2, None)
             rules._place(g, t, 0, tile, "right", t.hands[0])
             assert t.right == leaves[v]
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_advance_s_deal_is_the_dispatched_deal(n):
+    # _advance checks the deal event it writes against the deal it wrote it from, instead of letting
+    # _dispatch compute that deal again: the same machine either way
+    ruleset, seats, options = MIXES[n % len(MIXES)]
+    session = rules.Session()
+    session.decide(rules.CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=f"{n:064x}", options=options))
+    for s in range(seats):
+        session.decide(rules.TakeSeat(player=f"p{s}", client_seed=str(s)))
+    g = session._g
+    assert rules.pending(g)[0] in (rules.PLAY, rules.DONE)  # the seats' last decide dealt through _advance
+    deals = 0
+    rng = random.Random(n)
+    while rules.pending(g)[0] == rules.PLAY:
+        tile, end = rng.choice(session.legal_moves())
+        before = copy.deepcopy(g)
+        events = session.decide(rules.PlayTile(seat=rules.pending(g)[1], tile=tile, end=end))
+        g = session._g
+        for event in events:
+            if event["type"] == "round_dealt":
+                event_again, dealt = rules._deal_event(before)
+                assert event_again == event
+                a = rules._apply_round_dealt(copy.deepcopy(before), event, True, dealt)
+                b = rules._dispatch(copy.deepcopy(before), event, True)
+                assert rules._freeze(a) == rules._freeze(b) and a.table.held == b.table.held
+                deals += 1
+            before = rules._dispatch(before, event, True)
+    assert deals > 0
