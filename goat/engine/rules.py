@@ -437,7 +437,7 @@ def _apply_seat_taken(g, event, check) -> _Game:
 def next_deal(state) -> tuple[int, int, tuple, tuple, bool]:
     """``(round, attempt, hands, bazaar, void)`` of the deal the game waits for (needs the seed)."""
     round_no, attempt, hands, bazaar, void, _, _, _ = _next_deal_written(state)
-    return round_no, attempt, hands, bazaar, void
+    return round_no, attempt, tuple(map(tuple, hands)), tuple(bazaar), void
 
 
 def _next_deal_written(state) -> tuple[int, int, tuple, tuple, bool, list, list, tuple]:
@@ -466,7 +466,8 @@ def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
 
 def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool):
     """One deal: hands, bazaar, void, the written hands and bazaar (lists of tile texts) and the
-    ``held`` counts of the hands (see :class:`_Table`).
+    ``held`` counts of the hands (see :class:`_Table`): every one a fresh list, which the table of the
+    round takes as it is.
 
     Not cached: ``decide`` checks the deal event it writes against the deal it wrote it from (see
     :func:`_advance`), and a replay computes each deal once. (A cache of 16 deals, which served
@@ -480,12 +481,11 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     if seats >= 1 and hand_size >= 1 and dealt <= len(order):
         # deal_hands, by slices (hands, then the bazaar; nothing to refuse): one C call cuts a sequence
         cut = _cutter(seats, hand_size)
-        parts = cut(order)
-        hands = parts[:-1]
-        bazaar = parts[-1]
+        *hands, bazaar = cut(list(order))
         *hands_text, bazaar_text = cut(list(pick(_TEXT_AT)))
     else:
         hands, bazaar = dealing.deal_hands(order, seats, hand_size)  # refuses what cannot be dealt
+        hands, bazaar = list(map(list, hands)), list(bazaar)
         text = list(pick(_TEXT_AT))
         hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
         bazaar_text = text[dealt:]
@@ -493,8 +493,8 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
     x = sum(counts[dealt:])
-    held = (7 - (x & 15), 7 - (x >> 4 & 15), 7 - (x >> 8 & 15), 7 - (x >> 12 & 15), 7 - (x >> 16 & 15),
-            7 - (x >> 20 & 15), 7 - (x >> 24 & 15))  # the fields at dealing.VALUE_SHIFTS
+    held = [7 - (x & 15), 7 - (x >> 4 & 15), 7 - (x >> 8 & 15), 7 - (x >> 12 & 15), 7 - (x >> 16 & 15),
+            7 - (x >> 20 & 15), 7 - (x >> 24 & 15)]  # the fields at dealing.VALUE_SHIFTS
     return hands, bazaar, void, hands_text, bazaar_text, held
 
 
@@ -549,13 +549,13 @@ def _apply_round_dealt(g, event, check, dealt=None) -> _Game:
         raw_hands = data.get("hands")
         if not isinstance(raw_hands, list) or len(raw_hands) != g.seats:
             raise _err("malformed_event", "round_dealt needs one hand per seat.", InvalidEvent)
-        hands = tuple(_parse_tiles(h) for h in raw_hands)
-        bazaar = _parse_tiles(data.get("bazaar"))
+        hands = [list(_parse_tiles(h)) for h in raw_hands]
+        bazaar = list(_parse_tiles(data.get("bazaar")))
         void = data.get("void") is True
         held = None
         if check:
-            dealt = [t for h in hands for t in h] + list(bazaar)
-            if sorted(dealt) != list(ALL_TILES) or any(len(h) != g.options.hand_size for h in hands):
+            tiles = [t for h in hands for t in h] + bazaar
+            if sorted(tiles) != list(ALL_TILES) or any(len(h) != g.options.hand_size for h in hands):
                 raise _err("deal_mismatch", "the deal is not a deal of the 28 tiles.", InvalidEvent)
             if void != bool(g.options.redeal and dealing.needs_redeal(hands)):
                 raise _err("deal_mismatch", "the deal's void flag contradicts the redeal rule.", InvalidEvent)
@@ -571,10 +571,10 @@ def _apply_round_dealt(g, event, check, dealt=None) -> _Game:
     else:
         leader, must_lead = g.leader, None
     t = _Table()
-    t.number, t.hands, t.bazaar, t.line = g.round_no, list(map(list, hands)), list(bazaar), []
+    t.number, t.hands, t.bazaar, t.line = g.round_no, hands, bazaar, []  # fresh lists (_deal, or parsed)
     t.left = t.right = t.last_player = t.ended = None
     t.turn, t.must_lead, t.on_table = leader, must_lead, [0] * 7
-    t.held = _held(hands) if held is None else list(held)
+    t.held = _held(hands) if held is None else held
     g.table = t
     return g
 

@@ -271,12 +271,16 @@ def test_deal_cut_by_slices_is_deal_hands(seed, seats, hand_size, redeal):
         return
     got = rules._deal(key, 1, 0, seats, hand_size, redeal)
     held = rules._held(hands)
-    assert got[:3] == (hands, bazaar, bool(redeal and dealing.needs_redeal(hands)) if redeal else False)
+    assert got[:3] == (list(map(list, hands)), list(bazaar),
+                       bool(redeal and dealing.needs_redeal(hands)) if redeal else False)
     assert got[3] == [[f"{a}-{b}" for a, b in h] for h in hands]
     assert got[4] == [f"{a}-{b}" for a, b in bazaar]
-    assert list(got[5]) == held
-    assert got[3].__class__ is list and all(h.__class__ is list for h in got[3]) and got[4].__class__ is list
-    assert got[0].__class__ is tuple and got[1].__class__ is tuple
+    assert got[5] == held
+    # fresh lists, every one (the round's table takes them as they are)
+    for part in (got[0], got[1], got[3], got[4], got[5], *got[0], *got[3]):
+        assert part.__class__ is list
+    again = rules._deal(key, 1, 0, seats, hand_size, redeal)
+    assert again == got and all(a is not b for a, b in zip(again, got) if a.__class__ is list)
 
 
 def test_deal_held_reads_the_value_fields_at_value_shifts():
