@@ -288,7 +288,8 @@ def _held(hands) -> list[int]:
 
 
 class _Game:
-    """Mutable twin of :class:`GameState` (same attribute names)."""
+    """Mutable twin of :class:`GameState` (same attribute names; ``scores`` is the same immutable tuple, replaced
+    by each round end)."""
 
     __slots__ = ("ruleset", "options", "seats", "commitment", "server_seed", "players", "client_seeds", "status",
                  "round_no", "next_attempt", "table", "scores", "fish_pot", "leader", "rounds", "result",
@@ -308,7 +309,6 @@ def _thaw(state: GameState) -> _Game:
         setattr(g, name, getattr(state, name))
     g.players = list(state.players)
     g.client_seeds = list(state.client_seeds)
-    g.scores = list(state.scores)
     g.rounds = list(state.rounds)
     r = state.table
     if r is not None:
@@ -334,7 +334,7 @@ def _freeze(g: _Game) -> GameState:
     return GameState(
         ruleset=g.ruleset, options=g.options, seats=g.seats, commitment=g.commitment, server_seed=g.server_seed,
         players=tuple(g.players), client_seeds=tuple(g.client_seeds), status=g.status, round_no=g.round_no,
-        next_attempt=g.next_attempt, table=table, scores=tuple(g.scores), fish_pot=g.fish_pot, leader=g.leader,
+        next_attempt=g.next_attempt, table=table, scores=g.scores, fish_pot=g.fish_pot, leader=g.leader,
         rounds=tuple(g.rounds), result=g.result, revealed_seed=g.revealed_seed, version=g.version,
     )
 
@@ -404,7 +404,7 @@ def _apply_game_created(g, event, check) -> _Game:
     g = _Game()
     g.ruleset, g.options, g.seats, g.commitment = data["ruleset"], options, seats, commitment
     g.server_seed = None
-    g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, [PlayerScore()] * seats
+    g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, (PlayerScore(),) * seats
     g.status, g.round_no, g.next_attempt, g.table, g.fish_pot, g.leader = WAITING, 0, 0, None, 0, None
     g.rounds, g.result, g.revealed_seed, g.version = [], None, None, 1
     return g
@@ -773,7 +773,7 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
     elif t.number >= options.rounds:
         goats, winners = scoring.result_by_rounds(points)
         result = _result("rounds", points, goats, winners, options, g.seats)
-    g.scores = list(players)
+    g.scores = players
     g.fish_pot = fish_pot if result is None else 0  # D-9: a pot still carried at the end is void
     g.leader = seat
     g.result = result
