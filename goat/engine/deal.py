@@ -69,6 +69,7 @@ _UNPACK_BLOCK = struct.Struct(">8I").unpack
 # 27 swaps need 27 words; four 32-byte blocks give 32, so a single refill is almost never needed.
 _FIRST_BLOCKS = 4
 _UNPACK_FIRST = struct.Struct(f">{8 * _FIRST_BLOCKS}I").unpack
+_UNPACK_SWAPS = struct.Struct(f">{len(ALL_TILES) - 1}I").unpack_from  # the words of the 27 swaps
 _FIRST_SUFFIXES = tuple(str(b).encode("ascii") for b in range(_FIRST_BLOCKS))
 # The swaps in order (i = 27 .. 1), their moduli m = i + 1 and rejection limits, for the fast path.
 _FAST_I = tuple(range(len(ALL_TILES) - 1, 0, -1))
@@ -76,6 +77,9 @@ _FAST_M = tuple(i + 1 for i in _FAST_I)
 _POSITIONS = tuple(range(len(ALL_TILES)))
 #: A word below every limit is never discarded, whatever its m.
 _NEVER_DISCARDED = min(_REJECT_FROM[m] for m in _FAST_M)
+#: every word from _NEVER_DISCARDED up starts with these bytes (big-endian)
+_THREE_FF = b"\xff\xff\xff"
+assert _NEVER_DISCARDED >= 0xFFFFFF00
 
 
 def new_server_seed() -> str:
@@ -199,12 +203,17 @@ def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
         o1.update(h1.digest())
         o2.update(h2.digest())
         o3.update(h3.digest())
-        words = _UNPACK_FIRST(o0.digest() + o1.digest() + o2.digest() + o3.digest())
+        stream = o0.digest() + o1.digest() + o2.digest() + o3.digest()
     else:
-        words = _UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES]))
+        stream = b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES])
+    # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the swaps
+    # are known up front. A discarded word is >= _NEVER_DISCARDED > 0xFFFFFF00, so its first three bytes
+    # are FF: without three FF bytes in a row in the stream no word is discarded (one C search instead
+    # of max(words)), and only the 27 words of the swaps are read.
+    if _THREE_FF not in stream:
+        return _swaps_without_discard(_UNPACK_SWAPS(stream))
+    words = _UNPACK_FIRST(stream)
     if max(words) < _NEVER_DISCARDED:
-        # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the
-        # swaps are known up front.
         return _swaps_without_discard(words)
     items = list(_POSITIONS)
     block = _FIRST_BLOCKS

@@ -288,7 +288,8 @@ def _held(hands) -> list[int]:
 
 
 class _Game:
-    """Mutable twin of :class:`GameState` (same attribute names)."""
+    """Mutable twin of :class:`GameState` (same attribute names; ``scores`` is the same immutable tuple, replaced
+    by each round end)."""
 
     __slots__ = ("ruleset", "options", "seats", "commitment", "server_seed", "players", "client_seeds", "status",
                  "round_no", "next_attempt", "table", "scores", "fish_pot", "leader", "rounds", "result",
@@ -308,7 +309,6 @@ def _thaw(state: GameState) -> _Game:
         setattr(g, name, getattr(state, name))
     g.players = list(state.players)
     g.client_seeds = list(state.client_seeds)
-    g.scores = list(state.scores)
     g.rounds = list(state.rounds)
     r = state.table
     if r is not None:
@@ -334,7 +334,7 @@ def _freeze(g: _Game) -> GameState:
     return GameState(
         ruleset=g.ruleset, options=g.options, seats=g.seats, commitment=g.commitment, server_seed=g.server_seed,
         players=tuple(g.players), client_seeds=tuple(g.client_seeds), status=g.status, round_no=g.round_no,
-        next_attempt=g.next_attempt, table=table, scores=tuple(g.scores), fish_pot=g.fish_pot, leader=g.leader,
+        next_attempt=g.next_attempt, table=table, scores=g.scores, fish_pot=g.fish_pot, leader=g.leader,
         rounds=tuple(g.rounds), result=g.result, revealed_seed=g.revealed_seed, version=g.version,
     )
 
@@ -404,7 +404,7 @@ def _apply_game_created(g, event, check) -> _Game:
     g = _Game()
     g.ruleset, g.options, g.seats, g.commitment = data["ruleset"], options, seats, commitment
     g.server_seed = None
-    g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, [PlayerScore()] * seats
+    g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, (PlayerScore(),) * seats
     g.status, g.round_no, g.next_attempt, g.table, g.fish_pot, g.leader = WAITING, 0, 0, None, 0, None
     g.rounds, g.result, g.revealed_seed, g.version = [], None, None, 1
     return g
@@ -437,12 +437,11 @@ def _apply_seat_taken(g, event, check) -> _Game:
 def next_deal(state) -> tuple[int, int, tuple, tuple, bool]:
     """``(round, attempt, hands, bazaar, void)`` of the deal the game waits for (needs the seed)."""
     round_no, attempt, hands, bazaar, void, _, _, _ = _next_deal_written(state)
-    return round_no, attempt, hands, bazaar, void
+    return round_no, attempt, tuple(map(tuple, hands)), tuple(bazaar), void
 
 
 def _next_deal_written(state) -> tuple[int, int, tuple, tuple, bool, list, list, tuple]:
-    """:func:`next_deal`, the written form of its hands and bazaar (shared lists: never mutate them)
-    and the ``held`` counts of its hands."""
+    """:func:`next_deal`, the written form of its hands and bazaar and the ``held`` counts of its hands."""
     if state.server_seed is None:
         raise RulesError("seed_unknown", "the server seed is needed to deal.")
     round_no, attempt = state.round_no + 1, state.next_attempt
@@ -456,18 +455,23 @@ def _next_deal_written(state) -> tuple[int, int, tuple, tuple, bool, list, list,
 _TEXT_AT = tuple(map(_TEXT.__getitem__, ALL_TILES))
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=16)
 def _deal_key(server_seed: str, client_seeds: tuple[str, ...]) -> bytes:
-    """The key is the same for every deal of a game: derive it once."""
+    """The key is the same for every deal of a game: derive it once.
+
+    A few entries serve the deals of a game (and of a few games played in turns); more would only
+    remember games already verified, which helps nothing but a benchmark that verifies them again."""
     return dealing.deal_key(server_seed, client_seeds)
 
 
-@functools.lru_cache(maxsize=16)
 def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool):
     """One deal: hands, bazaar, void, the written hands and bazaar (lists of tile texts) and the
-    ``held`` counts of the hands (see :class:`_Table`).
+    ``held`` counts of the hands (see :class:`_Table`): every one a fresh list, which the table of the
+    round takes as it is.
 
-    Cached because ``decide`` computes a deal to write the event and again to check it.
+    Not cached: ``decide`` checks the deal event it writes against the deal it wrote it from (see
+    :func:`_advance`), and a replay computes each deal once. (A cache of 16 deals, which served
+    ``decide``, cost a verify ~3% in the engine bench, for no hit.)
     """
     positions = dealing.shuffled_positions(key, round_no, attempt)
     pick = itemgetter(*positions)  # (one C call per table read in the dealt order)
@@ -477,12 +481,11 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     if seats >= 1 and hand_size >= 1 and dealt <= len(order):
         # deal_hands, by slices (hands, then the bazaar; nothing to refuse): one C call cuts a sequence
         cut = _cutter(seats, hand_size)
-        parts = cut(order)
-        hands = parts[:-1]
-        bazaar = parts[-1]
+        *hands, bazaar = cut(list(order))
         *hands_text, bazaar_text = cut(list(pick(_TEXT_AT)))
     else:
         hands, bazaar = dealing.deal_hands(order, seats, hand_size)  # refuses what cannot be dealt
+        hands, bazaar = list(map(list, hands)), list(bazaar)
         text = list(pick(_TEXT_AT))
         hands_text = [text[start:start + hand_size] for start in range(0, dealt, hand_size)]
         bazaar_text = text[dealt:]
@@ -490,8 +493,8 @@ def _deal(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, r
     void = redeal and dealing._needs_redeal_counts(counts, seats, hand_size)
     # The hands hold every tile that is not in the bazaar, and each value is on 7 tiles (a double once).
     x = sum(counts[dealt:])
-    held = (7 - (x & 15), 7 - (x >> 4 & 15), 7 - (x >> 8 & 15), 7 - (x >> 12 & 15), 7 - (x >> 16 & 15),
-            7 - (x >> 20 & 15), 7 - (x >> 24 & 15))  # the fields at dealing.VALUE_SHIFTS
+    held = [7 - (x & 15), 7 - (x >> 4 & 15), 7 - (x >> 8 & 15), 7 - (x >> 12 & 15), 7 - (x >> 16 & 15),
+            7 - (x >> 20 & 15), 7 - (x >> 24 & 15)]  # the fields at dealing.VALUE_SHIFTS
     return hands, bazaar, void, hands_text, bazaar_text, held
 
 
@@ -513,7 +516,9 @@ def _parse_tiles(value) -> tuple[Tile, ...]:
         raise _err("malformed_event", exc.detail, InvalidEvent) from exc
 
 
-def _apply_round_dealt(g, event, check) -> _Game:
+def _apply_round_dealt(g, event, check, dealt=None) -> _Game:
+    """Apply a ``round_dealt`` event; ``dealt``, when given, is ``_deal`` of the deal the game waits for,
+    already computed by the caller (what this computes from the seeds when it is not given)."""
     data = _data(event)
     if check:
         t = g.table
@@ -524,10 +529,11 @@ def _apply_round_dealt(g, event, check) -> _Game:
                        f"{g.next_attempt}.", InvalidEvent)
     seed = g.server_seed
     if seed is not None:
-        options = g.options  # _next_deal_written(g), without its tuple
-        hands, bazaar, void, hands_text, bazaar_text, held = _deal(
-            _deal_key(seed, tuple(g.client_seeds)), g.round_no + 1, g.next_attempt, g.seats, options.hand_size,
-            options.redeal)
+        if dealt is None:
+            options = g.options  # _next_deal_written(g), without its tuple
+            dealt = _deal(_deal_key(seed, tuple(g.client_seeds)), g.round_no + 1, g.next_attempt, g.seats,
+                          options.hand_size, options.redeal)
+        hands, bazaar, void, hands_text, bazaar_text, held = dealt
         if check:
             stored_hands = data.get("hands")
             if (
@@ -543,13 +549,13 @@ def _apply_round_dealt(g, event, check) -> _Game:
         raw_hands = data.get("hands")
         if not isinstance(raw_hands, list) or len(raw_hands) != g.seats:
             raise _err("malformed_event", "round_dealt needs one hand per seat.", InvalidEvent)
-        hands = tuple(_parse_tiles(h) for h in raw_hands)
-        bazaar = _parse_tiles(data.get("bazaar"))
+        hands = [list(_parse_tiles(h)) for h in raw_hands]
+        bazaar = list(_parse_tiles(data.get("bazaar")))
         void = data.get("void") is True
         held = None
         if check:
-            dealt = [t for h in hands for t in h] + list(bazaar)
-            if sorted(dealt) != list(ALL_TILES) or any(len(h) != g.options.hand_size for h in hands):
+            tiles = [t for h in hands for t in h] + bazaar
+            if sorted(tiles) != list(ALL_TILES) or any(len(h) != g.options.hand_size for h in hands):
                 raise _err("deal_mismatch", "the deal is not a deal of the 28 tiles.", InvalidEvent)
             if void != bool(g.options.redeal and dealing.needs_redeal(hands)):
                 raise _err("deal_mismatch", "the deal's void flag contradicts the redeal rule.", InvalidEvent)
@@ -565,10 +571,10 @@ def _apply_round_dealt(g, event, check) -> _Game:
     else:
         leader, must_lead = g.leader, None
     t = _Table()
-    t.number, t.hands, t.bazaar, t.line = g.round_no, list(map(list, hands)), list(bazaar), []
+    t.number, t.hands, t.bazaar, t.line = g.round_no, hands, bazaar, []  # fresh lists (_deal, or parsed)
     t.left = t.right = t.last_player = t.ended = None
     t.turn, t.must_lead, t.on_table = leader, must_lead, [0] * 7
-    t.held = _held(hands) if held is None else list(held)
+    t.held = _held(hands) if held is None else held
     g.table = t
     return g
 
@@ -767,7 +773,7 @@ def _end_round(g: _Game, end: str, seat: int) -> None:
     elif t.number >= options.rounds:
         goats, winners = scoring.result_by_rounds(points)
         result = _result("rounds", points, goats, winners, options, g.seats)
-    g.scores = list(players)
+    g.scores = players
     g.fish_pot = fish_pot if result is None else 0  # D-9: a pot still carried at the end is void
     g.leader = seat
     g.result = result
@@ -820,11 +826,19 @@ def _apply_resigned(g, event, check) -> _Game:
     return _interrupt(g, seat, "resigned")
 
 
+@functools.lru_cache(maxsize=2)
+def seed_commitment(server_seed_hex: str) -> str:
+    """:func:`deal.commitment` of a seed, remembered for the next call: ``verify_log`` computes it to
+    decide whether to deal with the revealed seed, and the reveal event then checks it again (two
+    entries: one log's seed, not the logs of a benchmark's earlier repetitions)."""
+    return dealing.commitment(server_seed_hex)
+
+
 def _apply_seed_revealed(g, event, check) -> _Game:
     seed = _data(event).get("server_seed")
     if check:
         _expect(g, (REVEAL,), None, "seed_revealed")
-        if not isinstance(seed, str) or not is_seed_hex(seed) or dealing.commitment(seed) != g.commitment:
+        if not isinstance(seed, str) or not is_seed_hex(seed) or seed_commitment(seed) != g.commitment:
             raise _err("seed_mismatch", "the revealed server seed does not match the commitment.", InvalidEvent)
         if g.server_seed is not None and seed != g.server_seed:
             raise _err("seed_mismatch", "the revealed server seed is not the one the game was dealt with.",
@@ -858,6 +872,15 @@ def _dispatch(g: _Game | None, event, check: bool) -> _Game:
     if g is None and handler is not _apply_game_created:
         raise _err("unexpected_event", f"a {event['type']} event cannot come before game_created.", InvalidEvent)
     return handler(g, event, check)
+
+
+#: for each tile text (either order, as _PARSE): the tile, and for each end value 0..6 the value it leaves
+#: open when put on an end showing that value (its other half; for a double the same), or None when it
+#: does not fit: what _place computes from the tile and the end, looked up by Fold.push_all
+_PLAYS = {
+    text: (tile, tuple(tile[1] if tile[0] == v else tile[0] if tile[1] == v else None for v in range(7)))
+    for text, tile in _PARSE.items()
+}
 
 
 def _write_back(t: _Table, g: _Game, left, right, turn, last_player, version: int, played: bool) -> None:
@@ -900,7 +923,7 @@ class Fold:
         reference that tests/engine/test_fast_paths.py compares this loop with.
         """
         g, check, dispatch = self._g, self.check, _dispatch
-        parse, text_of = _PARSE, _TEXT
+        parse, text_of, plays = _PARSE, _TEXT, _PLAYS
         position = first_seq - 1
         #: the table whose fields are held in the locals below, None when nothing is held
         t = None
@@ -974,7 +997,7 @@ class Fold:
                 if seat.__class__ is int and seat == turn and data.__class__ is dict:
                     if etype == "tile_played":
                         try:
-                            tile = parse[data["tile"]]
+                            tile, leaves = plays[data["tile"]]
                             end = data["end"]
                         except (KeyError, TypeError):  # TypeError: a tile that is not a string (unhashable)
                             end = None
@@ -982,9 +1005,7 @@ class Fold:
                         # the hand (``remove`` is the in-hand test), then goes on the line.
                         new = None
                         if end == "left" or end == "right":
-                            a, b = tile
-                            value = left if end == "left" else right
-                            new = b if a == value else a if b == value else None
+                            new = leaves[left if end == "left" else right]  # None: it does not fit
                             if new is not None:
                                 hand = hands[seat]
                                 try:
@@ -999,6 +1020,7 @@ class Fold:
                                         line.append((right, new))
                                         right = new
                         if new is not None:
+                            a, b = tile
                             held[a] -= 1
                             if a != b:
                                 held[b] -= 1
@@ -1112,23 +1134,30 @@ def _forced_event(state, kind: str, seat: int | None) -> Event | None:
     if kind == KNOCK:
         return {"type": "knocked", "seat": seat, "data": {}}
     if kind == DEAL:
-        round_no, attempt, _, _, void, hands_text, bazaar_text, _ = _next_deal_written(state)
-        return {
-            "type": "round_dealt",
-            "seat": None,
-            "data": {
-                "round": round_no,
-                "attempt": attempt,
-                "hands": [list(h) for h in hands_text],  # copies: the written deal is cached
-                "bazaar": list(bazaar_text),
-                "void": void,
-            },
-        }
+        return _deal_event(state)[0]
     if kind == REVEAL:
         if state.server_seed is None:
             raise RulesError("seed_unknown", "the server seed is needed to end the game.")
         return {"type": "seed_revealed", "seat": None, "data": {"server_seed": state.server_seed}}
     return None
+
+
+def _deal_event(state) -> tuple[Event, tuple]:
+    """The ``round_dealt`` event of the deal the game waits for, and that deal as ``_deal`` returns it."""
+    round_no, attempt, *dealt = _next_deal_written(state)
+    _, _, void, hands_text, bazaar_text, _ = dealt
+    event = {
+        "type": "round_dealt",
+        "seat": None,
+        "data": {
+            "round": round_no,
+            "attempt": attempt,
+            "hands": [list(h) for h in hands_text],  # copies: the event never shares a list with the deal
+            "bazaar": list(bazaar_text),
+            "void": void,
+        },
+    }
+    return event, tuple(dealt)
 
 
 def _advance(g: _Game, events: list[Event], waits_for: tuple[str, int | None] | None = None,
@@ -1139,8 +1168,14 @@ def _advance(g: _Game, events: list[Event], waits_for: tuple[str, int | None] | 
     if waits_for is None:
         waits_for = pending(g)
     while waits_for[0] not in CHOICES:  # what _forced_event would say with None
-        event = _forced_event(g, *waits_for)
-        g = _dispatch(g, event, True)
+        if waits_for[0] == DEAL:
+            # The deal computed once: the event is written from it, then checked against it (as _dispatch
+            # would, which would compute the same deal again from the same machine).
+            event, dealt = _deal_event(g)
+            g = _apply_round_dealt(g, event, True, dealt)
+        else:
+            event = _forced_event(g, *waits_for)
+            g = _dispatch(g, event, True)
         events.append(event)
         waits_for = pending(g)
     return g, waits_for

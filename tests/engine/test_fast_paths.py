@@ -17,6 +17,7 @@ import copy
 import hashlib
 import hmac
 import random
+import struct
 
 import pytest
 from hypothesis import given, settings
@@ -191,6 +192,33 @@ def test_shuffle_from_the_prefixed_inner_state_is_the_block_by_block_shuffle(key
     assert fast == general
 
 
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(st.one_of(st.integers(0, 2**32 - 1), st.integers(0xFFFFFF00 - 300, 2**32 - 1),
+                                st.integers(0, 0xFF), st.sampled_from([0xFFFF, 0xFFFFFF, 0xFFFF0000, 0xFF000000])),
+                      min_size=32, max_size=32))
+def test_shuffle_s_three_ff_search_decides_as_max_of_the_words(words):
+    # The fast shuffle is taken when no three FF bytes are in the stream, else when max(words) is below
+    # every limit; either way the result is the reference Fisher-Yates over the same stream (the words
+    # include FF bytes across word boundaries, words just below and above the limits).
+    stream = struct.pack(">32I", *words)
+    assert (dealing._THREE_FF not in stream) <= (max(words) < dealing._NEVER_DISCARDED)
+    blocks = [stream[i:i + 32] for i in range(0, 128, 32)]
+    items, words_iter = list(ALL_TILES), iter(list(words) + [0] * 64)
+    for i in range(27, 0, -1):
+        m = i + 1
+        x = next(words_iter)
+        while x >= 2**32 - (2**32 % m):
+            x = next(words_iter)
+        j = x % m
+        items[i], items[j] = items[j], items[i]
+    original = dealing._hmac_digest
+    try:
+        dealing._hmac_digest = lambda k, msg, name: blocks[int(msg[-1:])] if msg[-1:] in b"0123" else bytes(32)
+        assert dealing.shuffled_order(b"k", 1, 0) == tuple(items)
+    finally:
+        dealing._hmac_digest = original
+
+
 @settings(max_examples=300, deadline=None)
 @given(order=st.permutations(ALL_TILES), seats=st.integers(1, 4), hand_size=st.integers(1, 7))
 def test_redeal_test_in_integers_is_needs_redeal(order, seats, hand_size):
@@ -239,16 +267,20 @@ def test_deal_cut_by_slices_is_deal_hands(seed, seats, hand_size, redeal):
         hands, bazaar = dealing.deal_hands(order, seats, hand_size)
     except RulesError as exc:
         with pytest.raises(type(exc)):
-            rules._deal.__wrapped__(key, 1, 0, seats, hand_size, redeal)
+            rules._deal(key, 1, 0, seats, hand_size, redeal)
         return
-    got = rules._deal.__wrapped__(key, 1, 0, seats, hand_size, redeal)
+    got = rules._deal(key, 1, 0, seats, hand_size, redeal)
     held = rules._held(hands)
-    assert got[:3] == (hands, bazaar, bool(redeal and dealing.needs_redeal(hands)) if redeal else False)
+    assert got[:3] == (list(map(list, hands)), list(bazaar),
+                       bool(redeal and dealing.needs_redeal(hands)) if redeal else False)
     assert got[3] == [[f"{a}-{b}" for a, b in h] for h in hands]
     assert got[4] == [f"{a}-{b}" for a, b in bazaar]
-    assert list(got[5]) == held
-    assert got[3].__class__ is list and all(h.__class__ is list for h in got[3]) and got[4].__class__ is list
-    assert got[0].__class__ is tuple and got[1].__class__ is tuple
+    assert got[5] == held
+    # fresh lists, every one (the round's table takes them as they are)
+    for part in (got[0], got[1], got[3], got[4], got[5], *got[0], *got[3]):
+        assert part.__class__ is list
+    again = rules._deal(key, 1, 0, seats, hand_size, redeal)
+    assert again == got and all(a is not b for a, b in zip(again, got) if a.__class__ is list)
 
 
 def test_deal_held_reads_the_value_fields_at_value_shifts():
@@ -598,3 +630,53 @@ def test_round_dealt_deal_condition_is_pending_deal():
                 checked += 1
             fold.push(event)
     assert checked > 500
+
+
+def test_plays_table_is_what_place_leaves_open():
+    # Fold.push_all looks the end a play leaves open up in rules._PLAYS; _place computes it from the tile
+    from goat.engine.tiles import _PARSE
+
+    assert set(rules._PLAYS) == set(_PARSE)
+    for text, (tile, leaves) in rules._PLAYS.items():
+        assert tile is _PARSE[text]
+        for v in range(7):
+            if v not in tile:
+                assert leaves[v] is None
+                continue
+            t = rules._Table()
+            t.line, t.left, t.right, t.held, t.on_table = [(v, v)], v, v, [7] * 7, [0] * 7
+            t.hands, t.bazaar, t.turn = [[tile, (9, 9)]], [], 0
+            g = rules._Game()
+            g.seats, g.version, g.options = 1, 0, rules.resolve_options("goat-classic", 2, None)
+            rules._place(g, t, 0, tile, "right", t.hands[0])
+            assert t.right == leaves[v]
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_advance_s_deal_is_the_dispatched_deal(n):
+    # _advance checks the deal event it writes against the deal it wrote it from, instead of letting
+    # _dispatch compute that deal again: the same machine either way
+    ruleset, seats, options = MIXES[n % len(MIXES)]
+    session = rules.Session()
+    session.decide(rules.CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=f"{n:064x}", options=options))
+    for s in range(seats):
+        session.decide(rules.TakeSeat(player=f"p{s}", client_seed=str(s)))
+    g = session._g
+    assert rules.pending(g)[0] in (rules.PLAY, rules.DONE)  # the seats' last decide dealt through _advance
+    deals = 0
+    rng = random.Random(n)
+    while rules.pending(g)[0] == rules.PLAY:
+        tile, end = rng.choice(session.legal_moves())
+        before = copy.deepcopy(g)
+        events = session.decide(rules.PlayTile(seat=rules.pending(g)[1], tile=tile, end=end))
+        g = session._g
+        for event in events:
+            if event["type"] == "round_dealt":
+                event_again, dealt = rules._deal_event(before)
+                assert event_again == event
+                a = rules._apply_round_dealt(copy.deepcopy(before), event, True, dealt)
+                b = rules._dispatch(copy.deepcopy(before), event, True)
+                assert rules._freeze(a) == rules._freeze(b) and a.table.held == b.table.held
+                deals += 1
+            before = rules._dispatch(before, event, True)
+    assert deals > 0
