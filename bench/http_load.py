@@ -16,6 +16,12 @@ database (``DATABASE_URL``; without one a throwaway SQLite file). Then, alternat
 * DRF floor: the same transaction behind DRF's request cycle as goat's views run it (auth, permission,
   throttles, negotiation, rendering): ``/bench/drf-floor/{n}/``.
 
+The figure compared is capacity: requests/s with enough clients in flight that the server's cores,
+not the clients, set the pace. The baseline gets there with 4 clients; a move, which waits on six
+round trips (health check, token, BEGIN, lock, append, COMMIT), needs about 8: on 2 cores, measured
+2026-11-30, moves 493, 753 and 725 req/s with 4, 8 and 16 clients, the baseline 2513, 2614 and 2587.
+Hence 8 clients by default (``--clients`` for a sweep; docs/performance.md has one).
+
 Each phase is bounded in time (S seconds) and count (the moves prepared). Reported: requests/s and
 p50/p99 latency of each, the ratio moves/s / baseline/s (medians over rounds; target >= 0.5), and the
 floors' ratios to the baseline: how much of the target the design and the framework leave to goat's
@@ -213,7 +219,8 @@ def run(clients: int, seconds: float, rounds: int, moves_per_client: int, worker
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--clients", type=int, default=8,
+                        help="concurrent clients (default 8: the fewest at which both sides run at capacity)")
     parser.add_argument("--seconds", type=float, default=8.0, help="time bound of each phase")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--moves", type=int, default=600, help="moves prepared per client and round")

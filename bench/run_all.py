@@ -203,9 +203,12 @@ def main(argv=None) -> int:
     plan = [
         ("engine_vs_peer", "engine_vs_peer.py", quick, False, 600),
         ("engine", "engine.py", ["--games", "120", "--repeat", "3"] if args.quick else [], False, 900),
-        ("eventstore_vs_peer", "eventstore_vs_peer.py", quick, True, 1200),
+        # the HTTP and latency benches before the event store's, whose hundreds of thousands of rows may
+        # keep PostgreSQL's autovacuum busy after it (a full run's moves/s once read a third below the
+        # bench run alone minutes later; the cause was not pinned down)
         ("http_load", "http_load.py", quick, True, 900),
         ("api", "api.py", ["--baseline", "100"] if args.quick else [], True, 900),
+        ("eventstore_vs_peer", "eventstore_vs_peer.py", quick, True, 1200),
         ("scaling", "scaling.py", quick, True, 3600),
     ]
     scratch = scratch_databases(db_url, sum(1 for p in plan if p[3])) if postgres else []
