@@ -38,26 +38,40 @@ RETRYABLE = (ConnectionError, http.client.HTTPException, OSError)
 
 
 class Http:
-    """One keep-alive connection; a dropped one is reopened by the next request."""
+    """One keep-alive connection, kept and reopened as an HTTP client library does.
+
+    The server may close an idle keep-alive connection at any moment: after its keep-alive timeout,
+    or when gunicorn recycles a worker (GUNICORN_MAX_REQUESTS) and drops the connections it holds. A
+    request that fails on such a reused connection is sent once more on a new one, as HTTP clients
+    do (RFC 9112 9.3.1); that is safe because the bots' POSTs carry an Idempotency-Key. `stale`
+    counts those. A failure on a new connection is raised to the caller.
+    """
 
     def __init__(self, port: int, token: str | None = None):
         self.port, self.token, self.conn = port, token, None
+        self.stale = 0
 
     def request(self, method: str, path: str, body=None, headers=None, token: str | None = None):
-        if self.conn is None:
-            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         all_headers = {"Content-Type": "application/json", **(headers or {})}
         if token or self.token:
             all_headers["Authorization"] = f"Token {token or self.token}"
-        try:
-            self.conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=all_headers)
-            response = self.conn.getresponse()
-            data = response.read()
-        except RETRYABLE:
-            self.conn.close()
-            self.conn = None
-            raise
-        return response.status, (json.loads(data) if data else None)
+        payload = json.dumps(body) if body is not None else None
+        while True:
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            reused = self.conn.sock is not None  # http.client drops the socket after "Connection: close"
+            try:
+                self.conn.request(method, path, body=payload, headers=all_headers)
+                response = self.conn.getresponse()
+                data = response.read()
+            except RETRYABLE:
+                self.conn.close()
+                self.conn = None
+                if reused:
+                    self.stale += 1
+                    continue
+                raise
+            return response.status, (json.loads(data) if data else None)
 
 
 class Bot:
@@ -215,8 +229,46 @@ def test_killing_a_gunicorn_worker_mid_moves_leaves_no_partial_batch(django_user
         assert all(b.moves > moves_at_kill[id(b)] for b in bots)
         counts = assert_every_game_sound({g for b in bots for g in b.games})
         print(f"gunicorn SIGKILL: {sum(b.dropped for b in bots)} dropped requests retried, "
+              f"{sum(b.http.stale for b in bots)} resent after a dropped keep-alive connection, "
               f"{sum(b.moves for b in bots)} moves, {counts}")
     finally:
+        server.stop()
+
+
+def test_a_recycled_worker_answers_a_request_on_its_kept_alive_connection(tmp_path, transactional_db):
+    """A worker stopping after GUNICORN_MAX_REQUESTS keeps its kept-alive connections for up to 2 s
+    and answers a request on one with "Connection: close" (gunicorn 27.0.1, benoitc/gunicorn#3821).
+    gunicorn 23's gthread worker closed them as it exited and the request was lost: the load test
+    below failed in CI with connection resets once a worker reached its 10,000 +- 1,000 requests."""
+    port = free_port()
+    server = gunicorn(tmp_path, port, workers=1, threads=2,
+                      GUNICORN_MAX_REQUESTS="2", GUNICORN_MAX_REQUESTS_JITTER="0")
+    kept = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    other = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        kept.request("GET", "/health/")
+        first = kept.getresponse()
+        first.read()
+        assert first.status == 200 and first.getheader("Connection") != "close"
+        other.request("GET", "/health/")  # the worker's second request: it stops after this one
+        last = other.getresponse()
+        last.read()
+        assert last.status == 200 and last.getheader("Connection") == "close"
+        time.sleep(1.0)  # the stopping worker's loop has exited (gunicorn 23 would have closed `kept`)
+        kept.request("GET", "/health/")
+        answer = kept.getresponse()
+        answer.read()
+        assert answer.status == 200
+        assert answer.getheader("Connection") == "close"
+        wait_for(lambda: "Booting worker with pid" in server.output().split("Autorestarting", 1)[-1],
+                 timeout=40, what="the replacement worker")
+        fresh = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        fresh.request("GET", "/health/")
+        assert fresh.getresponse().status == 200
+        fresh.close()
+    finally:
+        kept.close()
+        other.close()
         server.stop()
 
 
@@ -278,7 +330,9 @@ def test_killing_the_celery_worker_mid_ratings_applies_each_game_exactly_once(dj
 def test_fifty_bot_games_under_load_no_errors_and_every_game_verifies(django_user_model, tmp_path, no_eager):
     port = free_port()
     env = {"CACHE_URL": os.environ.get("CELERY_BROKER_URL", "")}
-    server = gunicorn(tmp_path, port, workers=2, threads=8, **env)
+    # production recycles a worker after 10,000 +- 1,000 requests; a run this short must see it too
+    recycle = {"GUNICORN_MAX_REQUESTS": "1500", "GUNICORN_MAX_REQUESTS_JITTER": "300"}
+    server = gunicorn(tmp_path, port, workers=2, threads=8, **env, **recycle)
     worker = celery_worker(tmp_path, beat=True, **env)
     try:
         bots = make_bots(django_user_model, port, 50, retry_drops=False)
@@ -290,10 +344,17 @@ def test_fifty_bot_games_under_load_no_errors_and_every_game_verifies(django_use
         worker.stop()
     errors = [e for b in bots for e in b.errors]
     assert not errors, errors[:5]
+    server_log = server.log_path.read_text(errors="replace")
+    recycled = server_log.count("Booting worker with pid") - 2  # each recycled worker is replaced
+    assert recycled, "no worker was recycled: the run did not test it"
+    for trouble in ("Traceback", "WORKER TIMEOUT", "was sent SIGKILL", "exited with code"):
+        assert trouble not in server_log, server.output()
+    stale = sum(b.http.stale for b in bots)
     latencies = sorted(t for b in bots for t in b.latencies)
     assert len(latencies) > 100
     p50 = statistics.median(latencies) * 1000
     p99 = latencies[int(len(latencies) * 0.99)] * 1000
     counts = assert_every_game_sound({g for b in bots for g in b.games})
     print(f"load: 50 bots for {elapsed:.0f} s: {len(latencies)} moves ({len(latencies) / elapsed:.0f}/s), "
-          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, games {counts}, 0 errors")
+          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, games {counts}, 0 errors; workers recycled {recycled} times, "
+          f"{stale} requests resent after a dropped keep-alive connection")
