@@ -164,12 +164,14 @@ def machine_facts(db_url: str | None) -> list[str]:
     import sqlite3
 
     facts = [f"- cores: {os.cpu_count()}", f"- Python: {platform.python_version()} ({platform.platform(terse=True)})"]
-    try:
-        import django
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
 
-        facts.append(f"- Django: {django.get_version()}")
-    except ImportError:  # pragma: no cover
-        pass
+    for name in ("Django", "djangorestframework", "gunicorn", "psycopg"):
+        try:
+            facts.append(f"- {name}: {package_version(name)}")
+        except PackageNotFoundError:  # pragma: no cover
+            pass
     if db_url and is_postgres_url(db_url):
         import psycopg
 
