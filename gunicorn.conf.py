@@ -24,6 +24,13 @@ keepalive = _int("GUNICORN_KEEPALIVE", 5)
 # recycle workers now and then (jitter so they do not all restart at once)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 10000)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 1000)
+# gunicorn >= 25.1 opens a control socket (worker count, reload, shutdown at runtime) by default, at
+# $XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl: one path for every gunicorn of the user,
+# each unlinking the other's. goat does not use it: off unless GUNICORN_CONTROL_SOCKET names a path.
+_control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "").strip()
+if _control_socket:
+    control_socket = _control_socket
+control_socket_disable = not _control_socket
 # which proxies may set X-Forwarded-For/-Proto: 127.0.0.1 by default, "*" behind a trusted network
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 

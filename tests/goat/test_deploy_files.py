@@ -68,3 +68,25 @@ def test_check_deploy_is_clean_for_a_production_env_behind_tls(tmp_path):
     )
 
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _gunicorn_conf(**env) -> dict:
+    import runpy
+    from unittest import mock
+
+    with mock.patch.dict(os.environ, env):
+        if "GUNICORN_CONTROL_SOCKET" not in env:
+            os.environ.pop("GUNICORN_CONTROL_SOCKET", None)  # restored by patch.dict
+        return runpy.run_path(str(REPO / "gunicorn.conf.py"))
+
+
+def test_gunicorn_opens_no_control_socket_unless_one_is_configured(tmp_path):
+    from gunicorn.config import Config
+
+    settings = Config().settings
+    assert {"control_socket", "control_socket_disable", "max_requests", "keepalive"} <= set(settings)
+    conf = _gunicorn_conf()
+    assert conf["control_socket_disable"] is True and "control_socket" not in conf
+    path = str(tmp_path / "goat.ctl")
+    conf = _gunicorn_conf(GUNICORN_CONTROL_SOCKET=path)
+    assert conf["control_socket_disable"] is False and conf["control_socket"] == path
