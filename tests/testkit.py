@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import threading
 import time
+from pathlib import Path
 
 from django.db import connection, connections
 
@@ -55,3 +59,66 @@ def test_database_url() -> str:
 
 
 test_database_url.__test__ = False  # a helper, not a test
+
+
+class GroupProcess:
+    """A server process (gunicorn, a Celery worker) in a process group of its own, output to a log file.
+
+    ``stop`` asks the main process to stop (SIGTERM) and kills the group if it does not within
+    ``timeout``; whatever of the group outlives the main process (a pool child, the beat process of
+    ``worker --beat``) is killed too, so no process of a test keeps running into the next test. An
+    orphaned embedded beat once did that for 45 minutes, sending periodic tasks to later tests.
+    ``kill`` is a crash of the whole group (SIGKILL).
+    """
+
+    def __init__(self, cmd: list[str], *, cwd: Path, env: dict[str, str], log_path: Path):
+        self.log_path = log_path
+        self.log = open(log_path, "ab")  # noqa: SIM115 - closed by stop()
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def output(self, chars: int = 6000) -> str:
+        return self.log_path.read_text(errors="replace")[-chars:]
+
+    def group_alive(self) -> bool:
+        try:
+            os.killpg(self.proc.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def _kill_group(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def _wait_group(self, seconds: float) -> bool:
+        deadline = time.monotonic() + seconds
+        while self.group_alive():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def kill(self) -> None:
+        self._kill_group()
+        self.proc.wait()
+        self._wait_group(5)
+
+    def stop(self, timeout: float = 20) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self._kill_group()
+                self.proc.wait()
+        if not self._wait_group(2):  # children left behind by the main process
+            self._kill_group()
+            self._wait_group(5)
+        self.log.close()

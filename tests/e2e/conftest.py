@@ -7,13 +7,12 @@ These tests need a database and a broker that another process can reach: Postgre
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from testkit import test_database_url, wait_for as _wait_for
+from testkit import GroupProcess, test_database_url, wait_for as _wait_for
 from django.conf import settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,18 +51,17 @@ class Worker:
             **(extra_env or {}),
         }
         self.schedule = tmp_path / "beat-schedule"
-        self.proc: subprocess.Popen | None = None
+        self.process: GroupProcess | None = None
 
     def start(self, *, beat: bool = True, timeout: float = 30) -> "Worker":
         cmd = [sys.executable, "-m", "celery", "-A", "goat", "worker", "--pool", "solo", "--loglevel", "INFO",
                "--hostname", f"e2e-{os.getpid()}-{time.monotonic_ns()}@%h", "--without-mingle", "--without-gossip"]
         if beat:
             cmd += ["--beat", "--schedule", str(self.schedule)]
-        self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(cmd, cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = GroupProcess(cmd, cwd=REPO, env=self.env, log_path=self.log_path)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
+            if self.process.proc.poll() is not None:
                 raise RuntimeError(f"worker exited early:\n{self.output()}")
             if b"ready." in self.log_path.read_bytes():
                 return self
@@ -74,19 +72,12 @@ class Worker:
         return self.log_path.read_text(errors="replace")[-4000:]
 
     def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        if self.process:
+            self.process.kill()
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        if getattr(self, "log", None):
-            self.log.close()
+        if self.process:
+            self.process.stop()
 
 
 @pytest.fixture

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from testkit import test_database_url, wait_for  # noqa: F401 - re-exported to the live tests
+from testkit import GroupProcess, test_database_url, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,20 +35,11 @@ def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     }
 
 
-class Proc:
-    """A child process with its output in a log file; stopped (and killed if need be) at the end."""
+class Proc(GroupProcess):
+    """A gunicorn or Celery process of the live tests (testkit.GroupProcess), waiting for its log."""
 
     def __init__(self, cmd: list[str], env: dict[str, str], log_path: Path):
-        self.log_path = log_path
-        self.log = open(log_path, "ab")
-        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def output(self) -> str:
-        return self.log_path.read_text(errors="replace")[-6000:]
+        super().__init__(cmd, cwd=REPO, env=env, log_path=log_path)
 
     def wait_log(self, needle: bytes, timeout: float = 40) -> None:
         deadline = time.monotonic() + timeout
@@ -60,20 +50,6 @@ class Proc:
                 return
             time.sleep(0.2)
         raise RuntimeError(f"{needle!r} not seen in {timeout}s:\n{self.output()}")
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-    def stop(self, timeout: float = 20) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self.log.close()
 
 
 def gunicorn(tmp_path: Path, port: int, *, workers: int = 2, threads: int = 4, **env: str) -> Proc:
