@@ -73,9 +73,9 @@ class GroupProcess:
 
     def __init__(self, cmd: list[str], *, cwd: Path, env: dict[str, str], log_path: Path):
         self.log_path = log_path
-        self.log = open(log_path, "ab")  # noqa: SIM115 - closed by stop()
-        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        with open(log_path, "ab") as log:  # the child writes to its own copy of the descriptor
+            self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
 
     @property
     def pid(self) -> int:
@@ -91,13 +91,14 @@ class GroupProcess:
             return False
         return True
 
-    def _kill_group(self) -> None:
+    def kill_group(self) -> None:
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
-    def _wait_group(self, seconds: float) -> bool:
+    def group_gone(self, seconds: float = 5) -> bool:
+        """Whether the group is gone within ``seconds`` (the kernel reaps what was still exiting)."""
         deadline = time.monotonic() + seconds
         while self.group_alive():
             if time.monotonic() > deadline:
@@ -106,9 +107,9 @@ class GroupProcess:
         return True
 
     def kill(self) -> None:
-        self._kill_group()
+        self.kill_group()
         self.proc.wait()
-        self._wait_group(5)
+        self.group_gone()
 
     def stop(self, timeout: float = 20) -> None:
         if self.proc.poll() is None:
@@ -116,9 +117,8 @@ class GroupProcess:
             try:
                 self.proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                self._kill_group()
+                self.kill_group()
                 self.proc.wait()
-        if not self._wait_group(2):  # children left behind by the main process
-            self._kill_group()
-            self._wait_group(5)
-        self.log.close()
+        if not self.group_gone(2):  # children left behind by the main process
+            self.kill_group()
+            self.group_gone()

@@ -12,13 +12,13 @@ import os
 import re
 import signal
 import socket
-import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+from testkit import GroupProcess
 
 REPO = Path(__file__).resolve().parents[2]
 # Upper bounds, not performance checks: a first start migrates and collects the static files, and on a
@@ -42,20 +42,16 @@ def _env() -> dict[str, str]:
     return env
 
 
-class Run:
+class Run(GroupProcess):
     def __init__(self, cwd: Path, port: int, log_name: str):
-        self.cwd, self.port = cwd, port
-        self.log_path = cwd / log_name
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, str(REPO / "manage.py"), "run", "--port", str(port), "--web-workers", "1",
-                 "--worker-concurrency", "1"],
-                cwd=cwd, env=_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )
-        self.pgid = self.proc.pid  # a new session: the command leads its own process group
+        self.port = port
+        super().__init__([sys.executable, str(REPO / "manage.py"), "run", "--port", str(port), "--web-workers", "1",
+                          "--worker-concurrency", "1"], cwd=cwd, env=_env(), log_path=cwd / log_name)
 
-    def output(self) -> str:
-        return self.log_path.read_text(errors="replace")
+    def output(self, chars: int | None = None) -> str:
+        """The whole log unless ``chars`` is given (the staff account line is near its start)."""
+        text = self.log_path.read_text(errors="replace")
+        return text if chars is None else text[-chars:]
 
     def wait_healthy(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT
@@ -74,25 +70,6 @@ class Run:
         os.kill(self.proc.pid, signal.SIGINT)
         return self.proc.wait(timeout=STOP_TIMEOUT)
 
-    def group_alive(self) -> bool:
-        try:
-            os.killpg(self.pgid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-
-    def group_gone(self) -> bool:
-        """Whether the group is gone within REAP_TIMEOUT (the kernel reaps what was still exiting)."""
-        deadline = time.monotonic() + REAP_TIMEOUT
-        while self.group_alive():
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.1)
-        return True
-
-    def kill_group(self) -> None:
-        if self.group_alive():
-            os.killpg(self.pgid, signal.SIGKILL)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
@@ -105,7 +82,7 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
         assert "/api/docs/" in out and "/admin/" in out and "/health/" in out
 
         assert first.interrupt_and_wait() == 0, first.output()[-3000:]
-        assert first.group_gone(), "processes of the run command's group survived Ctrl-C"
+        assert first.group_gone(REAP_TIMEOUT), "processes of the run command's group survived Ctrl-C"
         assert "stopped" in first.output()
     finally:
         first.kill_group()
@@ -119,6 +96,6 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
         assert "staff account 'admin' exists" in out
         assert "with password" not in out
         assert second.interrupt_and_wait() == 0
-        assert second.group_gone()
+        assert second.group_gone(REAP_TIMEOUT)
     finally:
         second.kill_group()
