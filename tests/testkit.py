@@ -76,6 +76,7 @@ class GroupProcess:
         with open(log_path, "ab") as log:  # the child writes to its own copy of the descriptor
             self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
                                          start_new_session=True)
+        self._asked_to_stop = False
 
     @property
     def pid(self) -> int:
@@ -111,9 +112,16 @@ class GroupProcess:
         self.proc.wait()
         self.group_gone()
 
+    def terminate(self) -> None:
+        """Ask the main process to stop (SIGTERM), once: ``stop`` then waits. Stopping several processes
+        together: ``terminate`` each, then ``stop`` each."""
+        if not self._asked_to_stop and self.proc.poll() is None:
+            self.proc.terminate()
+            self._asked_to_stop = True
+
     def stop(self, timeout: float = 20) -> None:
         if self.proc.poll() is None:
-            self.proc.terminate()
+            self.terminate()
             try:
                 self.proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import signal
 import socket
 import subprocess
 import sys
@@ -20,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from testkit import test_database_url
+from testkit import GroupProcess, test_database_url
 from django.conf import settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -78,16 +77,13 @@ class Stack:
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "PYTHONPATH": str(REPO),
         }
-        self.procs: dict[str, subprocess.Popen] = {}
+        self.procs: dict[str, GroupProcess] = {}
 
     def start(self, name: str, cmd: list[str]) -> None:
-        log = open(self.tmp_path / f"{name}.log", "wb")
-        self.procs[name] = subprocess.Popen(cmd, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
-        log.close()
+        self.procs[name] = GroupProcess(cmd, cwd=REPO, env=self.env, log_path=self.tmp_path / f"{name}.log")
 
     def log(self, name: str) -> str:
-        return (self.tmp_path / f"{name}.log").read_text(errors="replace")
+        return self.procs[name].log_path.read_text(errors="replace")
 
     def up(self, timeout: float = 40) -> None:
         python = sys.executable
@@ -101,8 +97,8 @@ class Stack:
         deadline = time.monotonic() + timeout
         http = Http(f"http://127.0.0.1:{self.port}")
         while time.monotonic() < deadline:
-            for name, proc in self.procs.items():
-                assert proc.poll() is None, f"{name} exited early:\n{self.log(name)[-3000:]}"
+            for name, process in self.procs.items():
+                assert process.proc.poll() is None, f"{name} exited early:\n{self.log(name)[-3000:]}"
             try:
                 status, _, body = http.call("GET", "/health/")
                 if status == 200 and "ready." in self.log("worker"):
@@ -113,20 +109,10 @@ class Stack:
         raise AssertionError("the stack did not come up:\n" + "\n".join(self.log(n)[-2000:] for n in self.procs))
 
     def down(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for name, proc in self.procs.items():
-            try:
-                proc.wait(timeout=25)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        for proc in self.procs.values():  # and nothing of theirs is left behind
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        for process in self.procs.values():  # all asked at once, as compose stops a project
+            process.terminate()
+        for process in self.procs.values():  # killed if need be, and nothing of theirs left behind
+            process.stop(timeout=25)
 
 
 @pytest.fixture
