@@ -47,8 +47,8 @@ if os.environ.get("GOAT_LOG_FORMAT", "").strip().lower() == "json":
     logconfig_dict = {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "goat.logs.ContextFilter"}},
-        "formatters": {"json": {"()": "goat.logs.JsonFormatter"}},
+        "filters": {"context": {"()": "goat.web.logs.ContextFilter"}},
+        "formatters": {"json": {"()": "goat.web.logs.JsonFormatter"}},
         "handlers": {
             "stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout",
                        "formatter": "json", "filters": ["context"]},

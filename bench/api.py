@@ -92,9 +92,10 @@ class LongGame:
         self.n = 0
 
     def move(self) -> float:
-        from goat import engine, eventstore
+        from goat import engine
         from goat.engine.tiles import tile_str
-        from goat.models import Game
+        from goat.games import eventstore
+        from goat.games.models import Game
 
         state = eventstore.state_load(Game.objects.get(pk=self.gid))
         while state.ended:  # keep the move index meaningful: start over

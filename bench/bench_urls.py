@@ -21,8 +21,8 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.auth import _query
-from goat.rows import fixed_cursor
+from goat.web.auth import _query
+from goat.web.rows import fixed_cursor
 
 
 class BenchPing(models.Model):
@@ -106,5 +106,5 @@ urlpatterns = [
     path("bench/drf-floor/<int:head>/", DRFFloor.as_view()),
     path("", include("goat.urls")),
 ]
-handler404 = "goat.problems.handler404"
-handler500 = "goat.problems.handler500"
+handler404 = "goat.web.problems.handler404"
+handler500 = "goat.web.problems.handler500"

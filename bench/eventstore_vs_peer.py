@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from datetime import datetime, timezone
 import os
-import random
 import statistics
 import sys
 import threading
 import time
 import uuid
+from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -77,7 +76,7 @@ def simulated_games(count: int, seed: int) -> list[list[list[dict]]]:
 
 
 def ours_new_streams(count: int, user) -> list[int]:
-    from goat.models import Game, GameStatus
+    from goat.games.models import Game, GameStatus
 
     games = Game.objects.bulk_create([
         Game(ruleset="goat-classic", options={}, seats=2, status=GameStatus.RUNNING, server_seed="0" * 64,
@@ -87,8 +86,8 @@ def ours_new_streams(count: int, user) -> list[int]:
 
 def ours_append_game(game_id: int, batches: list[list[dict]]) -> None:
     """The store's append on its own (autocommit): the writer knows its stream's head, like the peer's."""
-    from goat import eventstore
-    from goat.models import Game
+    from goat.games import eventstore
+    from goat.games.models import Game
 
     game = Game.objects.only("id", "version", "last_hash").get(pk=game_id)
     for batch in batches:
@@ -99,8 +98,8 @@ def ours_command_append_game(game_id: int, batches: list[list[dict]]) -> None:
     """The append as a command makes it: in a transaction that first locks the game row."""
     from django.db import transaction
 
-    from goat import eventstore
-    from goat.models import Game
+    from goat.games import eventstore
+    from goat.games.models import Game
 
     for batch in batches:
         with transaction.atomic():
@@ -109,7 +108,7 @@ def ours_command_append_game(game_id: int, batches: list[list[dict]]) -> None:
 
 
 def ours_load(game_ids: list[int]) -> int:
-    from goat import eventstore
+    from goat.games import eventstore
 
     return sum(len(eventstore.events_load(game_id=gid)) for gid in game_ids)
 
@@ -132,7 +131,7 @@ def peer_recorder(url: str, pool_size: int):
 def peer_append_game(recorder, stream: uuid.UUID, batches: list[list[dict]]) -> None:
     from eventsourcing.persistence import StoredEvent
 
-    from goat.eventstore import format_at
+    from goat.games.eventstore import format_at
 
     version = 0
     for batch in batches:

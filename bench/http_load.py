@@ -87,8 +87,9 @@ def prepare_games(clients: int, moves: int, seed: int) -> list[dict]:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    from goat import engine, eventstore, services
+    from goat import engine
     from goat.engine.tiles import tile_str
+    from goat.games import eventstore, services
 
     rng = random.Random(seed)
     User = get_user_model()

@@ -153,9 +153,9 @@ def write_games(logs: list[list[dict]]) -> int:
     from django.db import transaction
     from django.utils import timezone
 
-    from goat import eventstore
     from goat.engine.rules import evolve_all
-    from goat.models import Game, Seat
+    from goat.games import eventstore
+    from goat.games.models import Game, Seat
 
     players = bots()
     events = 0
@@ -178,7 +178,7 @@ def write_games(logs: list[list[dict]]) -> int:
 
 def rebuild(games: int, repeat: int) -> dict:
     from goat.engine.rules import evolve_all
-    from goat.models import GameEvent
+    from goat.games.models import GameEvent
     from ratings.services import ratings_rebuild
 
     logs = simulated(games, 11)
@@ -207,9 +207,9 @@ def synth_ended_games(count: int, distinct: int) -> list[int]:
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from goat import eventstore
     from goat.engine.rules import evolve_all
-    from goat.models import Game, Seat
+    from goat.games import eventstore
+    from goat.games.models import Game, Seat
 
     User = get_user_model()
     pool = [User.objects.get_or_create(username=f"rss{i}")[0] for i in range(200)]

@@ -20,7 +20,7 @@ app.autodiscover_tasks()
 @signals.task_prerun.connect
 def _task_log_context(task_id=None, task=None, **_):
     """Log records of a task carry its task id as request id, and no game id left from the last task."""
-    from goat.logs import game_id_var, request_id_var
+    from goat.web.logs import game_id_var, request_id_var
 
     if task is not None and task.request.is_eager:  # run inline inside a request: keep its ids
         return

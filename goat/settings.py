@@ -39,8 +39,9 @@ def env_list(name: str, default: str) -> list[str]:
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 # Where the embedded default keeps its state: generated secret key, filesystem broker, static files.
+# Importing the settings creates no directory: goat.web's AppConfig.ready creates the static and
+# broker folders, and the secret key below creates the data directory only when it must write a key.
 GOAT_DATA_DIR = Path(env_str("GOAT_DATA_DIR", "goat-data")).resolve()
-GOAT_DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = env_bool("DEBUG", False)
 
@@ -53,6 +54,7 @@ def _data_dir_secret_key(data_dir: Path) -> str:
     """
     path = data_dir / "secret_key"
     if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)  # the first start of the embedded default
         tmp = data_dir / f".secret_key.{os.getpid()}.{secrets.token_hex(4)}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
@@ -98,14 +100,16 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "goat",
+    "goat.web",
+    "goat.games",
+    "goat.players",
     "ratings",
     "tournaments",
 ]
 
 MIDDLEWARE = [
     # First: every response (even one made by a middleware below) carries X-Request-ID.
-    "goat.logs.RequestIdMiddleware",
+    "goat.web.logs.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -115,7 +119,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, so it sees exceptions raised by views: /api/ errors become problem+json 500s.
-    "goat.problems.ProblemMiddleware",
+    "goat.web.problems.ProblemMiddleware",
 ]
 
 ROOT_URLCONF = "goat.urls"
@@ -211,7 +215,6 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = GOAT_DATA_DIR / "static"
-STATIC_ROOT.mkdir(exist_ok=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # No manifest: works before (and without) `collectstatic`.
@@ -241,12 +244,14 @@ if env_bool("SECURE_PROXY_SSL_HEADER", False):
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 # An Idempotency-Key claimed by a request that died (a killed worker) may be taken over after this long.
 GOAT_IDEMPOTENCY_STALE_SECONDS = env_int("GOAT_IDEMPOTENCY_STALE_SECONDS", 60)
+# Stored Idempotency-Key answers are kept this long, then purged hourly (API.md: at least 24 h).
+GOAT_IDEMPOTENCY_HOURS = max(24, env_int("GOAT_IDEMPOTENCY_HOURS", 48))
 
 # --- Logging: everything to stdout, plain text or JSON (goat/logs.py) ------------------------
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 GOAT_LOG_FORMAT = env_str("GOAT_LOG_FORMAT", "plain").strip().lower()
-from goat.logs import logging_config as _logging_config  # noqa: E402
+from goat.web.logs import logging_config as _logging_config  # noqa: E402
 
 LOGGING = _logging_config(fmt=GOAT_LOG_FORMAT, level=LOG_LEVEL)
 
@@ -255,14 +260,14 @@ LOGGING = _logging_config(fmt=GOAT_LOG_FORMAT, level=LOG_LEVEL)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an unauthenticated API call gets 401 with WWW-Authenticate: Token.
-        "goat.auth.TokenAuthentication",  # DRF's, its lookup as one SQL text on PostgreSQL
+        "goat.web.auth.TokenAuthentication",  # DRF's, its lookup as one SQL text on PostgreSQL
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
-    "DEFAULT_PARSER_CLASSES": ["goat.parsers.StrictJSONParser"],
-    "DEFAULT_PAGINATION_CLASS": "goat.pagination.Pagination",
+    "DEFAULT_PARSER_CLASSES": ["goat.web.parsers.StrictJSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "goat.web.pagination.Pagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": [
@@ -277,7 +282,7 @@ REST_FRAMEWORK = {
         "signup": env_str("GOAT_THROTTLE_SIGNUP", "20/min"),
         "auth": env_str("GOAT_THROTTLE_AUTH", "30/min"),
     },
-    "EXCEPTION_HANDLER": "goat.problems.exception_handler",
+    "EXCEPTION_HANDLER": "goat.web.problems.exception_handler",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -308,10 +313,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_processed": str(_broker_dir / "processed"),
         "control_folder": str(_broker_dir / "control"),
     }
-    for _folder in ("queue", "processed", "control"):
-        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
 
 from datetime import timedelta as _timedelta  # noqa: E402
+
 from celery.schedules import crontab as _crontab  # noqa: E402
 
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)

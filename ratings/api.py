@@ -7,10 +7,11 @@ from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from goat import players
 from goat.engine import RULESETS
-from goat.pagination import Pagination
-from goat.problems import problem_example, problem_responses
+from goat.players import services as players
+from goat.web.pagination import Pagination
+from goat.web.problems import problem_example, problem_responses
+from goat.web.schema import UNAUTHENTICATED
 
 from . import selectors
 from .models import LeaderboardRow, RatingEntry, SkillRating
@@ -53,7 +54,6 @@ class SkillBoardQuerySerializer(serializers.Serializer):
 
 # --- views -------------------------------------------------------------------------------------
 
-UNAUTHENTICATED = problem_example(401, "not_authenticated", "Authentication credentials were not provided.")
 
 
 def _page_example(name: str, row: dict) -> OpenApiExample:

@@ -12,9 +12,13 @@ class RatingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from goat import services as games
+        from goat.games import services as games
+        from goat.players.services import profile_section_register
 
+        from .selectors import player_profile_section
         from .services import chips_stake_for_seat
+
+        profile_section_register("ratings", player_profile_section)
 
         if chips_stake_for_seat not in games.SEAT_TAKING_HOOKS:
             games.SEAT_TAKING_HOOKS.append(chips_stake_for_seat)

@@ -92,3 +92,15 @@ def skill_board(*, ruleset: str) -> QuerySet[SkillRating]:
 def ranked(rows: list[Any], offset: int) -> list[tuple[int, Any]]:
     """Attach ranks to a page of rows that starts at position ``offset`` of its board."""
     return [(offset + i + 1, row) for i, row in enumerate(rows)]
+
+
+def player_profile_section(*, player, include_private: bool) -> dict:
+    """The ratings app's part of a player's profile (goat.players.services.player_profile):
+    rating, games_played and goats, skill per ruleset, and chips in the player's own view."""
+    section = {
+        **player_rating_stats(player=player),  # rating, games_played, goats
+        "skill": player_skill(player=player),  # {ruleset: {"mu", "sigma", "ordinal"}}
+    }
+    if include_private:
+        section["chips"] = player_chips(player=player)
+    return section

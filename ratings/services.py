@@ -15,7 +15,8 @@ import itertools
 import json
 import logging
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone as dt_timezone
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 from typing import Any, Callable, Iterable, Sequence
 
 from django.conf import settings
@@ -26,14 +27,21 @@ from django.db.models.functions import TruncMonth, TruncWeek
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from goat.engine.state import GameState
-from goat.errors import ServiceError
 from goat.engine.rules import evolve_all
-from goat.eventstore import format_at, state_load
-from goat.models import Game, GameEvent, GameStatus, Seat
+from goat.engine.state import GameState
+from goat.games.eventstore import format_at, state_load
+from goat.games.models import Game, GameEvent, GameStatus, Seat
+from goat.web.errors import ServiceError
 
 from .models import (
-    REASONS, ChipAccount, ChipKind, ChipLedgerEntry, GameSkillChange, LeaderboardBoard, LeaderboardRow, RatingEntry,
+    REASONS,
+    ChipAccount,
+    ChipKind,
+    ChipLedgerEntry,
+    GameSkillChange,
+    LeaderboardBoard,
+    LeaderboardRow,
+    RatingEntry,
     SkillRating,
 )
 

@@ -8,6 +8,7 @@ import sys
 import time
 
 import pytest
+
 from testkit import GroupProcess
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")

@@ -11,7 +11,43 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
+from goat.games.admin import game_admin_extend
+
 from .models import Bye, Prize, Registration, Standing, Table, Tournament
+
+
+class GameTournamentFilter(admin.SimpleListFilter):
+    """The game list's tournament filter (contributed to the games admin; see game_admin_extend)."""
+
+    title = "tournament"
+    parameter_name = "tournament"
+
+    def lookups(self, request, model_admin):
+        return [(str(t.pk), str(t)) for t in Tournament.objects.order_by("-pk")[:200]]
+
+    def has_output(self):
+        return True  # also filter by a tournament id given in the URL (e.g. linked from a tournament page)
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if not value:
+            return queryset
+        if not value.isascii() or not value.isdigit() or len(value) > 18:  # not an id: no game matches
+            return queryset.none()
+        return queryset.filter(pk__in=Table.objects.filter(tournament_id=int(value)).values("game_id"))
+
+
+@admin.display(description="tournament")
+def game_tournament(game):
+    table = getattr(game, "tournament_table", None)
+    if table is None:
+        return "-"
+    url = reverse("admin:tournaments_tournament_change", args=[table.tournament_id])
+    return format_html('<a href="{}">{}</a>', url, table.tournament)
+
+
+game_admin_extend(list_filter=[GameTournamentFilter], list_display=[game_tournament],
+                  select_related=["tournament_table__tournament"])
 
 
 class ReadOnlyInline(admin.TabularInline):

@@ -9,12 +9,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.api.game_serializers import StrictCharField, StrictIntegerField, StrictSerializer
 from goat.engine import RULESETS
-from goat.errors import ServiceError
-from goat.idempotency import idempotent
-from goat.pagination import Pagination
-from goat.problems import problem_example, problem_responses
+from goat.web.errors import ServiceError
+from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
+from goat.web.idempotency import idempotent
+from goat.web.pagination import Pagination
+from goat.web.problems import problem_example, problem_responses
+from goat.web.schema import UNAUTHENTICATED
 
 from . import selectors, services
 from .models import Standing, Tournament, TournamentFormat, TournamentStatus
@@ -147,7 +148,6 @@ DETAIL_EXAMPLE = {
 }
 STANDING_EXAMPLE = {"rank": 1, "player": "alice", "points": 17, "games": 2,
                     "tiebreaks": {"goats": 0, "game_points": 38, "byes": 0, "registration_order": 3}}
-UNAUTHENTICATED = problem_example(401, "not_authenticated", "Authentication credentials were not provided.")
 NOT_FOUND = problem_example(404, "not_found", services.TOURNAMENT_NOT_FOUND)
 TOURNAMENT_ID = OpenApiParameter("tournament_id", OpenApiTypes.INT, OpenApiParameter.PATH,
                                  description="The tournament's id.")

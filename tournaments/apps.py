@@ -12,7 +12,15 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from goat import services as games
+        import django_filters
+
+        from goat.games import services as games
+        from goat.games.filters import game_filter_register
+
+        game_filter_register("tournament", django_filters.NumberFilter(
+            field_name="tournament_table__tournament_id", min_value=1, max_value=2**63 - 1,
+            help_text="Only games of this tournament (its tables' games).",
+        ))
 
         if queue_tournament_advance not in games.GAME_ENDED_HOOKS:
             games.GAME_ENDED_HOOKS.append(queue_tournament_advance)

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.db.models import Count, QuerySet
 
-from goat.eventstore import state_load
-from goat.models import Game
+from goat.games.eventstore import state_load
+from goat.games.models import Game
 
 from .models import Bye, Registration, Standing, Table, Tournament, TournamentRound, TournamentStatus
 

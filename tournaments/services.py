@@ -19,16 +19,25 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from goat import engine, services as games
+from goat import engine
 from goat.engine.errors import InvalidOptions
-from goat.errors import ServiceError
-from goat.eventstore import state_load
-from goat.models import Game, Seat
+from goat.games import services as games
+from goat.games.eventstore import state_load
+from goat.games.models import Game, Seat
+from goat.web.errors import ServiceError
 from ratings.models import ChipAccount, ChipKind, ChipLedgerEntry
 from ratings.services import _chip_account_locked
 
 from .models import (
-    Bye, Prize, Registration, Seating, Standing, Table, Tournament, TournamentFormat, TournamentRound,
+    Bye,
+    Prize,
+    Registration,
+    Seating,
+    Standing,
+    Table,
+    Tournament,
+    TournamentFormat,
+    TournamentRound,
     TournamentStatus,
 )
 

@@ -12,8 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from testkit import GroupProcess, test_database_url, wait_for as _wait_for
 from django.conf import settings
+
+from testkit import GroupProcess, test_database_url
+from testkit import wait_for as _wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from goat import engine, eventstore, services
+from goat import engine
 from goat.engine.tiles import tile_str
+from goat.games import eventstore, services
 
 PASSWORD = "replay-audit-password"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from goat import services
-from goat.models import Game, GameEvent
+from goat.games import services
+from goat.games.models import Game, GameEvent
 
 
 def _stalled_game(django_user_model, names, move_time):

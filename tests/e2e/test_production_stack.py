@@ -19,8 +19,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from testkit import GroupProcess, test_database_url
 from django.conf import settings
+
+from testkit import GroupProcess, test_database_url
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,8 +9,8 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from goat.games.bots import bots_play
 from tournaments import services
-from tournaments.bots import bots_play
 from tournaments.models import Prize, Standing, Table, Tournament, TournamentRound
 
 

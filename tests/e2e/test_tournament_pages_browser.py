@@ -19,8 +19,8 @@ def test_browse_from_the_list_to_a_tournament_and_on_to_the_leaderboards(live_se
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
+    from goat.games.bots import bots_play
     from tournaments import services
-    from tournaments.bots import bots_play
 
     director = django_user_model.objects.create_user(username="director", password="x" * 12, is_staff=True)
     players = [django_user_model.objects.create_user(username=f"bot{i}", password="x" * 12) for i in range(4)]

@@ -9,12 +9,12 @@ import pytest
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from goat import eventstore, services, tasks
 from goat.engine import legal_moves
-from goat.engine.tiles import tile_str
-from goat.errors import ServiceError
 from goat.engine.errors import RulesError
-from goat.models import Game, GameEvent
+from goat.engine.tiles import tile_str
+from goat.games import eventstore, services, tasks
+from goat.games.models import Game, GameEvent
+from goat.web.errors import ServiceError
 
 
 @pytest.fixture

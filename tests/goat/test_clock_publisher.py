@@ -15,8 +15,8 @@ import pytest
 from kombu import Connection, Producer
 from kombu.utils.url import as_url, parse_url
 
-from goat import clock
 from goat.celery import app
+from goat.games import clock
 
 
 @pytest.fixture(autouse=True)

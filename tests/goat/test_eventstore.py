@@ -9,9 +9,10 @@ import pytest
 from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 
-from goat import engine, eventstore, services, verification
+from goat import engine
 from goat.engine.tiles import tile_str
-from goat.models import AppendOnlyError, Game, GameEvent
+from goat.games import eventstore, services, verification
+from goat.games.models import AppendOnlyError, Game, GameEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -288,3 +289,17 @@ def test_the_tables_a_move_writes_carry_no_index_another_covers():
     assert ["game_id", "seq"] in events.values()  # loads by game, in seq order
     assert ["game_id"] not in events.values()
     assert not [name for name in game if name.endswith("_like") and "status" in name]
+
+
+def test_rebuild_games_restores_a_damaged_read_model_from_the_events(trio):
+    from django.core.management import call_command
+
+    game, _ = play_through(trio[:2], moves=5)
+    good = Game.objects.values("status", "version", "round", "turn", "deadline", "result", "last_hash").get(pk=game.pk)
+    Game.objects.filter(pk=game.pk).update(status="finished", turn=None, round=9, snapshot=None, snapshot_version=0)
+
+    call_command("rebuild_games", str(game.pk))
+
+    game = Game.objects.get(pk=game.pk)
+    assert Game.objects.values(*good).get(pk=game.pk) == good
+    assert eventstore.snapshot_load(game.snapshot) == eventstore.state_rebuild(game)

@@ -8,9 +8,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from apitest import assert_problem, token_client
-from goat import engine, eventstore, services
+from goat import engine
 from goat.engine.tiles import tile_str
-from goat.models import Game, GameEvent
+from goat.games import eventstore, services
+from goat.games.models import Game, GameEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -193,7 +194,7 @@ def test_game_full_when_the_last_seat_was_taken_meanwhile(players):
     game = Game.objects.get(pk=gid)
     state = eventstore.state_load(game)
     # The engine state says a seat is free but the row is taken (a racing join): refused, not a 500.
-    from goat.models import Seat
+    from goat.games.models import Seat
 
     Seat.objects.create(game=game, seat=1, player=players[1][0])
     with pytest.raises(Exception) as info:
@@ -569,7 +570,7 @@ def test_schema_describes_every_games_endpoint(api_client):
 @pytest.mark.django_db
 def test_staff_reading_a_running_game_unredacted_is_recorded(django_user_model):
     """Who looked: staff reads of a running game's hidden information through the API are logged."""
-    from goat.models import HiddenInfoView
+    from goat.games.models import HiddenInfoView
 
     a = django_user_model.objects.create_user(username="rec-a", password="x")
     b = django_user_model.objects.create_user(username="rec-b", password="x")

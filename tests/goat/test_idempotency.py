@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from apitest import token_client
-from goat import eventstore
 from goat.engine.tiles import tile_str
-from goat.models import Game, GameEvent, IdempotencyRecord
+from goat.games import eventstore
+from goat.games.models import Game, GameEvent
+from goat.web.models import IdempotencyRecord
 
 pytestmark = pytest.mark.django_db
 

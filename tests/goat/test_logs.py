@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from goat import services
-from goat.logs import ContextFilter, JsonFormatter, game_id_var, request_id_from, request_id_var
+from goat.games import services
+from goat.web.logs import ContextFilter, JsonFormatter, game_id_var, request_id_from, request_id_var
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ def test_service_log_records_carry_the_request_and_game_id(auth_client, django_u
 
     handler = Keep()
     handler.addFilter(ContextFilter())
-    logger = logging.getLogger("goat.services")
+    logger = logging.getLogger("goat.games.services")
     logger.addHandler(handler)
     try:
         request_id_var.set("req-1")
@@ -58,14 +58,14 @@ def test_service_log_records_carry_the_request_and_game_id(auth_client, django_u
 
 
 def test_json_formatter_writes_one_object_per_line_with_the_ids():
-    record = logging.LogRecord("goat.services", logging.INFO, __file__, 1, "game %s moved", (7,), None)
+    record = logging.LogRecord("goat.games.services", logging.INFO, __file__, 1, "game %s moved", (7,), None)
     record.request_id, record.game_id, record.seat = "abc", 7, 1
 
     line = JsonFormatter().format(record)
 
     out = json.loads(line)
     assert "\n" not in line
-    assert out["message"] == "game 7 moved" and out["level"] == "INFO" and out["logger"] == "goat.services"
+    assert out["message"] == "game 7 moved" and out["level"] == "INFO" and out["logger"] == "goat.games.services"
     assert out["request_id"] == "abc" and out["game_id"] == 7 and out["seat"] == 1
 
 

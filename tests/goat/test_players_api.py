@@ -6,7 +6,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from apitest import assert_problem
-from goat import players
+from goat.players import services as players
 
 PASSWORD = "correct horse battery staple"
 

@@ -11,8 +11,8 @@ from rest_framework.views import APIView
 
 from apitest import PROBLEM, assert_problem
 from goat.engine.errors import IllegalMove, InvalidOptions
-from goat.errors import ServiceError
 from goat.urls import urlpatterns as goat_urlpatterns
+from goat.web.errors import ServiceError
 
 PASSWORD = "correct horse battery staple"
 

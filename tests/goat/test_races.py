@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-
 import pytest
 from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from goat import eventstore, services
-from testkit import run_together
 from goat.engine.tiles import tile_str
-from goat.models import Game, GameEvent
+from goat.games import eventstore, services
+from goat.games.models import Game, GameEvent
+from testkit import run_together
 
 THREADS = 16
 

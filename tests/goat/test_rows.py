@@ -10,11 +10,11 @@ import pytest
 from django.db import connection, transaction
 from rest_framework.authtoken.models import Token
 
-from goat import services
-from goat.auth import TokenAuthentication
-from goat.errors import ServiceError
-from goat.models import Game
-from goat.rows import RowModel
+from goat.games import services
+from goat.games.models import Game
+from goat.web.auth import TokenAuthentication
+from goat.web.errors import ServiceError
+from goat.web.rows import RowModel
 
 pytestmark = pytest.mark.django_db
 on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql",
@@ -183,7 +183,7 @@ def test_nothing_is_prepared_when_prepared_statements_are_off(duo):
 def test_the_fixed_cursor_refuses_a_transaction_marked_for_rollback(duo):
     from django.db.transaction import TransactionManagementError
 
-    from goat.rows import fixed_cursor
+    from goat.web.rows import fixed_cursor
 
     with transaction.atomic():
         transaction.set_rollback(True)
@@ -196,7 +196,7 @@ def test_the_fixed_cursor_refuses_a_transaction_marked_for_rollback(duo):
 def test_the_fixed_cursor_raises_database_errors_as_djangos():
     from django.db import ProgrammingError
 
-    from goat.rows import fixed_cursor
+    from goat.web.rows import fixed_cursor
 
     with pytest.raises(ProgrammingError), transaction.atomic(), fixed_cursor() as cursor:
         cursor.execute("SELECT * FROM no_such_table_here", prepare=True)

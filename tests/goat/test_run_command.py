@@ -18,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
 from testkit import GroupProcess
 
 REPO = Path(__file__).resolve().parents[2]

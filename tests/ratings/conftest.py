@@ -6,7 +6,6 @@ import pytest
 from celery import current_app
 
 
-
 @pytest.fixture(autouse=True)
 def eager_celery(settings):
     """Run queued tasks in-process (goat.celery reads CELERY_* settings; the app conf is set too)."""

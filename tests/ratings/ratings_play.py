@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 
-from goat import engine, services
-from goat.eventstore import state_load
-from goat.models import Game
+from goat import engine
+from goat.games import services
+from goat.games.eventstore import state_load
+from goat.games.models import Game
 
 
 def start_game(players, *, ruleset="goat-classic", options=None) -> Game:

@@ -8,9 +8,9 @@ from ratings_play import play_game, start_game
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from goat import services
-from goat.errors import ServiceError
-from goat.models import Game, GameStatus, Seat
+from goat.games import services
+from goat.games.models import Game, GameStatus, Seat
+from goat.web.errors import ServiceError
 from ratings import services as ratings
 from ratings.models import ChipAccount, ChipLedgerEntry
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 from datetime import timedelta
 
@@ -12,12 +13,10 @@ from ratings_play import play_game, play_moves, start_game
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-import random
-
-from goat import services
 from goat.engine.scoring import round_half_up
-from goat.eventstore import state_load
-from goat.models import Game
+from goat.games import services
+from goat.games.eventstore import state_load
+from goat.games.models import Game
 from ratings import services as ratings
 from ratings.models import LeaderboardRow, RatingEntry
 

@@ -10,11 +10,17 @@ from django.core.management import call_command
 from django.utils import timezone
 from ratings_play import play_game, start_game
 
-from goat import services
-from goat.models import Game
+from goat.games import services
+from goat.games.models import Game
 from ratings import tasks
 from ratings.models import (
-    ChipAccount, ChipLedgerEntry, GameSkillChange, LeaderboardBoard, LeaderboardRow, RatingEntry, SkillRating,
+    ChipAccount,
+    ChipLedgerEntry,
+    GameSkillChange,
+    LeaderboardBoard,
+    LeaderboardRow,
+    RatingEntry,
+    SkillRating,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -18,9 +18,9 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from goat import eventstore, services
 from goat.engine.tiles import tile_str
-from goat.models import Game
+from goat.games import eventstore, services
+from goat.games.models import Game
 from tournaments import services as tournament_services
 
 pytestmark = pytest.mark.django_db

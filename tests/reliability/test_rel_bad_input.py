@@ -18,8 +18,8 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from goat import services
-from goat.problems import PROBLEM_CONTENT_TYPE
+from goat.games import services
+from goat.web.problems import PROBLEM_CONTENT_TYPE
 from tournaments import services as tournament_services
 
 pytestmark = pytest.mark.django_db

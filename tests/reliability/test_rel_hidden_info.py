@@ -22,9 +22,9 @@ from rest_framework import throttling
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from goat import eventstore
 from goat.engine.tiles import tile_str
-from goat.models import Game
+from goat.games import eventstore
+from goat.games.models import Game
 
 pytestmark = pytest.mark.django_db
 

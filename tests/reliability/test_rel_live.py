@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 from django.db.models import Count
+from rel_processes import celery_worker, free_port, gunicorn, wait_for
 from rest_framework.authtoken.models import Token
 
-from goat import engine, eventstore, services, verification
+from goat import engine
 from goat.engine.tiles import tile_str
-from goat.models import Game, GameEvent
-
-from rel_processes import celery_worker, free_port, gunicorn, wait_for
+from goat.games import eventstore, services, verification
+from goat.games.models import Game, GameEvent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -18,10 +18,10 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from goat import eventstore, services
-from testkit import run_together
-from goat.models import Game, GameEvent, Seat
+from goat.games import eventstore, services
+from goat.games.models import Game, GameEvent, Seat
 from ratings.models import ChipAccount, ChipLedgerEntry
+from testkit import run_together
 from tournaments import services as tournament_services
 from tournaments.models import Registration, Tournament
 

@@ -14,16 +14,16 @@ from datetime import timedelta
 
 import pytest
 import schemathesis
-from schemathesis import GenerationMode
 from django.utils import timezone
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from rest_framework import throttling
 from rest_framework.authtoken.models import Token
+from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
-from goat import services
+from goat.games import services
 from tournaments import services as tournament_services
 
 EXAMPLES = int(os.environ.get("GOAT_FUZZ_EXAMPLES", "25"))

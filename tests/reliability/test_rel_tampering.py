@@ -21,10 +21,11 @@ import random
 import pytest
 from django.db import connection, transaction
 
-from goat import engine, eventstore, services, verification
-from goat.audit_tasks import games_verify_recent
+from goat import engine
 from goat.engine.tiles import tile_str
-from goat.models import Game, GameEvent
+from goat.games import eventstore, services, verification
+from goat.games.audit_tasks import games_verify_recent
+from goat.games.models import Game, GameEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

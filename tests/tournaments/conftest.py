@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-
 from tournament_helpers import FAST
 
 

@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-
-from tournaments import services
-from tournaments.bots import bots_play
-from tournaments.models import Prize, Seating, Standing, Table, Tournament, TournamentRound
 from tournament_helpers import chips_granted, chips_total
+
+from goat.games.bots import bots_play
+from tournaments import services
+from tournaments.models import Prize, Seating, Standing, Table, Tournament, TournamentRound
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

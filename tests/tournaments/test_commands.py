@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from goat.models import Game
+from goat.games.models import Game
 from tournaments import services
 from tournaments.models import Standing
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_play_bots_moves_only_for_bots_and_respects_max_moves(bots, django_user_model):
-    from goat import services as games
+    from goat.games import services as games
 
     [bot] = bots(1)
     human = django_user_model.objects.create_user(username="human", password="x")

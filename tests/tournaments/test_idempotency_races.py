@@ -7,13 +7,13 @@ import threading
 
 import pytest
 from django.db import close_old_connections, connection
+from tournament_helpers import FAST, play_out
 
-from goat import services as games
-from tournaments import apps as tournament_apps, services
+from goat.games import services as games
+from tournaments import apps as tournament_apps
+from tournaments import services
 from tournaments.models import Seating, Table, Tournament, TournamentRound
 from tournaments.tasks import tournament_advance, tournaments_arena_tick, tournaments_start_due
-from tournament_helpers import FAST
-from tournament_helpers import play_out
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

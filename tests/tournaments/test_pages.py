@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from goat.games.bots import bots_play
 from tournaments import services
-from tournaments.bots import bots_play
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,4 +43,4 @@ def test_pages_show_tournaments_standings_tables_and_leaderboards(bots, make_tou
         assert board.status_code == 200, query
         assert players[0].username in board.content.decode(), query
     assert client.get("/tournaments/999999/").status_code == 404
-    assert client.get("/static/tournaments/site.css").status_code == 200
+    assert client.get("/static/site/site.css").status_code == 200

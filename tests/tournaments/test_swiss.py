@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 from django.core.management import call_command
-
-from goat.models import Game
-from tournaments import services
-from tournaments.bots import bots_play
-from tournaments.models import Bye, Prize, Seating, Standing, Table, TournamentRound
-
 from tournament_helpers import chips_granted, chips_total
+
+from goat.games.bots import bots_play
+from goat.games.models import Game
+from tournaments import services
+from tournaments.models import Bye, Prize, Seating, Standing, Table, TournamentRound
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

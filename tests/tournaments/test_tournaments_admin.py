@@ -35,3 +35,51 @@ def test_admin_cannot_add_change_or_delete_a_tournament(admin_client, tournament
     assert admin_client.post(f"/admin/tournaments/tournament/{tournament.pk}/delete/", {"post": "yes"}).status_code == 403
     tournament.refresh_from_db()
     assert tournament.name == "Spring cup"
+
+
+@pytest.fixture
+def tournament_game(tournament, django_user_model):
+    from goat.games import services
+    from tournaments.models import Table
+
+    player = django_user_model.objects.create_user(username="table-player", password="x")
+    game = services.game_create(player=player, ruleset="goat-classic", seats=2, options={})
+    other = services.game_create(player=player, ruleset="goat-classic", seats=2, options={})
+    Table.objects.create(tournament=tournament, number=1, game=game)
+    return game, other
+
+
+@pytest.mark.django_db
+def test_the_game_admin_gets_the_tournament_filter_and_column_from_this_app(admin_client, tournament, tournament_game):
+    game, other = tournament_game
+    listing = admin_client.get("/admin/goat/game/")
+    html = listing.content.decode()
+    assert listing.status_code == 200
+    assert "By tournament" in html or "tournament</h3>" in html  # the filter's title in the sidebar
+    assert f'href="/admin/tournaments/tournament/{tournament.pk}/change/"' in html  # the column links the tournament
+
+    filtered = admin_client.get(f"/admin/goat/game/?tournament={tournament.pk}").content.decode()
+    assert f"/admin/goat/game/{game.pk}/change/" in filtered
+    assert f"/admin/goat/game/{other.pk}/change/" not in filtered
+    assert f"/admin/goat/game/{game.pk}/change/" not in admin_client.get("/admin/goat/game/?tournament=999999").content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", ["abc", "-1", "1.5", "9" * 40, "١"])
+def test_a_tournament_filter_value_that_is_not_an_id_matches_no_game_instead_of_a_500(admin_client, tournament_game, value):
+    game, _ = tournament_game
+    response = admin_client.get("/admin/goat/game/", {"tournament": value})
+    assert response.status_code == 200
+    assert f"/admin/goat/game/{game.pk}/change/" not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_game_list_api_filters_by_tournament_through_the_filter_this_app_registers(tournament, tournament_game):
+    from rest_framework.test import APIClient
+
+    game, other = tournament_game
+    client = APIClient()
+    client.force_authenticate(game.created_by)
+    ids = [g["id"] for g in client.get("/api/games/", {"tournament": tournament.pk}).json()["results"]]
+    assert ids == [game.pk]
+    assert client.get("/api/games/", {"tournament": "x"}).status_code == 400

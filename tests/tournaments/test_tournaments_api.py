@@ -8,11 +8,11 @@ import pytest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+from tournament_helpers import FAST, chips_granted, chips_total
 
 from ratings.models import ChipAccount
 from tournaments import services
 from tournaments.models import Registration, Table, Tournament
-from tournament_helpers import FAST, chips_granted, chips_total
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

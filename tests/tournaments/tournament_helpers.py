@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Sum
 
-from goat.models import Game, GameStatus
+from goat.games.models import Game, GameStatus
 
 #: short games without a clock
 FAST = {"limit": 25, "move_time": 0}
@@ -30,10 +30,11 @@ def chips_granted() -> int:
 
 def play_out(game_id: int, rng) -> None:
     """Random legal moves by whoever is to move until the game ends."""
-    from goat import engine, services
+    from goat import engine
     from goat.engine.tiles import tile_str
-    from goat.eventstore import state_load
-    from goat.models import Seat
+    from goat.games import services
+    from goat.games.eventstore import state_load
+    from goat.games.models import Seat
 
     while True:
         game = Game.objects.get(pk=game_id)

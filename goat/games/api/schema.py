@@ -1,0 +1,79 @@
+"""OpenAPI pieces of the games API (goat.games.api.views): parameters and examples.
+
+The examples show what the service really answers; tests check them against the rules
+(tests/goat/test_schema_examples.py)."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+
+from goat.games import services
+from goat.web.problems import problem_example
+
+GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The game's id.")
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key", str, OpenApiParameter.HEADER,
+    description="Up to 255 characters. A retry with the same key and body returns the first answer.",
+)
+IF_NONE_MATCH = OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,
+                                 description='The ETag you hold, e.g. "12": 304 if it is still current.')
+IF_MATCH = OpenApiParameter("If-Match", str, OpenApiParameter.HEADER,
+                            description='The version you moved on, e.g. "12": 412 version_mismatch if stale.')
+ETAG = OpenApiParameter("ETag", str, OpenApiParameter.HEADER, response=[200], description='"<version>"')
+NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
+
+T0 = "2025-05-01T18:30:00.000000Z"
+SEATS_EXAMPLE = [
+    {"seat": 0, "player": "alice", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0},
+    {"seat": 1, "player": "bob", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0},
+]
+OPTIONS_EXAMPLE = {
+    "hand_size": 7, "redeal": True, "opener": "doubles_from_one", "later_leader": "last_winner",
+    "bazaar_reserve": 0, "fish": "positional_or_blocked", "lone_double_zero": 10, "scoring": "goat",
+    "fish_scoring": "fish_for_all", "open_threshold": 12, "limit": 101, "rounds": None, "ante": 0,
+    "move_time": 30,
+}
+GAME_EXAMPLE = {
+    "id": 42, "ruleset": "goat-classic", "options": OPTIONS_EXAMPLE, "status": "running", "version": 4,
+    "round": 1, "turn": 0, "deadline": "2025-05-01T18:30:30Z", "seats": SEATS_EXAMPLE,
+    "line": {"tiles": [], "left": None, "right": None}, "bazaar": 14,
+    "hand": ["0-3", "1-1", "1-4", "2-5", "3-3", "4-6", "5-5"],
+    "legal_moves": [{"tile": "1-1", "end": "left"}], "fish_pot": 0,
+    "server_seed_commitment": "9c1185a5c5e9fc54612808977ee8f548b2258d31b3a2c6a1c4c4e8a4f6a1f0b2",
+    "server_seed": None, "result": None, "created_at": "2025-05-01T18:29:51Z", "your_seat": 0,
+}
+WAITING_EXAMPLE = {
+    **GAME_EXAMPLE, "status": "waiting", "version": 2, "round": 0, "turn": None, "deadline": None,
+    "seats": [SEATS_EXAMPLE[0] | {"tiles": 0}, SEATS_EXAMPLE[1] | {"player": None, "tiles": 0}],
+    "bazaar": 0, "hand": [], "legal_moves": [],
+}
+MOVE_EXAMPLE = {
+    "version": 5,
+    "events": [{"seq": 5, "type": "tile_played", "at": T0, "seat": 0, "data": {"tile": "1-1", "end": "left"}}],
+    "game": {**GAME_EXAMPLE, "version": 5, "turn": 1, "line": {"tiles": ["1-1"], "left": 1, "right": 1},
+             "seats": [SEATS_EXAMPLE[0] | {"tiles": 6}, SEATS_EXAMPLE[1]],
+             "hand": ["0-3", "1-4", "2-5", "3-3", "4-6", "5-5"], "legal_moves": []},
+}
+EVENTS_EXAMPLE = {
+    "version": 4,
+    "events": [
+        {"seq": 1, "type": "game_created", "at": T0, "seat": None,
+         "data": {"ruleset": "goat-classic", "options": OPTIONS_EXAMPLE, "seats": 2,
+                  "server_seed_commitment": GAME_EXAMPLE["server_seed_commitment"]}},
+        {"seq": 2, "type": "seat_taken", "at": T0, "seat": 0, "data": {"seat": 0, "player": "alice", "client_seed": ""}},
+        {"seq": 3, "type": "seat_taken", "at": T0, "seat": 1, "data": {"seat": 1, "player": "bob", "client_seed": "x7"}},
+        {"seq": 4, "type": "round_dealt", "at": T0, "seat": None,
+         "data": {"round": 1, "attempt": 0, "hands": [GAME_EXAMPLE["hand"], 7], "bazaar": 14, "void": False}},
+    ],
+}
+RESULT_EXAMPLE = {"reason": "limit", "goats": [1], "winners": [0], "rating_points": [12, -12], "chips": [0, 0]}
+SUMMARY_EXAMPLE = {
+    "id": 42, "ruleset": "goat-classic", "status": "finished", "seat_count": 2,
+    "seats": [{"seat": 0, "player": "alice"}, {"seat": 1, "player": "bob"}], "version": 211, "round": 6,
+    "turn": None, "created_at": "2025-05-01T18:29:51Z", "ended_at": "2025-05-01T18:52:10Z", "result": RESULT_EXAMPLE,
+}
+
+NOT_FOUND = problem_example(404, "not_found", services.GAME_NOT_FOUND)
+NOT_SEATED = problem_example(403, "not_seated", services.NOT_SEATED)
+NOT_ENDED = problem_example(409, "game_not_ended", services.GAME_NOT_ENDED)

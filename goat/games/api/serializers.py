@@ -1,0 +1,194 @@
+"""Serializers of the games API: strict request bodies, and the response shapes for the schema.
+
+Responses are built by ``goat.selectors`` as plain dicts; the response serializers here describe
+them for the OpenAPI schema. Request bodies are strict: unknown fields, wrong JSON types (a number
+where a string is expected, ``"3"`` or ``true`` where a number is) and over-long strings are 400
+``invalid`` with per-field ``errors``.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from goat.engine.rulesets import MAX_SEATS, MIN_SEATS
+from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
+
+#: client seeds are stored in ``Seat.client_seed`` (255 characters)
+CLIENT_SEED_MAX_LENGTH = 255
+
+
+# --- Requests -------------------------------------------------------------------------------
+
+
+class GameCreateSerializer(StrictSerializer):
+    ruleset = StrictCharField(max_length=32, help_text="goat-classic, goat-gamesburg or domino-3rounds.")
+    seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, help_text="Number of players, 2 to 4.")
+    options = serializers.DictField(
+        required=False, default=dict,
+        help_text="Overrides of the ruleset's options (RULES.md §2), e.g. {\"limit\": 51}.",
+    )
+    client_seed = StrictCharField(
+        max_length=CLIENT_SEED_MAX_LENGTH, required=False, allow_blank=True, default="",
+        help_text="Your contribution to the verifiable deal (RULES.md §3).",
+    )
+
+
+class GameJoinSerializer(StrictSerializer):
+    client_seed = StrictCharField(
+        max_length=CLIENT_SEED_MAX_LENGTH, required=False, allow_blank=True, default="",
+        help_text="Your contribution to the verifiable deal (RULES.md §3).",
+    )
+
+
+class MoveSerializer(StrictSerializer):
+    tile = StrictCharField(max_length=8, help_text='A tile you hold, "a-b" in either order, e.g. "3-5".')
+    end = serializers.ChoiceField(
+        choices=["left", "right"], required=False, allow_null=True, default=None,
+        help_text="The end of the line to play on; only needed when the tile fits both ends.",
+    )
+
+
+class EventsQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, default=0,
+                                     help_text="Only events with a larger seq.")
+
+
+class ReplayQuerySerializer(serializers.Serializer):
+    at = serializers.IntegerField(min_value=1, max_value=2**31 - 1, required=False, default=None,
+                                  help_text="Event seq to replay up to (default: the last event).")
+
+
+# --- Responses (schema) ---------------------------------------------------------------------
+
+
+class SeatViewSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = serializers.CharField(allow_null=True, help_text="Username, null while the seat is free.")
+    tiles = serializers.IntegerField(help_text="Tiles in the hand.")
+    open = serializers.BooleanField()
+    score = serializers.IntegerField()
+    remembered = serializers.IntegerField()
+    points = serializers.IntegerField()
+
+
+class LineSerializer(serializers.Serializer):
+    tiles = serializers.ListField(child=serializers.CharField(), help_text='Tiles oriented as laid, e.g. "5-2".')
+    left = serializers.IntegerField(allow_null=True)
+    right = serializers.IntegerField(allow_null=True)
+
+
+class LegalMoveSerializer(serializers.Serializer):
+    tile = serializers.CharField()
+    end = serializers.CharField()
+
+
+class ResultSerializer(serializers.Serializer):
+    reason = serializers.CharField(help_text="limit, rounds, timeout or resigned.")
+    goats = serializers.ListField(child=serializers.IntegerField())
+    winners = serializers.ListField(child=serializers.IntegerField())
+    rating_points = serializers.ListField(child=serializers.IntegerField())
+    chips = serializers.ListField(child=serializers.IntegerField())
+
+
+class GameViewSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    ruleset = serializers.CharField()
+    options = serializers.DictField(help_text="Fully resolved options.")
+    status = serializers.CharField(help_text="waiting, running, finished or interrupted.")
+    version = serializers.IntegerField(help_text="seq of the last event; also the ETag.")
+    round = serializers.IntegerField()
+    turn = serializers.IntegerField(allow_null=True, help_text="Seat to play, or null.")
+    deadline = serializers.DateTimeField(allow_null=True)
+    seats = SeatViewSerializer(many=True)
+    line = LineSerializer()
+    bazaar = serializers.IntegerField(help_text="Tiles left in the bazaar.")
+    hand = serializers.ListField(child=serializers.CharField(), help_text="Your own hand; empty for spectators.")
+    legal_moves = LegalMoveSerializer(many=True, help_text="Your legal moves when it is your turn.")
+    fish_pot = serializers.IntegerField()
+    server_seed_commitment = serializers.CharField()
+    server_seed = serializers.CharField(allow_null=True, help_text="Revealed once the game has ended.")
+    result = ResultSerializer(allow_null=True)
+    created_at = serializers.DateTimeField()
+    your_seat = serializers.IntegerField(allow_null=True)
+
+
+class EventSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    type = serializers.CharField()
+    at = serializers.DateTimeField()
+    seat = serializers.IntegerField(allow_null=True)
+    data = serializers.DictField()
+
+
+class EventsSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    events = EventSerializer(many=True)
+
+
+class MoveResponseSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    events = EventSerializer(many=True, help_text="The play and every forced action after it, redacted for you.")
+    game = GameViewSerializer()
+
+
+class SummarySeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = serializers.CharField(source="player.username")
+
+
+class GameSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    ruleset = serializers.CharField()
+    status = serializers.CharField()
+    seat_count = serializers.IntegerField(source="seats", help_text="Seats at the table (2 to 4).")
+    seats = SummarySeatSerializer(source="seat_set", many=True, help_text="Seats taken so far.")
+    version = serializers.IntegerField()
+    round = serializers.IntegerField()
+    turn = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(allow_null=True)
+    result = ResultSerializer(allow_null=True)
+
+
+class ScoreTotalSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = serializers.CharField(allow_null=True)
+    open = serializers.BooleanField()
+    score = serializers.IntegerField()
+    remembered = serializers.IntegerField()
+    points = serializers.IntegerField()
+
+
+class ScoresheetSerializer(serializers.Serializer):
+    rounds = serializers.ListField(child=serializers.DictField())
+    fish_pot = serializers.IntegerField()
+    totals = ScoreTotalSerializer(many=True)
+
+
+class ReplaySerializer(serializers.Serializer):
+    ruleset = serializers.CharField()
+    options = serializers.DictField()
+    status = serializers.CharField()
+    version = serializers.IntegerField()
+    round = serializers.IntegerField()
+    turn = serializers.IntegerField(allow_null=True)
+    seats = SeatViewSerializer(many=True)
+    line = LineSerializer()
+    bazaar = serializers.IntegerField()
+    hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+    bazaar_tiles = serializers.ListField(child=serializers.CharField())
+    must_lead = serializers.CharField(allow_null=True)
+    pending = serializers.DictField()
+    rounds = serializers.ListField(child=serializers.DictField())
+    fish_pot = serializers.IntegerField()
+    server_seed_commitment = serializers.CharField()
+    server_seed = serializers.CharField(allow_null=True)
+    result = ResultSerializer(allow_null=True)
+
+
+class VerificationSerializer(serializers.Serializer):
+    hash_chain = serializers.BooleanField()
+    deals = serializers.BooleanField()
+    replay = serializers.BooleanField()
+    detail = serializers.CharField()
+    seq = serializers.IntegerField(allow_null=True, help_text="First event found wrong, if any.")

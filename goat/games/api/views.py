@@ -1,0 +1,455 @@
+"""Games API (API.md "Games" and "Events"): create, join, list, view, move, resign, events,
+scoresheet, replay and verify.
+
+Views are thin: validate the input, call one service or selector, shape the output. What a caller
+may see is decided by ``goat.selectors``; every refusal is a ServiceError or an engine RulesError,
+rendered as problem details by ``goat.problems``.
+
+Conditional requests: game resources carry ``ETag: "<version>"`` and answer ``If-None-Match`` with
+304; a move takes ``If-Match: "<version>"`` (412 ``version_mismatch`` when stale, 400
+``invalid_if_match`` when it is not a quoted version number or ``*``).
+
+Replay and verify of a game that has not ended yet are 409 ``game_not_ended`` (staff excepted):
+the refusal is about the game's state, not the caller's rights, and it goes away when the game ends.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.utils.cache import patch_vary_headers
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import generics, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from goat.games import audit, eventstore, selectors, services, verification
+from goat.games.api.schema import (
+    ETAG,
+    EVENTS_EXAMPLE,
+    GAME_EXAMPLE,
+    GAME_ID,
+    IDEMPOTENCY_KEY,
+    IF_MATCH,
+    IF_NONE_MATCH,
+    MOVE_EXAMPLE,
+    NOT_ENDED,
+    NOT_FOUND,
+    NOT_MODIFIED,
+    NOT_SEATED,
+    RESULT_EXAMPLE,
+    SUMMARY_EXAMPLE,
+    WAITING_EXAMPLE,
+)
+from goat.games.api.serializers import (
+    EventsQuerySerializer,
+    EventsSerializer,
+    GameCreateSerializer,
+    GameJoinSerializer,
+    GameSummarySerializer,
+    GameViewSerializer,
+    MoveResponseSerializer,
+    MoveSerializer,
+    ReplayQuerySerializer,
+    ReplaySerializer,
+    ScoresheetSerializer,
+    VerificationSerializer,
+)
+from goat.games.filters import GameFilter
+from goat.games.models import Game
+from goat.web.errors import ServiceError
+from goat.web.idempotency import idempotent
+from goat.web.problems import problem_example, problem_responses
+from goat.web.schema import IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED
+
+INVALID_IF_MATCH = 'If-Match must be the game\'s ETag, a quoted version number such as "12" (or *).'
+VARY = ("Authorization", "Cookie")
+
+# --- Conditional requests -------------------------------------------------------------------
+
+_IF_MATCH = re.compile(r'^\s*"(\d{1,10})"\s*$')
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def if_match_version(request: Request) -> int | None:
+    """The version an ``If-Match`` header asks for (``None`` without one, or for ``*``)."""
+    value = request.headers.get("If-Match")
+    if value is None or value.strip() == "*":
+        return None
+    match = _IF_MATCH.match(value)
+    if match is None:
+        raise ServiceError("invalid_if_match", INVALID_IF_MATCH, status=400)
+    return int(match.group(1))
+
+
+def not_modified(request: Request, tag: str) -> bool:
+    """Whether ``If-None-Match`` names ``tag`` (weak comparison, as RFC 9110 says for GET)."""
+    value = request.headers.get("If-None-Match")
+    if not value:
+        return False
+    candidates = [item.strip() for item in value.split(",")]
+    return any(c == "*" or c.removeprefix("W/") == tag for c in candidates)
+
+
+def conditional(request: Request, tag: str, build) -> Response:
+    """304 when the client's copy is current, else the body ``build()`` makes; ETag either way."""
+    response = Response(status=status.HTTP_304_NOT_MODIFIED) if not_modified(request, tag) else Response(build())
+    response["ETag"] = tag
+    return response
+
+
+# --- Helpers --------------------------------------------------------------------------------
+
+
+def game_get(game_id: int) -> Game:
+    try:
+        return Game.objects.get(pk=game_id)
+    except Game.DoesNotExist:
+        raise ServiceError("not_found", services.GAME_NOT_FOUND, status=404) from None
+
+
+def view_for(game: Game, user, seat: int | None | object = ...) -> dict[str, Any]:
+    """The game view of ``game`` for ``user`` (their seat's view, or a spectator's)."""
+    state = eventstore.state_load(game)
+    if seat is ...:
+        seat = selectors.viewer_seat(game, user)
+    return selectors.game_view(game=game, state=state, seat=seat)
+
+
+def ended_or_staff(game: Game, user) -> None:
+    if not game.ended and not user.is_staff:
+        raise ServiceError("game_not_ended", services.GAME_NOT_ENDED, status=409)
+
+
+class GameAPIView(APIView):
+    """Game responses depend on who asks: caches must key them on the credentials."""
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        patch_vary_headers(response, VARY)
+        return response
+
+
+# --- Views ----------------------------------------------------------------------------------
+
+
+class GameListCreateView(generics.ListAPIView, GameAPIView):
+    serializer_class = GameSummarySerializer
+    filterset_class = GameFilter
+    queryset = Game.objects.prefetch_related("seat_set__player").order_by("-id")
+
+    @extend_schema(
+        operation_id="games_list",
+        summary="List games",
+        description="Game summaries, newest first, filtered by `status`, `player` (username), `ruleset` "
+                    "and `tournament`.",
+        responses={200: GameSummarySerializer(many=True), **problem_responses(400, 401, 404)},
+        examples=[
+            OpenApiExample("games", value=SUMMARY_EXAMPLE, response_only=True, status_codes=["200"]),
+            problem_example(400, "invalid", "status: Select a valid choice. paused is not one of the available choices.",
+                            {"status": ["Select a valid choice. paused is not one of the available choices."]}),
+            UNAUTHENTICATED,
+            problem_example(404, "not_found", "Invalid page."),
+        ],
+        tags=["games"],
+    )
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return self.list(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="games_create",
+        summary="Create a game",
+        description="You take seat 0. The game starts (the first round is dealt) when the last seat is taken. "
+                    "An unknown option or an impossible combination is 400 `invalid_options`.",
+        parameters=[IDEMPOTENCY_KEY],
+        request=GameCreateSerializer,
+        responses={201: GameViewSerializer, **problem_responses(400, 401, 409, 422, 429)},
+        examples=[
+            OpenApiExample("two players, classic", request_only=True,
+                           value={"ruleset": "goat-classic", "seats": 2, "options": {"limit": 51}, "client_seed": "x7"}),
+            OpenApiExample("created", value=WAITING_EXAMPLE, response_only=True, status_codes=["201"]),
+            problem_example(400, "invalid_options", "option 'limit' must be a whole number from 1 to 10000."),
+            UNAUTHENTICATED,
+            IN_PROGRESS,
+            KEY_REUSED,
+            THROTTLED,
+        ],
+        tags=["games"],
+    )
+    def post(self, request: Request) -> Response:
+        def create() -> Response:
+            serializer = GameCreateSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            game = services.game_create(player=request.user, **serializer.validated_data)
+            return Response(view_for(game, request.user), status=status.HTTP_201_CREATED)
+
+        return idempotent(self, request, create)
+
+
+class GameJoinView(GameAPIView):
+    @extend_schema(
+        operation_id="games_join",
+        summary="Join a game",
+        description="Take the next free seat; the game starts when the last seat is taken.",
+        parameters=[GAME_ID, IDEMPOTENCY_KEY],
+        request=GameJoinSerializer,
+        responses={200: GameViewSerializer, **problem_responses(400, 401, 404, 409, 422, 429)},
+        examples=[
+            OpenApiExample("client seed", value={"client_seed": "x7"}, request_only=True),
+            OpenApiExample("joined", value=GAME_EXAMPLE | {"your_seat": 1}, response_only=True, status_codes=["200"]),
+            UNAUTHENTICATED,
+            NOT_FOUND,
+            problem_example(409, "game_not_waiting", "This game is not waiting for players."),
+            problem_example(409, "already_seated", "You already have a seat at this game."),
+            problem_example(409, "game_full", "Every seat of this game is taken."),
+            KEY_REUSED,
+        ],
+        tags=["games"],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        def join() -> Response:
+            serializer = GameJoinSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            game = services.game_join(game_id=game_id, player=request.user, **serializer.validated_data)
+            return Response(view_for(game, request.user))
+
+        return idempotent(self, request, join)
+
+
+class GameDetailView(GameAPIView):
+    @extend_schema(
+        operation_id="games_retrieve",
+        summary="Game view",
+        description="The game as you see it: your own hand and legal moves, the others' tile counts. "
+                    "Spectators see no hands while the game runs.",
+        parameters=[GAME_ID, IF_NONE_MATCH, ETAG],
+        responses={200: GameViewSerializer, 304: NOT_MODIFIED, **problem_responses(401, 404)},
+        examples=[
+            OpenApiExample("running", value=GAME_EXAMPLE, response_only=True, status_codes=["200"]),
+            UNAUTHENTICATED,
+            NOT_FOUND,
+        ],
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = game_get(game_id)
+        if not_modified(request, etag(game.version)):
+            return conditional(request, etag(game.version), dict)
+        view = view_for(game, request.user)
+        response = Response(view)
+        response["ETag"] = etag(view["version"])
+        return response
+
+
+class GameMoveView(GameAPIView):
+    throttle_scope = "moves"
+
+    @extend_schema(
+        operation_id="games_move",
+        summary="Play a tile",
+        description="Play a tile from your hand. `end` is only needed when the tile fits both ends. "
+                    "The answer carries the play and every forced action after it (draws, knocks, the "
+                    "next deal), redacted for you, and your new game view.",
+        parameters=[GAME_ID, IF_MATCH, IDEMPOTENCY_KEY],
+        request=MoveSerializer,
+        responses={201: MoveResponseSerializer, **problem_responses(400, 401, 403, 404, 409, 412, 422, 429)},
+        examples=[
+            OpenApiExample("play on the right", value={"tile": "3-5", "end": "right"}, request_only=True),
+            OpenApiExample("played", value=MOVE_EXAMPLE, response_only=True, status_codes=["201"]),
+            problem_example(400, "invalid_if_match", INVALID_IF_MATCH),
+            UNAUTHENTICATED,
+            NOT_SEATED,
+            NOT_FOUND,
+            IN_PROGRESS,
+            problem_example(412, "version_mismatch", "The game is at version 7, not 6; reload it and try again."),
+            problem_example(422, "not_your_turn", "It is seat 1's turn, not seat 0's."),
+            problem_example(422, "game_not_running", "The game is not running."),
+            problem_example(422, "tile_not_in_hand", "You do not hold 3-5."),
+            problem_example(422, "tile_does_not_fit", "3-5 does not fit the right end (2)."),
+            problem_example(422, "end_required", "3-5 fits both ends (3 and 5); say which end."),
+            problem_example(422, "must_lead_with", "This round must be opened with 1-1."),
+            problem_example(422, "invalid_tile", "'3-9' is not a domino tile; write it as \"a-b\" with 0..6 on each half."),
+            KEY_REUSED,
+            THROTTLED,
+        ],
+        tags=["games"],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        def play() -> Response:
+            expected_version = if_match_version(request)
+            serializer = MoveSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            game, events = services.game_play_tile(game_id=game_id, player=request.user,
+                                                   expected_version=expected_version, **serializer.validated_data)
+            seat = selectors.viewer_seat(game, request.user)
+            stored = selectors.redact_events(events, game=game, user=request.user, seat=seat)
+            body = {"version": game.version, "events": stored, "game": view_for(game, request.user, seat)}
+            response = Response(body, status=status.HTTP_201_CREATED)
+            response["ETag"] = etag(game.version)
+            return response
+
+        return idempotent(self, request, play)
+
+
+class GameResignView(GameAPIView):
+    @extend_schema(
+        operation_id="games_resign",
+        summary="Resign",
+        description="Resigning counts as a timeout of your seat (RULES.md D-12): the game ends.",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: GameViewSerializer, **problem_responses(401, 403, 404, 422)},
+        examples=[
+            OpenApiExample("resigned", response_only=True, status_codes=["200"],
+                           value=GAME_EXAMPLE | {"status": "interrupted", "turn": None, "deadline": None,
+                                                 "legal_moves": [], "server_seed": "5f" * 32,
+                                                 "result": RESULT_EXAMPLE | {"reason": "resigned"}}),
+            UNAUTHENTICATED,
+            NOT_SEATED,
+            NOT_FOUND,
+            problem_example(422, "game_not_running", "The game is not running."),
+        ],
+        tags=["games"],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game, _events = services.game_resign(game_id=game_id, player=request.user)
+        return Response(view_for(game, request.user))
+
+
+class GameEventsView(GameAPIView):
+    @extend_schema(
+        operation_id="games_events",
+        summary="Event log",
+        description="Events with `seq` greater than `after`, redacted for you while the game runs "
+                    "(another seat's hand and drawn tiles, the bazaar). Nothing is redacted once the game "
+                    "has ended, nor for staff.",
+        parameters=[GAME_ID, EventsQuerySerializer, IF_NONE_MATCH, ETAG],
+        responses={200: EventsSerializer, 304: NOT_MODIFIED, **problem_responses(400, 401, 404)},
+        examples=[
+            OpenApiExample("events", value=EVENTS_EXAMPLE, response_only=True, status_codes=["200"]),
+            problem_example(400, "invalid", "after: Ensure this value is greater than or equal to 0.",
+                            {"after": ["Ensure this value is greater than or equal to 0."]}),
+            UNAUTHENTICATED,
+            NOT_FOUND,
+        ],
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        query = EventsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        game = game_get(game_id)
+        version = game.version
+
+        def build() -> dict[str, Any]:
+            if request.user.is_staff:  # staff see a running game unredacted: who looked is recorded
+                audit.audit_record_hidden_view(user=request.user, game=game, what="api_events")
+            events = selectors.events_for(game=game, user=request.user, after=query.validated_data["after"])
+            # As of the game row read above: a move appended since then belongs to the next version.
+            return {"version": version, "events": [e for e in events if e["seq"] <= version]}
+
+        return conditional(request, etag(version), build)
+
+
+class GameScoresheetView(GameAPIView):
+    @extend_schema(
+        operation_id="games_scoresheet",
+        summary="Scoresheet",
+        description="Per round: how it ended, hand values, round points and each player's account; the "
+                    "fish pot carried; the totals.",
+        parameters=[GAME_ID, ETAG],
+        responses={200: ScoresheetSerializer, **problem_responses(401, 404)},
+        examples=[
+            OpenApiExample(
+                "after one round", response_only=True, status_codes=["200"],
+                value={
+                    "rounds": [{"round": 1, "end": "out", "seat": 0, "hands": [0, 23], "round_points": [0, 23],
+                                "fish_pot": 0, "draw": False, "hand_tiles": [[], ["5-6", "6-6"]],
+                                "players": [{"open": False, "score": 0, "remembered": 0, "points": 0},
+                                            {"open": True, "score": 23, "remembered": 0, "points": 23}]}],
+                    "fish_pot": 0,
+                    "totals": [{"seat": 0, "player": "alice", "open": False, "score": 0, "remembered": 0, "points": 0},
+                               {"seat": 1, "player": "bob", "open": True, "score": 23, "remembered": 0, "points": 23}],
+                },
+            ),
+            UNAUTHENTICATED,
+            NOT_FOUND,
+        ],
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = game_get(game_id)
+        state = eventstore.state_load(game)
+        response = Response(selectors.scoresheet(game=game, state=state))
+        response["ETag"] = etag(state.version)
+        return response
+
+
+class GameReplayView(GameAPIView):
+    @extend_schema(
+        operation_id="games_replay",
+        summary="Full state after an event",
+        description="Everything (hands, bazaar order, seed) after event `at` (default: the last). Only once "
+                    "the game has ended (409 `game_not_ended` before), or for staff.",
+        parameters=[GAME_ID, ReplayQuerySerializer],
+        responses={200: ReplaySerializer, **problem_responses(400, 401, 404, 409)},
+        examples=[
+            OpenApiExample(
+                "after the deal", response_only=True, status_codes=["200"],
+                value={k: v for k, v in GAME_EXAMPLE.items()
+                       if k not in ("id", "deadline", "hand", "legal_moves", "created_at", "your_seat")}
+                | {"hands": [GAME_EXAMPLE["hand"], ["0-0", "0-1", "2-2", "2-6", "3-4", "4-4", "5-6"]],
+                   "bazaar_tiles": ["0-2", "0-4", "0-5", "0-6", "1-2", "1-3", "1-5", "1-6", "2-3", "2-4",
+                                    "3-5", "3-6", "4-5", "6-6"],
+                   "must_lead": "1-1", "pending": {"action": "play", "seat": 0}, "rounds": [],
+                   "status": "finished", "server_seed": "5f" * 32},
+            ),
+            problem_example(400, "invalid", "at: The game has only 211 events.", {"at": ["The game has only 211 events."]}),
+            UNAUTHENTICATED,
+            NOT_FOUND,
+            NOT_ENDED,
+        ],
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        query = ReplayQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        game = game_get(game_id)
+        ended_or_staff(game, request.user)
+        at = query.validated_data["at"]
+        if at is None:
+            at = game.version
+        elif at > game.version:
+            message = f"The game has only {game.version} events."
+            raise ServiceError("invalid", f"at: {message}", status=400, errors={"at": [message]})
+        state = eventstore.state_rebuild(game, upto=at)
+        audit.audit_record_hidden_view(user=request.user, game=game, what="api_replay")  # only if running
+        return Response(selectors.full_state(state))
+
+
+class GameVerifyView(GameAPIView):
+    @extend_schema(
+        operation_id="games_verify",
+        summary="Verify a game",
+        description="Recompute the hash chain, prove every deal from the seeds and replay the events against "
+                    "the stored result. Once the game has ended (409 `game_not_ended` before), or for staff.",
+        parameters=[GAME_ID],
+        responses={200: VerificationSerializer, **problem_responses(401, 404, 409)},
+        examples=[
+            OpenApiExample("verified", response_only=True, status_codes=["200"],
+                           value={"hash_chain": True, "deals": True, "replay": True, "detail": "all checks passed",
+                                  "seq": None}),
+            UNAUTHENTICATED,
+            NOT_FOUND,
+            NOT_ENDED,
+        ],
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = game_get(game_id)
+        ended_or_staff(game, request.user)
+        return Response(verification.game_verify(game=game).to_dict())

@@ -1,0 +1,25 @@
+from django.apps import AppConfig
+
+
+class GoatConfig(AppConfig):
+    """The games app. Its label stays "goat" (the package moved from goat/ to goat/games/), so its
+    tables, migrations and admin URLs (/admin/goat/game/) are those of the first edition."""
+
+    name = "goat.games"
+    label = "goat"
+    verbose_name = "Goat games"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The Celery app is loaded with Django (not in goat/__init__.py, so that importing the pure
+        # engine, goat.engine, never drags in Celery or Django).
+        from goat import celery  # noqa: F401
+        from goat.engine.errors import InvalidOptions, RulesError
+        from goat.games import services, tasks
+        from goat.web.problems import domain_error_register
+
+        # A bad option combination is a bad request; any other rules refusal is a 422.
+        domain_error_register(RulesError, lambda error: 400 if isinstance(error, InvalidOptions) else 422)
+
+        if tasks.queue_turn_clock not in services.TURN_STARTED_HOOKS:
+            services.TURN_STARTED_HOOKS.append(tasks.queue_turn_clock)

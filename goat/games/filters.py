@@ -1,0 +1,32 @@
+"""Filters of the game list (API.md "Games": ``?status=&player=&ruleset=&tournament=``).
+
+``status``, ``player`` and ``ruleset`` are the games app's own; apps above it add theirs with
+``game_filter_register`` (the tournaments app adds ``tournament``), so this app never imports them.
+"""
+
+from __future__ import annotations
+
+import django_filters
+
+from goat.engine.rulesets import RULESETS
+from goat.games.models import Game, GameStatus
+
+
+class GameFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=GameStatus.choices, help_text="waiting, running, finished or interrupted.")
+    player = django_filters.CharFilter(method="filter_player", max_length=150,
+                                       help_text="Only games with a seat taken by this username.")
+    ruleset = django_filters.ChoiceFilter(choices=[(r, r) for r in RULESETS], help_text="A ruleset name.")
+
+    class Meta:
+        model = Game
+        fields = ["status", "player", "ruleset"]
+
+    def filter_player(self, queryset, name, value):
+        return queryset.filter(seat_set__player__username=value).distinct()
+
+
+def game_filter_register(name: str, filter_: django_filters.Filter) -> None:
+    """Add a query parameter to the game list (and so to its OpenAPI schema). Called from another
+    app's ``AppConfig.ready``; registering the same name again replaces the filter."""
+    GameFilter.base_filters[name] = filter_

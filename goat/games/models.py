@@ -1,0 +1,142 @@
+"""Games: ``Game`` (the stream's head and read model), ``Seat`` and the append-only ``GameEvent`` stream.
+
+Events are the truth. Everything else on ``Game`` (status, version, turn, deadline, result, the
+pickled engine snapshot) is a cache rebuilt from them (``goat.games.eventstore.state_rebuild``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class GameStatus(models.TextChoices):
+    WAITING = "waiting"
+    RUNNING = "running"
+    FINISHED = "finished"
+    INTERRUPTED = "interrupted"
+
+
+class Game(models.Model):
+    ruleset = models.CharField(max_length=32, db_index=True)
+    options = models.JSONField()
+    seats = models.PositiveSmallIntegerField()
+    # no index of its own: game_clock_idx (status, deadline) serves filters on status, and every move
+    # rewrites this row, so each index on it is one more write per move
+    status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING)
+    #: seq of the last event (0 before the first)
+    version = models.PositiveIntegerField(default=0)
+    round = models.PositiveSmallIntegerField(default=0)
+    turn = models.SmallIntegerField(null=True, blank=True)
+    #: when the player to move times out (``None`` without a clock or without a choice pending)
+    deadline = models.DateTimeField(null=True, blank=True)  # indexed in game_clock_idx, as the sweep asks
+    #: the secret 32-byte server seed as hex; never in a response before the game ended
+    server_seed = models.CharField(max_length=64, editable=False)
+    server_seed_commitment = models.CharField(max_length=64, editable=False)
+    #: the engine state after ``snapshot_version`` events (a cache: rebuildable from events)
+    snapshot = models.BinaryField(null=True, editable=False)
+    snapshot_version = models.PositiveIntegerField(default=0)
+    #: hash of the last event, where the next append continues the chain
+    last_hash = models.CharField(max_length=64, default="", editable=False)
+    result = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    ended_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: the last replay audit (goat.verification.game_verify) by the admin, the command or the nightly job
+    verified_at = models.DateTimeField(null=True, blank=True)
+    verification_ok = models.BooleanField(null=True, blank=True, db_index=True)
+    verification_detail = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["status", "deadline"], name="game_clock_idx")]
+        permissions = [("audit_game", "Can audit games: replay, verify, export")]
+
+    def __str__(self) -> str:
+        return f"game {self.pk} ({self.ruleset}, {self.status})"
+
+    @property
+    def ended(self) -> bool:
+        return self.status in (GameStatus.FINISHED, GameStatus.INTERRUPTED)
+
+
+class Seat(models.Model):
+    # db_index off: both unique constraints below lead with game
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seat_set", db_index=False)
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    client_seed = models.CharField(max_length=255, blank=True, default="")
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_per_game"),
+            models.UniqueConstraint(fields=["game", "player"], name="player_once_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of game {self.game_id}"
+
+
+class AppendOnlyError(Exception):
+    """Events are never changed or deleted."""
+
+
+class GameEventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise AppendOnlyError("game events are append-only: UPDATE is refused")
+
+    def delete(self):
+        raise AppendOnlyError("game events are append-only: DELETE is refused")
+
+
+class GameEvent(models.Model):
+    """One event of a game's stream. Append-only (a PostgreSQL trigger and this model refuse changes)."""
+
+    #: global, monotonically increasing position across all streams
+    position = models.BigAutoField(primary_key=True)
+    # db_index off: event_seq_unique_per_game (game, seq) serves every lookup by game, in seq order
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events", db_index=False)
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    seat = models.SmallIntegerField(null=True, blank=True)
+    data = models.JSONField()
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="+")
+    at = models.DateTimeField()
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    objects = GameEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_seq_unique_per_game")]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.type} (game {self.game_id})"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError("game events are append-only: UPDATE is refused")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("game events are append-only: DELETE is refused")
+
+
+class HiddenInfoView(models.Model):
+    """A staff member looked at a running game's hidden information (hands, bazaar). See goat.audit."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hidden_info_views")
+    #: what was looked at, e.g. ``admin_replay``, ``admin_export_events``, ``api_events``
+    what = models.CharField(max_length=64)
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} viewed {self.what} of game {self.game_id}"

@@ -1,0 +1,119 @@
+"""Reads: what a caller may see of a game. Hidden information is removed here and nowhere else.
+
+While a game runs a player sees their own hand, the counts of the others' hands and of the bazaar,
+and in the event log another seat's hand and drawn tiles are replaced (RULES/API "Redaction"). Once
+the game has ended nothing is hidden. Staff see everything always.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goat import engine
+from goat.engine.rules import pending
+from goat.engine.state import GameState
+from goat.engine.tiles import tile_str, tiles_str
+from goat.games import eventstore
+from goat.games.models import Game, GameEvent, Seat
+
+
+def viewer_seat(game: Game, user) -> int | None:
+    """``user``'s seat at ``game`` (None: not seated). A game the services locked for ``user`` already
+    knows it (``game.player_seat``, read with the row lock): no second query."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    known = getattr(game, "player_seat", None)
+    if known is not None and known[0] == user.pk:
+        return known[1]
+    return Seat.objects.filter(game=game, player=user).values_list("seat", flat=True).first()
+
+
+def sees_everything(game: Game, user) -> bool:
+    return game.ended or bool(user is not None and getattr(user, "is_staff", False))
+
+
+def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, Any]:
+    """The game as ``seat`` (``None``: a spectator) sees it."""
+    public = state.public_dict()
+    moves = engine.legal_moves(state, seat) if seat is not None else []
+    return {
+        "id": game.pk,
+        "ruleset": public["ruleset"],
+        "options": public["options"],
+        "status": public["status"],
+        "version": public["version"],
+        "round": public["round"],
+        "turn": public["turn"],
+        "deadline": game.deadline,
+        "seats": public["seats"],
+        "line": public["line"],
+        "bazaar": public["bazaar"],
+        "hand": tiles_str(state.hand(seat)) if seat is not None else [],
+        "legal_moves": [{"tile": tile_str(t), "end": e} for t, e in moves],
+        "fish_pot": public["fish_pot"],
+        "server_seed_commitment": public["server_seed_commitment"],
+        "server_seed": state.revealed_seed if state.ended else None,
+        "result": public["result"],
+        "created_at": game.created_at,
+        "your_seat": seat,
+    }
+
+
+def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """Hide what ``seat`` may not see of ``event`` while the game runs."""
+    etype = event["type"]
+    if etype == "round_dealt":
+        data = dict(event["data"])
+        data["hands"] = [h if s == seat else len(h) for s, h in enumerate(data["hands"])]
+        data["bazaar"] = len(data["bazaar"])
+        return {**event, "data": data}
+    if etype == "tile_drawn" and event["seat"] != seat:
+        return {**event, "data": {"tile": None}}
+    return event
+
+
+def events_for(*, game: Game, user, after: int = 0) -> list[dict[str, Any]]:
+    """The stream after ``after``, redacted for ``user``."""
+    return redact_events(eventstore.events_load(game_id=game.pk, after=after), game=game, user=user)
+
+
+def redact_events(events: list[GameEvent], *, game: Game, user, seat: int | None | object = ...
+                  ) -> list[dict[str, Any]]:
+    """Stored events, shaped and redacted for ``user`` (whose ``seat`` may be passed when known)."""
+    dicts = [eventstore.event_dict(e) for e in events]
+    if sees_everything(game, user):
+        return dicts
+    if seat is ...:
+        seat = viewer_seat(game, user)
+    return [redact(e, seat) for e in dicts]
+
+
+def scoresheet(*, game: Game, state: GameState) -> dict[str, Any]:
+    """Per round per player: round points, remembered, total; fish rounds and the carried pot."""
+    rounds = []
+    for record in state.rounds:
+        row = record.to_dict()
+        row["draw"] = record.draw
+        row["hand_tiles"] = [tiles_str(h) for h in record.hand_tiles]  # revealed at the round's end
+        rounds.append(row)
+    return {
+        "rounds": rounds,
+        "fish_pot": state.fish_pot,
+        "totals": [{"seat": s, "player": state.players[s], **state.scores[s].to_dict()}
+                   for s in range(state.seats)],
+    }
+
+
+def full_state(state: GameState) -> dict[str, Any]:
+    """Everything, hands and bazaar order included (ended games, staff)."""
+    kind, seat = pending(state)
+    t = state.table
+    return {
+        **state.public_dict(),
+        "hands": state.hands_str(),
+        "bazaar_tiles": tiles_str(t.bazaar) if t is not None else [],
+        "must_lead": tile_str(t.must_lead) if t is not None and t.must_lead else None,
+        "pending": {"action": kind, "seat": seat},
+        "rounds": [r.to_dict() for r in state.rounds],
+        "server_seed": state.revealed_seed,
+    }

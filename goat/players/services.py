@@ -1,0 +1,82 @@
+"""Players: sign-up, tokens and profiles (services write, selectors read).
+
+``player_profile`` is the single place where a profile is put together. Its numbers come from
+projections of apps above this one (ratings), which contribute them through
+``profile_section_register``, so this module never imports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import authenticate, get_user_model, password_validation
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from rest_framework.authtoken.models import Token
+
+from goat.web.errors import ServiceError
+
+SIGNUP_CLOSED = "Sign-up is closed on this server."
+USERNAME_TAKEN = "This username is taken."
+INVALID_CREDENTIALS = "Unable to log in with the given username and password."
+# Names that collide with API paths (/api/players/me/).
+RESERVED_USERNAMES = frozenset({"me"})
+
+
+def player_create(*, username: str, password: str) -> AbstractBaseUser:
+    """Create a player account. Usernames are unique case-insensitively."""
+    if not settings.GOAT_SIGNUP_OPEN:
+        raise ServiceError("signup_closed", SIGNUP_CLOSED, status=403)
+    User = get_user_model()
+    if username.lower() in RESERVED_USERNAMES or User.objects.filter(username__iexact=username).exists():
+        raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]})
+    try:
+        password_validation.validate_password(password, user=User(username=username))
+    except DjangoValidationError as error:
+        messages = list(error.messages)
+        raise ServiceError("invalid", f"password: {messages[0]}", status=400, errors={"password": messages}) from None
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(username=username, password=password)
+    except IntegrityError:  # lost a race with a concurrent sign-up of the same name
+        raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]}) from None
+
+
+def token_obtain(*, username: str, password: str) -> str:
+    """The API token of the player with these credentials (created on first use)."""
+    user = authenticate(username=username, password=password)
+    if user is None or not user.is_active:
+        raise ServiceError("invalid_credentials", INVALID_CREDENTIALS, status=400)
+    token, _ = Token.objects.get_or_create(user=user)
+    return token.key
+
+
+def player_get(*, username: str) -> AbstractBaseUser:
+    User = get_user_model()
+    try:
+        return User.objects.get(username=username, is_active=True)
+    except User.DoesNotExist:
+        raise ServiceError("not_found", "No player with this username.", status=404) from None
+
+
+#: (name, section): ``section(player=..., include_private=...)`` returns fields of the profile
+ProfileSection = Callable[..., dict[str, Any]]
+_profile_sections: dict[str, ProfileSection] = {}
+
+
+def profile_section_register(name: str, section: ProfileSection) -> None:
+    """Contribute fields to every profile (called from another app's ``AppConfig.ready``; a repeat
+    under the same name replaces the section). Sections run in the order they were registered."""
+    _profile_sections[name] = section
+
+
+def player_profile(*, user: AbstractBaseUser, include_private: bool) -> dict[str, Any]:
+    """A player's profile: the username and the fields of every registered section. A section
+    shows private fields (``chips``) only when ``include_private`` (the player's own view)."""
+    profile: dict[str, Any] = {"username": user.get_username()}
+    for section in _profile_sections.values():
+        profile.update(section(player=user, include_private=include_private))
+    return profile

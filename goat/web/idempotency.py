@@ -1,0 +1,127 @@
+"""``Idempotency-Key`` on POSTs that create (API.md "General").
+
+A retry with the same key and the same request by the same user gets the original status and body,
+byte for byte, without a second effect; the same key with another request is 422
+``idempotency_key_reused``; while the first is still being processed, 409 ``request_in_progress``.
+
+How: the key is claimed first (a row inserted and committed on its own, the unique constraint on
+``(user, key)`` deciding between racing duplicates). The work and the storing of its answer then
+happen in ONE transaction, so either both are kept or neither: a crash mid-way leaves a claim with
+no answer and no effect, which a retry may take over once it is ``stale_after()`` old.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+from typing import Callable
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import HttpResponse
+from django.utils import timezone
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from goat.web.errors import ServiceError
+from goat.web.models import IdempotencyRecord
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 255
+#: an unanswered claim older than stale_after() belongs to a request that died: its transaction
+#: rolled back (settings.GOAT_IDEMPOTENCY_STALE_SECONDS: longer than any request may take)
+
+
+def stale_after() -> timedelta:
+    return timedelta(seconds=settings.GOAT_IDEMPOTENCY_STALE_SECONDS)
+
+
+def retention() -> timedelta:
+    """How long a stored answer is kept (settings.GOAT_IDEMPOTENCY_HOURS, at least 24 h)."""
+    return timedelta(hours=settings.GOAT_IDEMPOTENCY_HOURS)
+
+
+def _fingerprint(request: Request) -> str:
+    digest = hashlib.sha256()
+    digest.update(request.method.encode())
+    digest.update(b"\0")
+    digest.update(request.path.encode())
+    digest.update(b"\0")
+    digest.update(request._request.body)  # read before DRF parses it (see ``idempotent``)
+    return digest.hexdigest()
+
+
+def _claim(user, key: str, fingerprint: str) -> IdempotencyRecord | HttpResponse | None:
+    """Claim ``key``; or the stored answer of an earlier identical request; raise on a conflict."""
+    for _ in range(3):
+        try:
+            with transaction.atomic():
+                return IdempotencyRecord.objects.create(user=user, key=key, fingerprint=fingerprint)
+        except IntegrityError:
+            pass
+        existing = IdempotencyRecord.objects.filter(user=user, key=key).first()
+        if existing is None:
+            continue  # deleted by the cleanup in between: claim again
+        if existing.created_at < timezone.now() - retention():
+            existing.delete()
+            continue
+        if existing.fingerprint != fingerprint:
+            raise ServiceError("idempotency_key_reused",
+                               "This Idempotency-Key was used for a different request.", status=422)
+        if existing.completed_at is not None:
+            response = HttpResponse(bytes(existing.body or b""), status=existing.status_code,
+                                    content_type=existing.content_type or None)
+            response["Idempotent-Replayed"] = "true"
+            return response
+        if existing.created_at < timezone.now() - stale_after():
+            IdempotencyRecord.objects.filter(pk=existing.pk, completed_at__isnull=True).delete()
+            continue
+        raise ServiceError("request_in_progress",
+                           "A request with this Idempotency-Key is still being processed.", status=409,
+                           headers={"Retry-After": "1"})
+    raise ServiceError("request_in_progress", "The Idempotency-Key is contended; retry.", status=409,
+                       headers={"Retry-After": "1"})
+
+
+def idempotent(view: APIView, request: Request, handler: Callable[[], Response]) -> Response | HttpResponse:
+    """Run ``handler`` (which calls one service) at most once per ``Idempotency-Key``.
+
+    Call it before touching ``request.data``: the body is fingerprinted as raw bytes first.
+    """
+    key = request.headers.get(HEADER)
+    if key is None:
+        return handler()
+    if not key or len(key) > MAX_KEY_LENGTH:
+        raise ServiceError("invalid_idempotency_key",
+                           f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters.", status=400)
+    claimed = _claim(request.user, key, _fingerprint(request))
+    if not isinstance(claimed, IdempotencyRecord):
+        return claimed
+    try:
+        with transaction.atomic():
+            try:
+                response = handler()
+            except Exception as exc:  # noqa: BLE001 - rendered below exactly as the API would
+                response = view.handle_exception(exc)
+                if response.status_code >= 500:
+                    raise
+            response = view.finalize_response(request, response)
+            response.render()
+            IdempotencyRecord.objects.filter(pk=claimed.pk).update(
+                status_code=response.status_code,
+                content_type=response.get("Content-Type", ""),
+                body=response.content,
+                completed_at=timezone.now(),
+            )
+    except BaseException:
+        IdempotencyRecord.objects.filter(pk=claimed.pk, completed_at__isnull=True).delete()
+        raise
+    return response
+
+
+def idempotency_records_purge(*, now=None) -> int:
+    """Forget answers older than the retention (a periodic task calls this)."""
+    now = now or timezone.now()
+    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=now - retention()).delete()
+    return deleted

@@ -1,0 +1,151 @@
+"""``python manage.py run``: the whole service on one machine, one command.
+
+Migrates, makes sure a staff account exists (printing its password the first time), then starts
+the web server (gunicorn), one Celery worker and exactly one Celery beat, and prints the URLs.
+Ctrl-C (or SIGTERM) stops every child cleanly. A second start reuses the data directory.
+
+The children stay in this command's process group (a terminal's Ctrl-C reaches them too) and are
+stopped with SIGTERM, waited for, and killed with their own children if they do not stop in time.
+The web server reads the top-level gunicorn.conf.py; this command overrides bind and workers.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+GUNICORN_CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
+STOP_TIMEOUT_SECONDS = 20
+
+
+def _children_of(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (Linux /proc; empty elsewhere), deepest last."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    parents: dict[int, list[int]] = {}
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+class Command(BaseCommand):
+    help = "Migrate, ensure a staff account, and run web + Celery worker + beat until Ctrl-C."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default=os.environ.get("GOAT_HOST", "127.0.0.1"))
+        parser.add_argument("--port", type=int, default=int(os.environ.get("GOAT_PORT", "8000")))
+        parser.add_argument("--web-workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "2")))
+        parser.add_argument("--worker-concurrency", type=int, default=2)
+        parser.add_argument("--no-worker", action="store_true", help="web only (no Celery worker, no beat)")
+
+    def handle(self, *args, **options):
+        call_command("migrate", interactive=False, verbosity=0)
+        self.stdout.write(self.style.SUCCESS("database migrated"))
+        self._ensure_staff()
+        python = sys.executable
+        host, port = options["host"], options["port"]
+        web = [python, "-m", "gunicorn"]
+        if GUNICORN_CONF.is_file():
+            web += ["--config", str(GUNICORN_CONF)]
+        web += ["goat.wsgi:application", "--bind", f"{host}:{port}", "--workers", str(options["web_workers"])]
+        children = {"web": web}
+        if not options["no_worker"]:
+            children["worker"] = [python, "-m", "celery", "-A", "goat", "worker", "--loglevel", "INFO",
+                                  "--concurrency", str(options["worker_concurrency"]),
+                                  "--hostname", f"worker-{os.getpid()}@%h"]
+            children["beat"] = [python, "-m", "celery", "-A", "goat", "beat", "--loglevel", "INFO",
+                                "--schedule", str(settings.GOAT_DATA_DIR / "celerybeat-schedule")]
+        procs: dict[str, subprocess.Popen] = {}
+        stop_signal: list[int] = []
+
+        def stop(signum, _frame):
+            stop_signal.append(signum)
+
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
+        self.stdout.flush()
+        # the children import the same code as this command, wherever it was started from
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            p for p in (str(settings.BASE_DIR), os.environ.get("PYTHONPATH", "")) if p)}
+        for name, cmd in children.items():
+            procs[name] = subprocess.Popen(cmd, env=env)
+        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::", "::1") else host
+        base = f"http://{shown}:{port}"
+        self.stdout.write(self.style.SUCCESS(
+            f"goat is running ({', '.join(procs)}); Ctrl-C stops it\n"
+            f"  API docs    {base}/api/docs/\n"
+            f"  API schema  {base}/api/schema/\n"
+            f"  admin       {base}/admin/\n"
+            f"  health      {base}/health/\n"
+            f"  pages       {base}/leaderboards/  {base}/tournaments/\n"
+            f"  data        {settings.GOAT_DATA_DIR}"
+        ))
+        self.stdout.flush()
+        code = 0
+        while not stop_signal and not code:
+            for name, proc in procs.items():
+                if proc.poll() is not None:
+                    self.stderr.write(f"{name} exited with code {proc.returncode}; stopping the others")
+                    code = proc.returncode or 1
+                    break
+            time.sleep(0.2)
+        if stop_signal:
+            self.stdout.write(f"{signal.Signals(stop_signal[0]).name}: stopping {', '.join(procs)}")
+            code = 0
+        self._stop(procs)
+        if code:
+            sys.exit(code)
+
+    def _stop(self, procs: dict[str, subprocess.Popen]) -> None:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.terminate()  # each parent (gunicorn master, celery) stops its own children
+        deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+        for name, proc in procs.items():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.stderr.write(f"{name} did not stop in {STOP_TIMEOUT_SECONDS}s; killing it and its children")
+                for pid in [proc.pid, *_children_of(proc.pid)]:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                proc.wait()
+        self.stdout.write("stopped")
+        self.stdout.flush()
+
+    def _ensure_staff(self) -> None:
+        User = get_user_model()
+        username = os.environ.get("GOAT_ADMIN_USERNAME", "admin")
+        if User.objects.filter(username=username).exists():
+            self.stdout.write(f"staff account {username!r} exists (its password was printed at its first start; "
+                              f"change it with: python manage.py changepassword {username})")
+            return
+        password = os.environ.get("GOAT_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
+        User.objects.create_superuser(username=username, password=password, email="")
+        shown = "(from GOAT_ADMIN_PASSWORD)" if os.environ.get("GOAT_ADMIN_PASSWORD") else password
+        self.stdout.write(self.style.WARNING(f"created staff account {username!r} with password: {shown}"))

@@ -1,0 +1,30 @@
+"""The public leaderboard page (no login): /leaderboards/ (ratings or skill, by period and ruleset)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from goat.engine import RULESETS
+from goat.web.pages import PAGE_SIZE, page_of, pager_links
+
+from . import selectors as boards
+from .services import PERIODS
+
+
+def leaderboards_page(request: HttpRequest) -> HttpResponse:
+    board = request.GET.get("board") if request.GET.get("board") in ("ratings", "skill") else "ratings"
+    period = request.GET.get("period") if request.GET.get("period") in PERIODS else "all"
+    ruleset = request.GET.get("ruleset") if request.GET.get("ruleset") in RULESETS else ""
+    if board == "skill":
+        ruleset = ruleset or "goat-classic"
+        rows = boards.skill_board(ruleset=ruleset)
+    else:
+        rows = boards.rating_board(period=period, ruleset=ruleset or None)
+    page = page_of(request, rows)
+    offset = (page.number - 1) * PAGE_SIZE
+    return render(request, "ratings/leaderboards.html", {
+        "board": board, "period": period, "ruleset": ruleset, "periods": PERIODS, "rulesets": list(RULESETS),
+        "page": page, "rows": boards.ranked(list(page.object_list), offset),
+        **pager_links(request, page),
+    })

@@ -1,0 +1,82 @@
+"""The layout of docs/architecture.md holds: dependencies point one way, and a database migrated
+by the first-edition layout migrates on without losing a row."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: package -> packages it must never import (at module or function level)
+FORBIDDEN = {
+    "goat/engine": ("django", "goat.web", "goat.games", "goat.players", "ratings", "tournaments"),
+    "goat/web": ("goat.engine", "goat.games", "goat.players", "ratings", "tournaments"),
+    "goat/players": ("goat.games", "ratings", "tournaments"),
+    "goat/games": ("ratings", "tournaments"),
+    "ratings": ("tournaments",),
+}
+
+
+def _imports(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_a_package_imports_nothing_above_it(package):
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for lineno, name in _imports(path):
+            if any(name == banned or name.startswith(banned + ".") for banned in FORBIDDEN[package]):
+                found.append(f"{path.relative_to(ROOT)}:{lineno} imports {name}")
+    assert found == []
+
+
+def test_the_project_package_holds_only_wiring_beside_its_subpackages():
+    modules = {p.name for p in (ROOT / "goat").glob("*.py")}
+    assert modules == {"__init__.py", "settings.py", "urls.py", "celery.py", "asgi.py", "wsgi.py"}
+    packages = {p.name for p in (ROOT / "goat").iterdir() if (p / "__init__.py").exists()}
+    assert packages == {"engine", "games", "players", "web"}
+
+
+FIRST_EDITION = [("goat", "0004_drop_redundant_indexes"), ("web", None)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_of_the_first_edition_layout_migrates_on_without_loss(django_user_model):
+    executor = MigrationExecutor(connection)
+    executor.migrate(FIRST_EDITION)
+    old = executor.loader.project_state([("goat", "0004_drop_redundant_indexes")]).apps
+    assert ("web", "idempotencyrecord") not in {(m._meta.app_label, m._meta.model_name) for m in old.get_models()}
+    user = old.get_model("auth", "User").objects.create(username="first-edition", password="!")
+    game = old.get_model("goat", "Game").objects.create(
+        ruleset="goat-classic", seats=2, options={}, status="waiting", server_seed="00" * 32,
+        server_seed_commitment="11" * 32, created_by_id=user.pk,
+    )
+    old.get_model("goat", "IdempotencyRecord").objects.create(
+        user_id=user.pk, key="k-1", fingerprint="f" * 64, status_code=201, content_type="application/json",
+        body=b'{"id": 1}',
+    )
+
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    from goat.games.models import Game
+    from goat.web.models import IdempotencyRecord
+
+    record = IdempotencyRecord.objects.get(user__username="first-edition", key="k-1")
+    assert (record.status_code, bytes(record.body), record.fingerprint) == (201, b'{"id": 1}', "f" * 64)
+    assert Game.objects.get(pk=game.pk).created_by.username == "first-edition"
+    IdempotencyRecord.objects.create(user=record.user, key="k-2", fingerprint="e" * 64)  # the table takes new rows
+    assert IdempotencyRecord.objects.filter(user=record.user).count() == 2
