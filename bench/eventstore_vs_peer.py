@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -135,7 +135,7 @@ def peer_append_game(recorder, stream: uuid.UUID, batches: list[list[dict]]) -> 
 
     version = 0
     for batch in batches:
-        at = format_at(datetime.now(timezone.utc))
+        at = format_at(datetime.now(UTC))
         stored = []
         for event in batch:
             version += 1

@@ -237,7 +237,7 @@ def main(argv=None) -> int:
     for name, figures, _ in results:
         for row in rows_of(name, figures):
             table.append("| " + " | ".join(str(c).replace("|", "/") for c in row) + " |")
-    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     mode = "quick (smoke sizes: the figures are noisy)" if args.quick else "full"
     doc = [
         "# Performance",

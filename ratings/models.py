@@ -38,6 +38,8 @@ class RatingEntry(models.Model):
     at = models.DateTimeField()
 
     class Meta:
+        verbose_name = "rating ledger entry"
+        verbose_name_plural = "rating ledger entries"
         ordering = ["-at", "-game_id"]
         constraints = [models.UniqueConstraint(fields=["game", "player"], name="rating_entry_once_per_game")]
         indexes = [
@@ -80,6 +82,7 @@ class ChipLedgerEntry(models.Model):
     at = models.DateTimeField()
 
     class Meta:
+        verbose_name_plural = "chip ledger entries"
         ordering = ["-at", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["player", "game", "kind"], name="chip_entry_once_per_game"),

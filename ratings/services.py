@@ -15,9 +15,9 @@ import itertools
 import json
 import logging
 from collections import defaultdict
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -59,7 +59,7 @@ _skill_model = PlackettLuce()
 
 def period_key(period: str, at: datetime) -> str:
     """``all``, ``month:YYYY-MM`` or ``week:YYYY-Www`` (calendar periods in UTC; ISO weeks from Monday)."""
-    at = at.astimezone(dt_timezone.utc)
+    at = at.astimezone(UTC)
     if period == "all":
         return "all"
     if period == "month":
@@ -433,7 +433,7 @@ def leaderboards_refresh(*, full: bool = False, now: datetime | None = None) -> 
             qs = ledger
             if not full:
                 qs = qs.filter(at__gte=_period_start(period, now))
-            grouped = (qs.annotate(period_start=trunc("at", tzinfo=dt_timezone.utc))
+            grouped = (qs.annotate(period_start=trunc("at", tzinfo=UTC))
                        .values("player", "ruleset", "period_start").annotate(**aggregates))
             rows.update(_board_rows(grouped, lambda g, p=period: period_key(p, g["period_start"])))
         boards = {board for board, _ in rows}
@@ -463,7 +463,7 @@ def leaderboards_refresh(*, full: bool = False, now: datetime | None = None) -> 
 
 
 def _period_start(period: str, now: datetime) -> datetime:
-    now = now.astimezone(dt_timezone.utc)
+    now = now.astimezone(UTC)
     start = now.replace(hour=0, minute=0, second=0, microsecond=0)
     if period == "month":
         return start.replace(day=1)

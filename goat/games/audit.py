@@ -53,7 +53,7 @@ def games_verify(*, games) -> list[tuple[Game, Verification]]:
     return [(game, game_verify_record(game=game)) for game in games]
 
 
-def games_ended_since(*, since) -> "list[Game]":
+def games_ended_since(*, since) -> list[Game]:
     return list(Game.objects.filter(ended_at__gte=since).order_by("pk"))
 
 

@@ -6,7 +6,7 @@ Used by ``manage.py play_bots``, the tournament tests, demos and load runs.
 from __future__ import annotations
 
 import random
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from goat import engine
 from goat.engine.tiles import tile_str

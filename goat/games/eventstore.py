@@ -13,8 +13,9 @@ import functools
 import hashlib
 import json
 import pickle
-from datetime import datetime, timezone
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.db.models import Field
@@ -35,7 +36,7 @@ GENESIS_HASH = "0" * 64
 
 def format_at(at: datetime) -> str:
     """Timestamps in events: UTC, microseconds, ``Z``."""
-    return at.astimezone(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return at.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def event_dict(event: GameEvent) -> dict[str, Any]:

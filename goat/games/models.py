@@ -136,6 +136,7 @@ class HiddenInfoView(models.Model):
     at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
+        verbose_name = "hidden-information view"
         ordering = ["-at", "-id"]
 
     def __str__(self) -> str:

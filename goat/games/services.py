@@ -9,8 +9,9 @@ and snapshot, and queue follow-ups on commit. Views, tasks and commands all come
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, Callable
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery

@@ -13,8 +13,8 @@ no answer and no effect, which a retry may take over once it is ``stale_after()`
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Callable
 
 from django.conf import settings
 from django.db import IntegrityError, transaction

@@ -55,7 +55,7 @@ class Worker:
         self.schedule = tmp_path / "beat-schedule"
         self.process: GroupProcess | None = None
 
-    def start(self, *, beat: bool = True, timeout: float = 30) -> "Worker":
+    def start(self, *, beat: bool = True, timeout: float = 30) -> Worker:
         cmd = [sys.executable, "-m", "celery", "-A", "goat", "worker", "--pool", "solo", "--loglevel", "INFO",
                "--hostname", f"e2e-{os.getpid()}-{time.monotonic_ns()}@%h", "--without-mingle", "--without-gossip"]
         if beat:

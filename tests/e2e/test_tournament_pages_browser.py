@@ -38,6 +38,10 @@ def test_browse_from_the_list_to_a_tournament_and_on_to_the_leaderboards(live_se
     # the stylesheet is served and applied (the header is the accent colour)
     header = browser.find_element(By.CSS_SELECTOR, "header.top")
     assert header.value_of_css_property("background-color") in ("rgba(47, 111, 79, 1)", "rgb(47, 111, 79)")
+    # the logo is an image that loads, not a glyph Debian's default fonts lack (an emoji drew a box)
+    logo = browser.find_element(By.CSS_SELECTOR, "header.top .brand img")
+    assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", logo)
+    assert "\U0001F410" not in browser.find_element(By.TAG_NAME, "body").text
     link.click()
 
     wait.until(EC.presence_of_element_located((By.ID, "standings")))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from django.db import connection, transaction
@@ -251,7 +251,7 @@ def test_an_empty_stream_or_range_loads_as_an_empty_list(trio):
 def test_a_load_keeps_the_microseconds_of_at(trio):
     game, _ = play_through(trio, moves=1)
     game = Game.objects.get(pk=game.pk)
-    at = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=timezone.utc)
+    at = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
     for when in (at, at.replace(microsecond=0)):
         eventstore.events_append(game=game, events=[{"type": "note", "seat": None, "data": {}}], at=when)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from django.db.models import Count, Q, Sum
@@ -36,12 +36,12 @@ def rows(board: str, values: list[tuple[str, int, int, int]], django_user_model)
 
 
 def test_period_keys_are_calendar_periods_in_utc():
-    assert ratings.period_key("month", datetime(2025, 1, 31, 23, 59, tzinfo=timezone.utc)) == "month:2025-01"
+    assert ratings.period_key("month", datetime(2025, 1, 31, 23, 59, tzinfo=UTC)) == "month:2025-01"
     moscow = timezone(timedelta(hours=3))
     assert ratings.period_key("month", datetime(2025, 2, 1, 1, 0, tzinfo=moscow)) == "month:2025-01"
-    assert ratings.period_key("week", datetime(2024, 12, 30, tzinfo=timezone.utc)) == "week:2025-W01"
-    assert ratings.period_key("week", datetime(2025, 1, 5, 23, 0, tzinfo=timezone.utc)) == "week:2025-W01"
-    assert ratings.period_key("week", datetime(2025, 1, 6, tzinfo=timezone.utc)) == "week:2025-W02"
+    assert ratings.period_key("week", datetime(2024, 12, 30, tzinfo=UTC)) == "week:2025-W01"
+    assert ratings.period_key("week", datetime(2025, 1, 5, 23, 0, tzinfo=UTC)) == "week:2025-W01"
+    assert ratings.period_key("week", datetime(2025, 1, 6, tzinfo=UTC)) == "week:2025-W02"
     assert ratings.board_key("all", None) == "ratings:all:*"
 
 
@@ -117,7 +117,7 @@ def test_refresh_gives_the_incremental_rows(make_players):
 def test_month_and_week_boards_only_count_their_period(make_players):
     players = make_players("masha", "alex")
     old, new = (play_game(players, options=NO_CLOCK, seed=s, resign_after=3) for s in range(2))
-    long_ago = datetime(2024, 3, 15, 12, tzinfo=timezone.utc)
+    long_ago = datetime(2024, 3, 15, 12, tzinfo=UTC)
     RatingEntry.objects.filter(game=old).update(at=long_ago)
     ratings.leaderboards_refresh(full=True)
     now_month = ratings.board_key("month", None)
