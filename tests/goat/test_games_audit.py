@@ -135,6 +135,7 @@ def check_views_hide_other_hands(table: Table, log: list[dict]) -> int:
     return len(table.seen)
 
 
+@pytest.mark.slow
 def test_fifty_random_api_games_verify_and_never_leak(django_user_model, monkeypatch, tmp_path):
     monkeypatch.setattr(throttling.SimpleRateThrottle, "allow_request", lambda self, request, view: True)
     rng = random.Random(20250501)

@@ -72,6 +72,7 @@ class Run(GroupProcess):
         return self.proc.wait(timeout=STOP_TIMEOUT)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_path):
     first = Run(tmp_path, _free_port(), "first.log")

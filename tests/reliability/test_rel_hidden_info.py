@@ -106,6 +106,7 @@ def scan_everything(scanner: Scanner, client: APIClient, game_id: int, seat: int
         scanner.leak(what, seat, tiles_mentioned(response.json()) & hidden)
 
 
+@pytest.mark.slow
 def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_model, monkeypatch):
     monkeypatch.setattr(throttling.SimpleRateThrottle, "allow_request", lambda self, request, view: True)
     rng = random.Random(909)
