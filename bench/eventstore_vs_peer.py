@@ -208,21 +208,22 @@ def run(games: int, threads: int, repeat: int, seed: int) -> dict:
             # one stream at a time
             ids = ours_new_streams(games, user)
             streams = [uuid.uuid4() for _ in range(games)]
-            samples["ours_one"].append(timed(lambda: [ours_append_game(g, log) for g, log in zip(ids, logs)]))
-            samples["peer_one"].append(timed(lambda: [peer_append_game(recorder, s, log)
-                                                      for s, log in zip(streams, logs)]))
+            samples["ours_one"].append(timed(lambda ids=ids: [ours_append_game(g, log)
+                                                              for g, log in zip(ids, logs, strict=True)]))
+            samples["peer_one"].append(timed(lambda streams=streams: [peer_append_game(recorder, s, log)
+                                                                      for s, log in zip(streams, logs, strict=True)]))
             command_ids = ours_new_streams(games, user)
-            samples["ours_command"].append(timed(lambda: [ours_command_append_game(g, log)
-                                                          for g, log in zip(command_ids, logs)]))
+            samples["ours_command"].append(timed(lambda command_ids=command_ids: [
+                ours_command_append_game(g, log) for g, log in zip(command_ids, logs, strict=True)]))
             # full-stream loads of what was just written
-            samples["ours_load"].append(timed(lambda: ours_load(ids)))
-            samples["peer_load"].append(timed(lambda: peer_load(recorder, streams)))
-            samples["peer_load_decoded"].append(timed(lambda: peer_load_decoded(recorder, streams)))
+            samples["ours_load"].append(timed(lambda ids=ids: ours_load(ids)))
+            samples["peer_load"].append(timed(lambda streams=streams: peer_load(recorder, streams)))
+            samples["peer_load_decoded"].append(timed(lambda streams=streams: peer_load_decoded(recorder, streams)))
             # many streams at once: T threads, each its own connection and its own streams
             ids = ours_new_streams(games, user)
             streams = [uuid.uuid4() for _ in range(games)]
-            pairs_ours = [list(zip(ids, logs))[i::threads] for i in range(threads)]
-            pairs_peer = [list(zip(streams, logs))[i::threads] for i in range(threads)]
+            pairs_ours = [list(zip(ids, logs, strict=True))[i::threads] for i in range(threads)]
+            pairs_peer = [list(zip(streams, logs, strict=True))[i::threads] for i in range(threads)]
             samples["ours_many"].append(threaded(lambda chunk: [ours_append_game(g, log) for g, log in chunk],
                                                  pairs_ours))
             samples["peer_many"].append(threaded(lambda chunk: [peer_append_game(recorder, s, log) for s, log in chunk],

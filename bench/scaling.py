@@ -114,7 +114,7 @@ def leaderboard(small: int, large: int, repeat: int) -> dict:
     figures: dict = {"small_entries": small, "large_entries": large, "repeat": repeat}
     load_s = {}
     for name, upto, have in (("small", small, 0), ("large", large, small)):
-        load_s[name] = timed(lambda: grow_ledger(upto, have))
+        load_s[name] = timed(lambda upto=upto, have=have: grow_ledger(upto, have))
         last = -(-(upto // 10) // PER_PAGE)
         page_ms(client, 1, 3)  # warm-up
         figures[f"{name}_players"] = upto // 10
@@ -184,7 +184,7 @@ def rebuild(games: int, repeat: int) -> dict:
     logs = simulated(games, 11)
     write_games(logs)
     total_events = GameEvent.objects.count()
-    total_games = len({g for g in GameEvent.objects.values_list("game_id", flat=True).distinct()})
+    total_games = len(set(GameEvent.objects.values_list("game_id", flat=True).distinct()))
     rebuild_s = statistics.median(timed(ratings_rebuild) for _ in range(repeat))
     replay_s = statistics.median(timed(lambda: [evolve_all(log) for log in logs]) for _ in range(repeat))
     replay_s *= total_events / sum(len(log) for log in logs)  # same number of events as the rebuild reads
@@ -225,7 +225,7 @@ def synth_ended_games(count: int, distinct: int) -> list[int]:
                  snapshot=eventstore.snapshot_dump(s), snapshot_version=s.version, result=s.result.to_dict(),
                  ended_at=now) for s in batch])
         seats = []
-        for game, s in zip(games, batch):
+        for game, s in zip(games, batch, strict=True):
             for seat, player in enumerate(rng.sample(pool, s.seats)):
                 seats.append(Seat(game=game, seat=seat, player=player))
         Seat.objects.bulk_create(seats)
@@ -320,7 +320,8 @@ def main(argv=None) -> int:
     if rb is not None:
         lines.append(f"  (c) ratings_rebuild: {rb['games']} games, {rb['events']} events in {rb['rebuild_seconds']} s "
                      f"= {rb['rebuild_events_per_s']:,} ev/s (in-memory replay {rb['replay_events_per_s']:,} ev/s, "
-                     f"x{rb['ratio_rebuild_to_replay']}); 100k games projected {rb['projected_100k_games_seconds']:,} s")
+                     f"x{rb['ratio_rebuild_to_replay']}); "
+                     f"100k games projected {rb['projected_100k_games_seconds']:,} s")
     wk = figures.get("worker")
     if wk is not None:
         rss = ", ".join(f"{k}: {wk[f'rss_mb_at_{k}']} MB" for k in wk["checkpoints"])

@@ -130,6 +130,9 @@ class GameSkillChange(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["game", "player"], name="skill_change_once_per_game")]
 
+    def __str__(self) -> str:
+        return f"game {self.game_id}, player {self.player_id}: rank {self.rank}"
+
 
 class LeaderboardRow(models.Model):
     """One player's line on one rating board, kept up to date on every game end.

@@ -147,6 +147,9 @@ class Seating(models.Model):
             models.UniqueConstraint(fields=["round", "player"], name="seating_once_per_round"),
         ]
 
+    def __str__(self) -> str:
+        return f"player {self.player_id} at {self.table}, seat {self.seat}"
+
 
 class Bye(models.Model):
     """A swiss round in which a player had no table (one player left over); scores ``points``."""
@@ -158,6 +161,9 @@ class Bye(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["round"], name="bye_once_per_round")]
+
+    def __str__(self) -> str:
+        return f"bye for player {self.player_id} in round {self.round_id}: {self.points} points"
 
 
 class Standing(models.Model):
@@ -196,3 +202,6 @@ class Prize(models.Model):
     class Meta:
         ordering = ["tournament", "place"]
         constraints = [models.UniqueConstraint(fields=["tournament", "place"], name="prize_once_per_place")]
+
+    def __str__(self) -> str:
+        return f"place {self.place} of tournament {self.tournament_id}: {self.amount} chips"

@@ -23,3 +23,6 @@ class IdempotencyRecord(models.Model):
         # The table was created by the games app (label "goat") before this app existed.
         db_table = "goat_idempotencyrecord"
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.key} of user {self.user_id}"

@@ -109,7 +109,6 @@ def test_chips_are_never_created_or_destroyed(make_players):
 def test_a_seat_needs_the_balance(make_players):
     players = make_players("masha", "alex")
     game = services.game_create(player=players[0], ruleset="goat-gamesburg", seats=2, options=NO_CLOCK)
-    ratings.chips_stake_for_seat  # the hook is registered by RatingsConfig.ready()
     ChipAccount.objects.create(player=players[1], balance=9)
     ChipLedgerEntry.objects.create(player=players[1], amount=9, kind="initial", at=game.created_at)
     with pytest.raises(ServiceError) as refused:

@@ -93,12 +93,12 @@ def test_rating_is_the_sum_of_the_ledger_and_never_decreases(make_players):
         play_game(players, options=NO_CLOCK, seed=seed, resign_after=20 if seed == 1 else None)
         stats = [ratings_stats(p) for p in players]
         seen.append([s["rating"] for s in stats])
-        for player, stat in zip(players, stats):
+        for player, stat in zip(players, stats, strict=True):
             assert stat["rating"] == sum(RatingEntry.objects.filter(player=player).values_list("points", flat=True))
             assert stat["games_played"] == RatingEntry.objects.filter(player=player).count()
             assert stat["goats"] == RatingEntry.objects.filter(player=player, goat=True).count()
-    for before, after in zip(seen, seen[1:]):
-        assert all(a >= b for a, b in zip(after, before))
+    for before, after in zip(seen, seen[1:], strict=False):
+        assert all(a >= b for a, b in zip(after, before, strict=True))
 
 
 def ratings_stats(player):
