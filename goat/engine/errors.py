@@ -32,3 +32,15 @@ class InvalidEvent(RulesError):
     """An event that cannot follow the events before it (found while replaying or verifying a log)."""
 
     code = "invalid_event"
+
+
+class StateFormatError(RulesError):
+    """A state's JSON form that cannot be read (see :mod:`goat.engine.json_form`): rebuild it from events."""
+
+    code = "invalid_state_format"
+
+
+class UnknownStateFormat(StateFormatError):
+    """A state's JSON form written in a format version this engine does not read."""
+
+    code = "unknown_state_format"

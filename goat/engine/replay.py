@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .errors import RulesError
-from .rules import CHOICES, Fold, is_seed_hex, pending, seed_commitment
+from .deal import commitment
+from .events import is_seed_hex
+from .fold import Fold
+from .moves import CHOICES, pending
 from .state import GameState
 
 
@@ -93,7 +96,7 @@ def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:
     created = first.get("data") if first.__class__ is dict or isinstance(first, Mapping) else None
     committed = (created.get("server_seed_commitment") if created.__class__ is dict or isinstance(created, Mapping)
                  else None)
-    if not is_seed_hex(revealed) or seed_commitment(revealed) != committed:
+    if not is_seed_hex(revealed) or commitment(revealed) != committed:
         # A reveal that does not open the commitment proves nothing: replay without it, so that the
         # reveal itself is refused (seed_mismatch at its seq) unless an earlier event already is.
         revealed = None

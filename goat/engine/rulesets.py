@@ -11,7 +11,6 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from .errors import InvalidOptions
-from .pickling import by_fields
 
 MIN_SEATS, MAX_SEATS = 2, 4
 
@@ -76,7 +75,6 @@ PRESETS: dict[str, dict[str, Any]] = {
 RULESETS = tuple(PRESETS)
 
 
-@by_fields
 @dataclass(frozen=True, slots=True)
 class Options:
     hand_size: int

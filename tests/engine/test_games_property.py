@@ -19,7 +19,7 @@ from goat.engine.replay import replay, verify_log
 from goat.engine.rules import PLAY, PlayTile, Resign, TimeOut, apply, decide, evolve, legal_moves, pending
 from goat.engine.simulate import simulate_game
 from goat.engine.state import RUNNING
-from goat.engine.tiles import ALL_TILES, tile_str
+from goat.engine.tiles import ALL_TILES, parse_tile, tile_set, tile_str
 
 from helpers import new_game, seed_hex
 
@@ -36,9 +36,10 @@ def _tiles_accounted_for(state) -> None:
     t = state.table
     if state.status != RUNNING or t is None or t.ended is not None:
         return
-    laid = [(min(a, b), max(a, b)) for a, b in t.line]
+    laid = [parse_tile(f"{a}-{b}") for a, b in t.line]
     everything = [x for h in t.hands for x in h] + list(t.bazaar) + laid
     assert sorted(everything) == list(ALL_TILES), "the 28 tiles are not all accounted for"
+    assert t.held == tuple(tile_set(h) for h in t.hands) and t.on_line == tile_set(laid)
 
 
 def _illegal_commands_refused(state, rng: random.Random) -> None:

@@ -6,6 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+
 from goat.engine import scoring
 from goat.engine.scoring import (
     PlayerScore,
@@ -261,7 +263,11 @@ def test_round_half_up_with_huge_numbers_stays_exact():
 @settings(max_examples=500, deadline=None)
 @given(num=st.integers(-10**30, 10**30), den=st.integers(-10**6, 10**6).filter(bool))
 def test_round_half_up_in_integers_agrees_with_decimal(num, den):
-    assert round_half_up(num, den) == scoring._round_half_up_decimal(num, den)
+    """RULES.md §9 defines the rounding by ``decimal`` with ``ROUND_HALF_UP``: the reference here."""
+    with localcontext() as ctx:
+        ctx.prec = len(str(abs(num))) + len(str(abs(den))) + 8
+        expected = int((Decimal(num) / Decimal(den)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    assert round_half_up(num, den) == expected
 
 
 def test_rating_points_25_earns_8():

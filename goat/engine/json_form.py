@@ -1,0 +1,139 @@
+"""The versioned JSON form of a :class:`GameState` (snapshots, fixtures, debugging).
+
+``state_to_json(state)`` writes one JSON object; ``state_from_json(text)`` reads it back to a state
+equal to the one written. The object carries ``"format": FORMAT_VERSION``; a form of any other
+version raises :class:`UnknownStateFormat`, and one that cannot be read raises
+:class:`StateFormatError` (its base): the caller then rebuilds the state from the game's events.
+The layout is documented in docs/rules.md ("The state as JSON"). Tiles are written as their text
+(``"2-5"``), tiles laid in the line as oriented text (``"5-2"``); the bit sets of a table are not
+written, they follow from its hands and line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import StateFormatError, UnknownStateFormat
+from .rulesets import Options
+from .scoring import PlayerScore
+from .state import GameState, Result, RoundRecord, RoundState
+from .tiles import PARSE, TEXT, Tile, tile_set
+
+#: the version of the layout written by :func:`state_to_json`; a change of layout is a new version
+FORMAT_VERSION = 1
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _tiles(tiles: tuple[Tile, ...]) -> list[str]:
+    return [TEXT[tile] for tile in tiles]
+
+
+def _scores(players: tuple[PlayerScore, ...]) -> list[list[Any]]:
+    return [[p.open, p.score, p.remembered] for p in players]
+
+
+def state_to_dict(state: GameState) -> dict[str, Any]:
+    """The JSON form as a dict of JSON values."""
+    t = state.table
+    r = state.result
+    return {
+        "format": FORMAT_VERSION,
+        "ruleset": state.ruleset,
+        "options": state.options.to_dict(),
+        "seats": state.seats,
+        "commitment": state.commitment,
+        "server_seed": state.server_seed,
+        "players": list(state.players),
+        "client_seeds": list(state.client_seeds),
+        "status": state.status,
+        "round_no": state.round_no,
+        "next_attempt": state.next_attempt,
+        "table": None if t is None else {
+            "number": t.number,
+            "hands": [_tiles(hand) for hand in t.hands],
+            "bazaar": _tiles(t.bazaar),
+            "line": [f"{a}-{b}" for a, b in t.line],
+            "left": t.left,
+            "right": t.right,
+            "turn": t.turn,
+            "must_lead": None if t.must_lead is None else TEXT[t.must_lead],
+            "last_player": t.last_player,
+            "ended": t.ended,
+        },
+        "scores": _scores(state.scores),
+        "fish_pot": state.fish_pot,
+        "leader": state.leader,
+        "rounds": [
+            [rr.round, rr.end, rr.seat, [_tiles(hand) for hand in rr.hand_tiles], list(rr.hands),
+             list(rr.round_points), rr.fish_pot, rr.draw, _scores(rr.players)]
+            for rr in state.rounds
+        ],
+        "result": None if r is None else [r.reason, list(r.goats), list(r.winners), list(r.rating_points),
+                                          list(r.chips)],
+        "revealed_seed": state.revealed_seed,
+        "version": state.version,
+    }
+
+
+def state_to_json(state: GameState) -> str:
+    """The JSON form of ``state`` as text (compact, UTF-8 characters kept)."""
+    return _dumps(state_to_dict(state))
+
+
+def _parse(texts: list[str]) -> tuple[Tile, ...]:
+    return tuple([PARSE[text] for text in texts])
+
+
+def _players(rows: list[list[Any]]) -> tuple[PlayerScore, ...]:
+    return tuple([PlayerScore(bool(o), s, r) for o, s, r in rows])
+
+
+def _table(d: dict[str, Any]) -> RoundState:
+    hands = tuple([_parse(hand) for hand in d["hands"]])
+    line = tuple([(int(text[0]), int(text[2])) for text in d["line"]])
+    must_lead = d["must_lead"]
+    return RoundState(
+        d["number"], hands, _parse(d["bazaar"]), line, d["left"], d["right"], d["turn"],
+        None if must_lead is None else PARSE[must_lead], d["last_player"], d["ended"],
+        tuple([tile_set(hand) for hand in hands]), tile_set([PARSE[text] for text in d["line"]]),
+    )
+
+
+def _round(row: list[Any]) -> RoundRecord:
+    number, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players = row
+    return RoundRecord(number, end, seat, tuple([_parse(hand) for hand in hand_tiles]), tuple(hands),
+                       tuple(round_points), fish_pot, draw, _players(players))
+
+
+def state_from_dict(d: Any) -> GameState:
+    """The state of a JSON form given as decoded JSON (see :func:`state_from_json`)."""
+    if not isinstance(d, dict):
+        raise StateFormatError(detail="a state's JSON form is an object.")
+    version = d.get("format")
+    if version != FORMAT_VERSION or version.__class__ is not int:
+        raise UnknownStateFormat(detail=f"state format {version!r} is not {FORMAT_VERSION}; rebuild from events.",
+                                 format=version)
+    try:
+        table, result = d["table"], d["result"]
+        return GameState(
+            d["ruleset"], Options.from_dict(d["options"]), d["seats"], d["commitment"], d["server_seed"],
+            tuple(d["players"]), tuple(d["client_seeds"]), d["status"], d["round_no"], d["next_attempt"],
+            None if table is None else _table(table), _players(d["scores"]), d["fish_pot"], d["leader"],
+            tuple([_round(row) for row in d["rounds"]]),
+            None if result is None else Result(result[0], *[tuple(x) for x in result[1:]]),
+            d["revealed_seed"], d["version"],
+        )
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise StateFormatError(detail=f"the state's JSON form cannot be read: {exc!r}") from exc
+
+
+def state_from_json(text: str | bytes) -> GameState:
+    """The state written by :func:`state_to_json`; raises :class:`UnknownStateFormat` for a form of
+    another version and :class:`StateFormatError` for anything unreadable."""
+    try:
+        d = json.loads(text)
+    except (ValueError, TypeError) as exc:
+        raise StateFormatError(detail=f"a state's JSON form is JSON: {exc}") from exc
+    return state_from_dict(d)
