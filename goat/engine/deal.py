@@ -11,10 +11,10 @@ Everything here is pure and stdlib-only.
 from __future__ import annotations
 
 import hashlib
-import hmac
+import itertools
 import secrets
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from operator import itemgetter as _itemgetter
 
 from .errors import InvalidOptions
@@ -37,17 +37,45 @@ _REJECT_FROM: tuple[int, ...] = tuple(_TWO_32 - (_TWO_32 % m) if m else 0 for m 
 
 
 
-#: HMAC of one message (``hmac.digest(key, msg, "sha256")``); a module global so that tests can
-#: substitute a crafted stream.
-_hmac_digest = hmac.digest
+def _hmac_blocks(key: bytes, prefix: bytes, start: int, count: int) -> bytes:
+    """``HMAC-SHA256(key, prefix + str(i))`` for ``i`` from ``start``, ``count`` blocks, concatenated.
 
-_UNPACK_BLOCK = struct.Struct(">8I").unpack
+    HMAC as RFC 2104 writes it: the inner hash absorbs the padded key and ``prefix`` once, and each
+    block continues a copy of it, so the key is prepared once per stream rather than once per block.
+    """
+    if len(key) > 64:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(64, b"\0")
+    inner = hashlib.sha256(key.translate(_IPAD))
+    inner.update(prefix)
+    outer = hashlib.sha256(key.translate(_OPAD))
+    out = []
+    for i in range(start, start + count):
+        h = inner.copy()
+        h.update(b"%d" % i)
+        o = outer.copy()
+        o.update(h.digest())
+        out.append(o.digest())
+    return b"".join(out)
+
+
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+#: the byte stream of a deal; a module global so that tests can substitute a crafted stream
+_stream_blocks = _hmac_blocks
+
 #: 27 swaps need 27 words; four 32-byte blocks give 32, so a fifth block is almost never needed
 _FIRST_BLOCKS = 4
 _UNPACK_FIRST = struct.Struct(f">{8 * _FIRST_BLOCKS}I").unpack
-_FIRST_SUFFIXES = tuple(str(b).encode("ascii") for b in range(_FIRST_BLOCKS))
+_UNPACK_BLOCK = struct.Struct(">8I").unpack
 #: the swaps in order: ``(i, m, first rejected word)`` for i = 27 .. 1, m = i + 1
 _SWAPS = tuple((i, i + 1, _REJECT_FROM[i + 1]) for i in range(len(ALL_TILES) - 1, 0, -1))
+
+
+def _more_words(key: bytes, prefix: bytes) -> Iterator[int]:
+    """The words of the stream after the first blocks, block by block, for as long as they are read."""
+    for block in itertools.count(_FIRST_BLOCKS):
+        yield from _UNPACK_BLOCK(_stream_blocks(key, prefix, block, 1))
 
 
 def new_server_seed() -> str:
@@ -82,21 +110,13 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
 
 def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
     """:func:`shuffled_order` as canonical indexes (a :class:`~goat.engine.tiles.Tile` is its index)."""
-    digest = _hmac_digest
-    prefix = f"deal:{round_no}:{attempt}:".encode("ascii")
-    words = list(_UNPACK_FIRST(b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES])))
-    block = _FIRST_BLOCKS
+    prefix = b"deal:%d:%d:" % (round_no, attempt)
+    words = itertools.chain(_UNPACK_FIRST(_stream_blocks(key, prefix, 0, _FIRST_BLOCKS)), _more_words(key, prefix))
     items = list(range(len(ALL_TILES)))
-    pos = 0
     for i, m, limit in _SWAPS:
-        while True:
-            if pos == len(words):
-                words.extend(_UNPACK_BLOCK(digest(key, prefix + str(block).encode("ascii"), "sha256")))
-                block += 1
-            x = words[pos]
-            pos += 1
-            if x < limit:
-                break
+        x = next(words)
+        while x >= limit:  # rejection sampling keeps the shuffle unbiased
+            x = next(words)
         j = x % m
         items[i], items[j] = items[j], items[i]
     return items
@@ -143,14 +163,12 @@ def needs_redeal(hands: Sequence[Sequence[int]]) -> bool:
     A double counts once toward its value. The hands are of distinct tiles, as any deal of one set.
     """
     counts = _COUNTS
-    return any((sum([counts[tile] for tile in hand]) + _REDEAL_BIAS) & _REDEAL_MASK for hand in hands)
+    return any((sum(map(counts.__getitem__, hand)) + _REDEAL_BIAS) & _REDEAL_MASK for hand in hands)
 
 
 def deal_round(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool,
                ) -> tuple[list[list[Tile]], list[Tile], bool]:
     """The deal of round ``round_no``, attempt ``attempt``: each seat's hand, the bazaar, and whether the
     deal is void by the redeal rule (only when ``redeal``)."""
-    order = shuffled_order(key, round_no, attempt)
-    hands, bazaar = deal_hands(order, seats, hand_size)
-    void = redeal and needs_redeal(hands)
-    return [list(hand) for hand in hands], list(bazaar), void
+    hands, bazaar = deal_hands(shuffled_order(key, round_no, attempt), seats, hand_size)
+    return [list(hand) for hand in hands], list(bazaar), redeal and needs_redeal(hands)

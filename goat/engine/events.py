@@ -41,7 +41,7 @@ def _seat_of(g: Game, event: Mapping[str, Any]) -> int:
 
 def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
     data = event.get("data")
-    if not isinstance(data, Mapping):
+    if data.__class__ is not dict and not isinstance(data, Mapping):  # (the ABC check only for non-dicts)
         raise InvalidEvent("malformed_event", "the event has no data object.")
     return data
 
@@ -150,17 +150,19 @@ def _tile_played(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     seat = _seat_of(g, event)
     data = _data(event)
     text, end = data.get("tile"), data.get("end")
-    tile = PARSE.get(text) if text.__class__ is str else None  # type: ignore[arg-type]
-    if tile is None:
+    try:
+        tile = PARSE[text]
+    except (KeyError, TypeError):  # TypeError: not even hashable
         try:
             parse_tile(text)
         except RulesError as exc:
             raise InvalidEvent("malformed_event", exc.detail) from exc
+        raise
     if check:
-        expected = check_play(g, seat, tile, end)  # type: ignore[arg-type]
+        expected = check_play(g, seat, tile, end)
         if expected != end:
             raise InvalidEvent("malformed_event", f"tile_played must name the end it was put on ({expected}).")
-    place_tile(g, _table(g), seat, tile, end)  # type: ignore[arg-type]
+    place_tile(g, g.table, seat, tile, end)  # type: ignore[arg-type]
     return g
 
 
