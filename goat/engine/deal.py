@@ -138,7 +138,7 @@ def deal_hands(
             hand_size=hand_size,
         )
     order = tuple(order)
-    hands = tuple(order[s * hand_size : (s + 1) * hand_size] for s in range(seats))
+    hands = tuple([order[s * hand_size : (s + 1) * hand_size] for s in range(seats)])
     return hands, order[seats * hand_size :]
 
 
@@ -162,8 +162,11 @@ def needs_redeal(hands: Sequence[Sequence[int]]) -> bool:
 
     A double counts once toward its value. The hands are of distinct tiles, as any deal of one set.
     """
-    counts = _COUNTS
-    return any((sum(map(counts.__getitem__, hand)) + _REDEAL_BIAS) & _REDEAL_MASK for hand in hands)
+    count = _COUNTS.__getitem__
+    for hand in hands:
+        if (sum(map(count, hand)) + _REDEAL_BIAS) & _REDEAL_MASK:
+            return True
+    return False
 
 
 def deal_round(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool,

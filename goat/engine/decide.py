@@ -15,11 +15,11 @@ from .commands import Command, CreateGame, PlayTile, Resign, TakeSeat, TimeOut
 from .errors import IllegalMove, RulesError
 from .events import Event, dispatch, is_seed_hex, reveal
 from .machine import Game, Table, freeze, thaw
-from .moves import CHOICES, DEAL, DRAW, KNOCK, PLAY, REVEAL, WAITING, Move, Waits, check_play, legal_moves, pending
+from .moves import CHOICES, DEAL, DRAW, KNOCK, PLAY, REVEAL, WAITING, Move, Waits, check_play, moves_of, pending
 from .rounds import draw_tile, knock, next_deal, place_tile, start_round
 from .rulesets import resolve_options
 from .state import GameState
-from .tiles import TEXT, as_tile, parse_tile
+from .tiles import TEXT, Tile, as_tile, parse_tile
 
 
 def forced_event(state: GameState | Game) -> Event | None:
@@ -81,7 +81,7 @@ def advance(state: GameState) -> tuple[GameState, list[Event]]:
 def _play(g: Game, command: PlayTile) -> Event:
     """Check a play and apply it; its event."""
     seat, given, end = command
-    tile = parse_tile(given) if isinstance(given, str) else as_tile(given)
+    tile = given if given.__class__ is Tile else parse_tile(given) if isinstance(given, str) else as_tile(given)
     if tile is None:
         raise IllegalMove("invalid_tile", f"{given!r} is not a domino tile.")
     end = check_play(g, seat, tile, end)
@@ -105,6 +105,9 @@ def _create(command: CreateGame) -> tuple[Game, Event]:
 def _decide_on(g: Game | None, command: Command) -> tuple[Game, list[Event], Waits]:
     """Apply ``command`` and every forced action after it to the machine ``g``; the machine, the events
     and what the game then waits for. A refused command leaves ``g`` as it was."""
+    if command.__class__ is PlayTile and g is not None:
+        events = [_play(g, command)]  # type: ignore[arg-type]
+        return g, events, _advance(g, events)
     if isinstance(command, CreateGame):
         if g is not None:
             raise RulesError("game_exists", "the game already exists.")
@@ -112,9 +115,6 @@ def _decide_on(g: Game | None, command: Command) -> tuple[Game, list[Event], Wai
         return g, [event], pending(g)
     if g is None:
         raise RulesError("no_game", "the game does not exist.")
-    if isinstance(command, PlayTile):
-        events = [_play(g, command)]
-        return g, events, _advance(g, events)
     if isinstance(command, TakeSeat):
         if g.status != WAITING:
             raise IllegalMove("game_not_waiting", "Every seat of this game is taken.")
@@ -170,7 +170,7 @@ class Session:
         return self._waits
 
     def legal_moves(self, seat: int | None = None) -> list[Move]:
-        return legal_moves(self._g, seat) if self._g is not None else []
+        return moves_of(self._g, self._waits, seat) if self._g is not None else []
 
     @property
     def state(self) -> GameState | None:

@@ -110,7 +110,7 @@ def _parse_tiles(value: object) -> list[Tile]:
 
 
 def _texts(tiles: list[Tile]) -> list[str]:
-    return [TEXT[tile] for tile in tiles]
+    return list(map(TEXT.__getitem__, tiles))
 
 
 def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
@@ -147,9 +147,13 @@ def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
 
 
 def _tile_played(g: Game, event: Mapping[str, Any], check: bool) -> Game:
-    seat = _seat_of(g, event)
-    data = _data(event)
-    text, end = data.get("tile"), data.get("end")
+    seat = event.get("seat")
+    if seat.__class__ is not int or not 0 <= seat < g.seats:  # type: ignore[operator]
+        _seat_of(g, event)
+    data = event.get("data")
+    if data.__class__ is not dict:
+        data = _data(event)
+    text, end = data.get("tile"), data.get("end")  # type: ignore[union-attr]
     try:
         tile = PARSE[text]
     except (KeyError, TypeError):  # TypeError: not even hashable

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .errors import InvalidEvent, RulesError
-from .events import dispatch
+from .events import HANDLERS, dispatch
 from .machine import Game, freeze, thaw
 from .state import GameState
 
@@ -41,7 +41,12 @@ class Fold:
                 seq = event.get("seq", position)
                 if seq != position:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
-                g = dispatch(g, event, check)
+                etype = event.get("type")
+                handler = HANDLERS.get(etype) if etype.__class__ is str else None  # type: ignore[arg-type]
+                if handler is None or g is None:  # dispatch says why, or applies the first event
+                    g = dispatch(g, event, check)
+                else:
+                    g = handler(g, event, check)
         except RulesError as exc:
             exc.seq = position  # type: ignore[attr-defined]
             raise

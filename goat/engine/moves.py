@@ -105,18 +105,25 @@ def pending(state: GameView | None) -> Waits:
 def legal_moves(state: GameView, seat: int | None = None) -> list[Move]:
     """Every ``(tile, end)`` the seat to move may play now, in the order of its hand, left before right
     (empty if it is not ``seat``'s choice)."""
-    kind, who = pending(state)
+    return moves_of(state, pending(state), seat)
+
+
+def moves_of(state: GameView, waits: Waits, seat: int | None = None) -> list[Move]:
+    """:func:`legal_moves` given what the game waits for (``pending(state)``)."""
+    kind, who = waits
     if kind != PLAY or (seat is not None and seat != who):
         return []
     t: TableView = state.table  # type: ignore[assignment]
     on_left, on_right = playable(t, who)  # type: ignore[arg-type]
+    fits = on_left | on_right
     moves: list[Move] = []
     for tile in t.hands[who]:
         bit = BIT[tile]
-        if on_left & bit:
-            moves.append((tile, LEFT))
-        if on_right & bit:
-            moves.append((tile, RIGHT))
+        if fits & bit:
+            if on_left & bit:
+                moves.append((tile, LEFT))
+            if on_right & bit:
+                moves.append((tile, RIGHT))
     return moves
 
 

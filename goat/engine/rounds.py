@@ -39,11 +39,13 @@ OPENER_ORDERS = {"doubles_from_one": DOUBLES_FROM_ONE_ORDER, "smallest_double": 
 def opening_tile(opener: str, hands: Sequence[Sequence[Tile]]) -> tuple[int, Tile]:
     """The seat that leads and the tile it must lead with, by the opener rule."""
     held = [tile_set(hand) for hand in hands]
+    dealt = sum(held)
     for tile in OPENER_ORDERS[opener]:
         bit = BIT[tile]
-        for seat in range(len(held) - 1, -1, -1):  # from the last seat: the last holder, were a tile in two
-            if held[seat] & bit:
-                return seat, tile
+        if dealt & bit:
+            for seat in range(len(held) - 1, -1, -1):  # from the last seat: the last holder, were a tile in two
+                if held[seat] & bit:
+                    return seat, tile
     raise RulesError("no_tiles", "nobody holds a tile")  # unreachable: hands are never all empty
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
+from time import gmtime, strftime
 from typing import Any, Iterator, Mapping
 
 from .rules import PLAY, CreateGame, PlayTile, Resign, Session, TakeSeat, TimeOut
 
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+_EPOCH_SECONDS = int(EPOCH.timestamp())
 
 
 def simulate_game(
@@ -50,10 +52,13 @@ def simulate_game(
             tile, end = rng.choice(game.legal_moves())
             command = PlayTile(seat=seat, tile=tile, end=end)
         log.extend(game.decide(command))
-    for seq, event in enumerate(log, start=1):
-        event["seq"] = seq
-        event["at"] = (EPOCH + timedelta(seconds=seq)).isoformat().replace("+00:00", "Z")
-    return [{k: e[k] for k in ("seq", "type", "at", "seat", "data")} for e in log]
+    return [{"seq": seq, "type": e["type"], "at": timestamp(seq), "seat": e["seat"], "data": e["data"]}
+            for seq, e in enumerate(log, start=1)]
+
+
+def timestamp(seq: int) -> str:
+    """The time of event ``seq`` of a simulated game: one second after ``EPOCH`` per event, ISO 8601 UTC."""
+    return strftime("%Y-%m-%dT%H:%M:%SZ", gmtime(_EPOCH_SECONDS + seq))
 
 
 def simulate(*, ruleset: str, seats: int, seed: int, count: int = 1,
