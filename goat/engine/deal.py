@@ -113,8 +113,8 @@ def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
     prefix = b"deal:%d:%d:" % (round_no, attempt)
     words = itertools.chain(_UNPACK_FIRST(_stream_blocks(key, prefix, 0, _FIRST_BLOCKS)), _more_words(key, prefix))
     items = list(range(len(ALL_TILES)))
-    for i, m, limit in _SWAPS:
-        x = next(words)
+    # zip takes one word per swap; a rejected word is replaced by the next one, which zip then skips
+    for (i, m, limit), x in zip(_SWAPS, words):
         while x >= limit:  # rejection sampling keeps the shuffle unbiased
             x = next(words)
         j = x % m

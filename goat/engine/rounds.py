@@ -38,7 +38,11 @@ OPENER_ORDERS = {"doubles_from_one": DOUBLES_FROM_ONE_ORDER, "smallest_double": 
 
 def opening_tile(opener: str, hands: Sequence[Sequence[Tile]]) -> tuple[int, Tile]:
     """The seat that leads and the tile it must lead with, by the opener rule."""
-    held = [tile_set(hand) for hand in hands]
+    return _opener(opener, [tile_set(hand) for hand in hands])
+
+
+def _opener(opener: str, held: Sequence[int]) -> tuple[int, Tile]:
+    """:func:`opening_tile` of the hands given as tile sets."""
     dealt = sum(held)
     for tile in OPENER_ORDERS[opener]:
         bit = BIT[tile]
@@ -73,16 +77,17 @@ def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool
     g.round_no += 1
     g.next_attempt = 0
     options = g.options
+    held = [tile_set(hand) for hand in hands]
     must_lead: Tile | None
     if g.round_no == 1 or options.later_leader == "opener" or g.leader is None:
-        leader, must_lead = opening_tile(options.opener, hands)
+        leader, must_lead = _opener(options.opener, held)
     else:
         leader, must_lead = g.leader, None
     t = g.table = Table()
     t.number, t.hands, t.bazaar, t.line = g.round_no, hands, bazaar, []
     t.left = t.right = t.last_player = t.ended = None
     t.turn, t.must_lead = leader, must_lead
-    t.held, t.on_line = [tile_set(hand) for hand in hands], 0
+    t.held, t.on_line = held, 0
 
 
 # --- a round ----------------------------------------------------------------------------------
@@ -93,7 +98,8 @@ def place_tile(g: Game, t: Table, seat: int, tile: Tile, end: str) -> None:
     half touches the end); then the turn passes, or the round ends."""
     bit = BIT[tile]
     t.held[seat] ^= bit
-    t.hands[seat].remove(tile)
+    hand = t.hands[seat]
+    hand.remove(tile)
     t.on_line |= bit
     left = t.left
     if left is None:
@@ -110,7 +116,7 @@ def place_tile(g: Game, t: Table, seat: int, tile: Tile, end: str) -> None:
     t.must_lead = None
     t.last_player = seat
     g.version += 1
-    ended = round_end(g.options, t)
+    ended = round_end(g.options, t, hand)
     if ended is not None:
         end_round(g, ended, seat)
 
@@ -122,9 +128,10 @@ def draw_tile(g: Game, t: Table, seat: int) -> None:
     t.hands[seat].append(tile)
     t.held[seat] |= BIT[tile]
     g.version += 1
-    ended = round_end(g.options, t)
+    last: int = t.last_player  # type: ignore[assignment]
+    ended = round_end(g.options, t, t.hands[last])
     if ended is not None:
-        end_round(g, ended, t.last_player)  # type: ignore[arg-type]
+        end_round(g, ended, last)
 
 
 def knock(g: Game, t: Table, seat: int) -> None:
@@ -133,13 +140,13 @@ def knock(g: Game, t: Table, seat: int) -> None:
     g.version += 1
 
 
-def round_end(options: Options, t: Table) -> str | None:
-    """How the round ends now (RULES.md §6), after a play or a draw: ``"out"`` when the last player's
-    hand is empty, ``"fish"`` when it is positional or blocked, ``None`` while it goes on."""
-    if not t.hands[t.last_player]:  # type: ignore[index]
+def round_end(options: Options, t: Table, last_hand: list[Tile]) -> str | None:
+    """How the round ends now (RULES.md §6), after a play or a draw (``last_hand``: the hand of the
+    seat that played last): ``"out"`` when that hand is empty, ``"fish"`` when it is positional or
+    blocked, ``None`` while it goes on."""
+    if not last_hand:
         return END_OUT
     left, right = t.left, t.right
-    ends = SHOWS[left] | SHOWS[right]  # type: ignore[index]
     if left == right and options.fish == "positional_or_blocked":
         six = SHOWS_NON_DOUBLE[left]  # type: ignore[index]
         if t.on_line & six == six:
@@ -148,7 +155,7 @@ def round_end(options: Options, t: Table) -> str | None:
         in_hands = 0
         for hand in t.held:
             in_hands |= hand
-        if not in_hands & ends:
+        if not in_hands & (SHOWS[left] | SHOWS[right]):  # type: ignore[index]
             return END_FISH
     return None
 
