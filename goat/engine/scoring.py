@@ -8,7 +8,7 @@ The words are the game's words: ``open``, ``score``, ``remembered``, ``points``,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .tiles import DOUBLE_ZERO, PIPS
 
@@ -42,9 +42,10 @@ def hand_value(hand: Sequence[int], lone_double_zero: int) -> int:
     return sum([PIPS[tile] for tile in hand])
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerScore:
-    """A player's running account between rounds (§7): ``points = score + remembered`` [D-8]."""
+class PlayerScore(NamedTuple):
+    """A player's running account between rounds (§7): ``points = score + remembered`` [D-8].
+
+    Small immutable records built for every seat at every round end, so typed named tuples."""
 
     open: bool = False
     score: int = 0
@@ -58,8 +59,7 @@ class PlayerScore:
         return {"open": self.open, "score": self.score, "remembered": self.remembered, "points": self.points}
 
 
-@dataclass(frozen=True, slots=True)
-class RoundOutcome:
+class RoundOutcome(NamedTuple):
     """The accounts after a round, the final round points per seat, the carried fish pot, and whether
     the round was a fish_for_one draw."""
 
@@ -156,7 +156,7 @@ def score_fixed_round(*, players: Sequence[PlayerScore], hand_values: Sequence[i
 
 def goat_game_over(players: Sequence[PlayerScore], limit: int) -> bool:
     """True once any player's points reach ``limit`` (§7.5)."""
-    return any(p.points >= limit for p in players)
+    return max([p.score + p.remembered for p in players]) >= limit  # PlayerScore.points
 
 
 def _fewest(points: Sequence[int], seats: Sequence[int]) -> list[int]:

@@ -9,7 +9,7 @@ of a state is in :mod:`goat.engine.json_form`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .rulesets import Options
 from .scoring import PlayerScore
@@ -48,8 +48,7 @@ class RoundState:
         return [f"{a}-{b}" for a, b in self.line]
 
 
-@dataclass(frozen=True, slots=True)
-class RoundRecord:
+class RoundRecord(NamedTuple):
     """One completed round on the scoresheet (RULES.md §7/§8)."""
 
     round: int
@@ -74,8 +73,9 @@ class RoundRecord:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(NamedTuple):
+    """How a game ended: the reason, the goats and winners, rating points and chips per seat."""
+
     reason: str  # "limit" | "rounds" | "timeout" | "resigned"
     goats: tuple[int, ...]
     winners: tuple[int, ...]

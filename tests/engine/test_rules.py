@@ -494,7 +494,7 @@ def test_resign_treated_as_timeout(classic3):
     resigned, events = decide(state, Resign(seat=seat))
     assert types(events) == ["resigned", "seed_revealed"]
     assert resigned.status == INTERRUPTED and resigned.result.reason == "resigned"
-    assert replace(resigned.result, reason="timeout") == timed_out.result
+    assert resigned.result._replace(reason="timeout") == timed_out.result
     # Any seated player may resign, not only the one to move.
     other = (seat + 1) % 3
     new, _ = decide(state, Resign(seat=other))
