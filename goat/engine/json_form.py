@@ -4,9 +4,10 @@
 equal to the one written. The object carries ``"format": FORMAT_VERSION``; a form of any other
 version raises :class:`UnknownStateFormat`, and one that cannot be read raises
 :class:`StateFormatError` (its base): the caller then rebuilds the state from the game's events.
-The layout is documented in docs/rules.md ("The state as JSON"). Tiles are written as their text
-(``"2-5"``), tiles laid in the line as oriented text (``"5-2"``); the bit sets of a table are not
-written, they follow from its hands and line.
+The layout is documented in docs/rules.md ("The state as JSON"). A sequence of tiles (a hand, the
+bazaar) is one string of tile texts separated by spaces (``"2-5 0-0"``), the line the same with each
+tile as laid (``"5-2 2-1"``); the bit sets of a table are not written, they follow from its hands and
+line.
 """
 
 from __future__ import annotations
@@ -18,16 +19,16 @@ from .errors import StateFormatError, UnknownStateFormat
 from .rulesets import Options
 from .scoring import PlayerScore
 from .state import GameState, Result, RoundRecord, RoundState
-from .tiles import PARSE, TEXT, Tile, tile_set
+from .tiles import LAID_TEXT, PARSE, PARSE_LAID, TEXT, Tile, tile_set
 
 #: the version of the layout written by :func:`state_to_json`; a change of layout is a new version
 FORMAT_VERSION = 1
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def _tiles(tiles: tuple[Tile, ...]) -> list[str]:
-    return [TEXT[tile] for tile in tiles]
+def _tiles(tiles: tuple[Tile, ...]) -> str:
+    return " ".join(map(TEXT.__getitem__, tiles))
 
 
 def _scores(players: tuple[PlayerScore, ...]) -> list[list[Any]]:
@@ -36,6 +37,7 @@ def _scores(players: tuple[PlayerScore, ...]) -> list[list[Any]]:
 
 def state_to_dict(state: GameState) -> dict[str, Any]:
     """The JSON form as a dict of JSON values."""
+    text = TEXT.__getitem__
     t = state.table
     r = state.result
     return {
@@ -54,7 +56,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "number": t.number,
             "hands": [_tiles(hand) for hand in t.hands],
             "bazaar": _tiles(t.bazaar),
-            "line": [f"{a}-{b}" for a, b in t.line],
+            "line": " ".join(map(LAID_TEXT.__getitem__, t.line)),
             "left": t.left,
             "right": t.right,
             "turn": t.turn,
@@ -66,7 +68,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "fish_pot": state.fish_pot,
         "leader": state.leader,
         "rounds": [
-            [rr.round, rr.end, rr.seat, [_tiles(hand) for hand in rr.hand_tiles], list(rr.hands),
+            [rr.round, rr.end, rr.seat, "|".join([" ".join(map(text, hand)) for hand in rr.hand_tiles]), list(rr.hands),
              list(rr.round_points), rr.fish_pot, rr.draw, _scores(rr.players)]
             for rr in state.rounds
         ],
@@ -78,12 +80,12 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
 
 
 def state_to_json(state: GameState) -> str:
-    """The JSON form of ``state`` as text (compact, UTF-8 characters kept)."""
+    """The JSON form of ``state`` as text (compact, ASCII: other characters escaped)."""
     return _dumps(state_to_dict(state))
 
 
-def _parse(texts: list[str]) -> tuple[Tile, ...]:
-    return tuple([PARSE[text] for text in texts])
+def _parse(text: str) -> tuple[Tile, ...]:
+    return tuple(map(PARSE.__getitem__, text.split()))
 
 
 def _players(rows: list[list[Any]]) -> tuple[PlayerScore, ...]:
@@ -92,18 +94,21 @@ def _players(rows: list[list[Any]]) -> tuple[PlayerScore, ...]:
 
 def _table(d: dict[str, Any]) -> RoundState:
     hands = tuple([_parse(hand) for hand in d["hands"]])
-    line = tuple([(int(text[0]), int(text[2])) for text in d["line"]])
+    laid = d["line"].split()
+    line = tuple(map(PARSE_LAID.__getitem__, laid))
     must_lead = d["must_lead"]
     return RoundState(
         d["number"], hands, _parse(d["bazaar"]), line, d["left"], d["right"], d["turn"],
         None if must_lead is None else PARSE[must_lead], d["last_player"], d["ended"],
-        tuple([tile_set(hand) for hand in hands]), tile_set([PARSE[text] for text in d["line"]]),
+        tuple([tile_set(hand) for hand in hands]), tile_set(map(PARSE.__getitem__, laid)),
     )
 
 
 def _round(row: list[Any]) -> RoundRecord:
     number, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players = row
-    return RoundRecord(number, end, seat, tuple([_parse(hand) for hand in hand_tiles]), tuple(hands),
+    tile = PARSE.__getitem__
+    return RoundRecord(number, end, seat, tuple([tuple(map(tile, hand.split())) for hand in hand_tiles.split("|")]),
+                       tuple(hands),
                        tuple(round_points), fish_pot, draw, _players(players))
 
 

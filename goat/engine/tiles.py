@@ -62,6 +62,10 @@ for _tile, (_a, _b) in zip(ALL_TILES, HALVES):
     PARSE[f"{_a}-{_b}"] = _tile
     PARSE[f"{_b}-{_a}"] = _tile
 _BY_HALVES = {halves: tile for tile, halves in zip(ALL_TILES, HALVES)}
+#: a tile as laid in the line, ``(left half, right half)`` <-> its text ``"5-2"`` (both orientations)
+LAID_TEXT: dict[tuple[int, int], str] = {(a, b): f"{a}-{b}" for a in range(7) for b in range(7)
+                                         if (min(a, b), max(a, b)) in _BY_HALVES}
+PARSE_LAID: dict[str, tuple[int, int]] = {text: pair for pair, text in LAID_TEXT.items()}
 
 
 def parse_tile(text: object) -> Tile:
