@@ -27,9 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import emit, interleaved  # noqa: E402
-
 import dominoes  # noqa: E402
+from _common import emit, interleaved  # noqa: E402
 
 from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
 from goat.engine.simulate import simulate_game  # noqa: E402

@@ -2,13 +2,24 @@
 the rules (decide / evolve / apply), scoring, ratings, chips and replay."""
 
 from .errors import IllegalMove, InvalidEvent, InvalidOptions, RulesError, UnknownStateFormat
+from .json_form import FORMAT_VERSION, state_from_json, state_to_json
 from .replay import ReplayResult, replay, report, verify_log
 from .rules import (
-    CreateGame, PlayTile, Resign, Session, TakeSeat, TimeOut, advance, apply, decide, evolve, evolve_all, legal_moves,
+    CreateGame,
+    PlayTile,
+    Resign,
+    Session,
+    TakeSeat,
+    TimeOut,
+    advance,
+    apply,
+    decide,
+    evolve,
+    evolve_all,
+    legal_moves,
     pending,
     with_server_seed,
 )
-from .json_form import FORMAT_VERSION, state_from_json, state_to_json
 from .rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS, Options, resolve_options
 from .state import GameState
 from .tiles import Tile, tile_str, tiles_str

@@ -17,23 +17,25 @@ def _same_command(self: tuple[Any, ...], other: object) -> bool:
     if other.__class__ is not self.__class__:
         # A tuple's own == would say yes to equal items (and runs when this returns NotImplemented).
         return False if isinstance(other, tuple) else NotImplemented
-    return tuple.__eq__(self, other)  # type: ignore[arg-type]
+    return tuple.__eq__(self, other)
 
 
 def _other_command(self: tuple[Any, ...], other: object) -> bool:
     if other.__class__ is not self.__class__:
         return True if isinstance(other, tuple) else NotImplemented
-    return tuple.__ne__(self, other)  # type: ignore[arg-type]
+    return tuple.__ne__(self, other)
 
 
 def _unordered(self: tuple[Any, ...], other: object) -> bool:
-    return NotImplemented
+    return NotImplemented  # type: ignore[no-any-return]
 
 
 def _command(cls: type[_C]) -> type[_C]:
     """Equality by class and fields, tuple hashing, no ordering."""
-    cls.__eq__, cls.__ne__, cls.__hash__ = _same_command, _other_command, tuple.__hash__  # type: ignore[assignment,method-assign]
-    cls.__lt__ = cls.__le__ = cls.__gt__ = cls.__ge__ = _unordered  # type: ignore[attr-defined,operator]
+    for name, method in (("__eq__", _same_command), ("__ne__", _other_command), ("__hash__", tuple.__hash__)):
+        setattr(cls, name, method)
+    for name in ("__lt__", "__le__", "__gt__", "__ge__"):
+        setattr(cls, name, _unordered)
     return cls
 
 

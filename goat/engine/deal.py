@@ -105,7 +105,8 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     down to 1 with ``m = i + 1``; a word ``x >= 2**32 - (2**32 % m)`` is discarded (rejection
     sampling keeps the shuffle unbiased), otherwise items ``i`` and ``x % m`` are swapped.
     """
-    return _itemgetter(*shuffled_positions(key, round_no, attempt))(ALL_TILES)
+    order: tuple[Tile, ...] = _itemgetter(*shuffled_positions(key, round_no, attempt))(ALL_TILES)
+    return order
 
 
 def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
@@ -114,7 +115,7 @@ def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
     words = itertools.chain(_UNPACK_FIRST(_stream_blocks(key, prefix, 0, _FIRST_BLOCKS)), _more_words(key, prefix))
     items = list(range(len(ALL_TILES)))
     # zip takes one word per swap; a rejected word is replaced by the next one, which zip then skips
-    for (i, m, limit), x in zip(_SWAPS, words):
+    for (i, m, limit), x in zip(_SWAPS, words, strict=False):
         while x >= limit:  # rejection sampling keeps the shuffle unbiased
             x = next(words)
         j = x % m

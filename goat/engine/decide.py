@@ -15,7 +15,7 @@ from .commands import Command, CreateGame, PlayTile, Resign, TakeSeat, TimeOut
 from .errors import IllegalMove, RulesError
 from .events import Event, dispatch, is_seed_hex, reveal
 from .machine import Game, Table, freeze, thaw
-from .moves import CHOICES, DEAL, DRAW, KNOCK, PLAY, REVEAL, WAITING, Move, Waits, check_play, moves_of, pending
+from .moves import CHOICES, DEAL, DRAW, KNOCK, REVEAL, WAITING, Move, Waits, check_play, moves_of, pending
 from .rounds import draw_tile, knock, next_deal, place_tile, start_round
 from .rulesets import resolve_options
 from .state import GameState
@@ -38,7 +38,7 @@ def forced_event(state: GameState | Game) -> Event | None:
     return None
 
 
-def _deal_event(round_no: int, attempt: int, hands: list[list[int]], bazaar: list[int], void: bool) -> Event:
+def _deal_event(round_no: int, attempt: int, hands: list[list[Tile]], bazaar: list[Tile], void: bool) -> Event:
     return {"type": "round_dealt", "seat": None, "data": {
         "round": round_no, "attempt": attempt, "hands": [[TEXT[tile] for tile in hand] for hand in hands],
         "bazaar": [TEXT[tile] for tile in bazaar], "void": void,
@@ -61,7 +61,7 @@ def _advance(g: Game, events: list[Event]) -> Waits:
             knock(g, t, seat)  # type: ignore[arg-type]
         elif kind == DEAL:
             round_no, attempt, hands, bazaar, void = next_deal(g)
-            events.append(_deal_event(round_no, attempt, hands, bazaar, void))  # type: ignore[arg-type]
+            events.append(_deal_event(round_no, attempt, hands, bazaar, void))
             start_round(g, hands, bazaar, void)
         else:  # REVEAL
             if g.server_seed is None:
@@ -106,21 +106,22 @@ def _decide_on(g: Game | None, command: Command) -> tuple[Game, list[Event], Wai
     """Apply ``command`` and every forced action after it to the machine ``g``; the machine, the events
     and what the game then waits for. A refused command leaves ``g`` as it was."""
     if command.__class__ is PlayTile and g is not None:
-        events = [_play(g, command)]  # type: ignore[arg-type]
+        events = [_play(g, command)]
         return g, events, _advance(g, events)
     if isinstance(command, CreateGame):
         if g is not None:
             raise RulesError("game_exists", "the game already exists.")
-        g, event = _create(command)
-        return g, [event], pending(g)
+        g, created = _create(command)
+        return g, [created], pending(g)
     if g is None:
         raise RulesError("no_game", "the game does not exist.")
+    event: Event
     if isinstance(command, TakeSeat):
         if g.status != WAITING:
             raise IllegalMove("game_not_waiting", "Every seat of this game is taken.")
         seat = g.players.index(None)
-        event: Event = {"type": "seat_taken", "seat": seat,
-                        "data": {"seat": seat, "player": command.player, "client_seed": command.client_seed}}
+        event = {"type": "seat_taken", "seat": seat,
+                 "data": {"seat": seat, "player": command.player, "client_seed": command.client_seed}}
     elif isinstance(command, Resign):
         event = {"type": "resigned", "seat": command.seat, "data": {}}
     elif isinstance(command, TimeOut):

@@ -7,6 +7,8 @@ class RulesError(Exception):
     """Base class of every error the engine raises on purpose."""
 
     code: str = "rules_error"
+    #: the position of the refused event in a log, when a replay refused it
+    seq: int | None = None
 
     def __init__(self, code: str | None = None, detail: str = "", **context: object) -> None:
         if code is not None:

@@ -34,9 +34,9 @@ def is_seed_hex(text: object) -> bool:
 
 def _seat_of(g: Game, event: Mapping[str, Any]) -> int:
     seat = event.get("seat")
-    if seat.__class__ is not int or not 0 <= seat < g.seats:  # type: ignore[operator]
+    if seat.__class__ is not int or not 0 <= seat < g.seats:
         raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
-    return seat  # type: ignore[return-value]
+    return seat
 
 
 def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -81,9 +81,9 @@ def _seat_taken(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     if check:
         if g.status != WAITING:
             raise IllegalMove("game_not_waiting", "Every seat of this game is taken.")
-        if seat.__class__ is not int or not 0 <= seat < g.seats:  # type: ignore[operator]
+        if seat.__class__ is not int or not 0 <= seat < g.seats:
             raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
-        if g.players[seat] is not None:  # type: ignore[index]
+        if g.players[seat] is not None:
             raise InvalidEvent("seat_taken", f"seat {seat} is already taken.")
         if not isinstance(player, str) or not player or len(player) > MAX_PLAYER_NAME:
             raise InvalidEvent("malformed_event", "seat_taken needs a player name.")
@@ -148,14 +148,14 @@ def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
 
 def _tile_played(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     seat = event.get("seat")
-    if seat.__class__ is not int or not 0 <= seat < g.seats:  # type: ignore[operator]
+    if seat.__class__ is not int or not 0 <= seat < g.seats:
         _seat_of(g, event)
     data = event.get("data")
     if data.__class__ is not dict:
         data = _data(event)
-    text, end = data.get("tile"), data.get("end")  # type: ignore[union-attr]
+    text, end = data.get("tile"), data.get("end")
     try:
-        tile = PARSE[text]
+        tile = PARSE[text]  # type: ignore[index]
     except (KeyError, TypeError):  # TypeError: not even hashable
         try:
             parse_tile(text)

@@ -42,13 +42,13 @@ class Fold:
                 if seq != position:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
                 etype = event.get("type")
-                handler = HANDLERS.get(etype) if etype.__class__ is str else None  # type: ignore[arg-type]
+                handler = HANDLERS.get(etype) if etype.__class__ is str else None
                 if handler is None or g is None:  # dispatch says why, or applies the first event
                     g = dispatch(g, event, check)
                 else:
                     g = handler(g, event, check)
         except RulesError as exc:
-            exc.seq = position  # type: ignore[attr-defined]
+            exc.seq = position
             raise
         finally:
             self._g = g

@@ -133,10 +133,10 @@ def check_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
     precise error. The first tile of a round goes on ``"left"``."""
     t = state.table
     if t is not None and seat.__class__ is int and seat == t.turn and state.status == RUNNING and t.ended is None:
-        on_left, on_right = playable(t, seat)  # type: ignore[arg-type]
+        on_left, on_right = playable(t, seat)
         bit = BIT[tile]
         if end == LEFT and on_left & bit or end == RIGHT and on_right & bit:
-            return end  # type: ignore[return-value]
+            return end
         if end is None and (on_left | on_right) & bit and not (on_left & on_right & bit):
             return LEFT if on_left & bit else RIGHT
     return _refuse_play(state, seat, tile, end)
@@ -151,9 +151,9 @@ def _refuse_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
     t: TableView = state.table  # type: ignore[assignment]
     if seat.__class__ is not int:  # equal to the seat to move, but not an int: 1.0, True
         raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
-    on_left, on_right = playable(t, seat)  # type: ignore[arg-type]
+    on_left, on_right = playable(t, seat)
     text = TEXT[tile]
-    if not t.held[seat] & BIT[tile]:  # type: ignore[index]
+    if not t.held[seat] & BIT[tile]:
         raise IllegalMove("tile_not_in_hand", f"You do not hold {text}.")
     if end not in (None, LEFT, RIGHT):
         raise IllegalMove("invalid_end", f"{end!r} is not an end of the line; say \"left\" or \"right\".")

@@ -8,13 +8,15 @@ knock against the rules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from .errors import RulesError
 from .deal import commitment
+from .errors import RulesError
 from .events import is_seed_hex
 from .fold import Fold
+from .machine import Game
 from .moves import CHOICES, pending
 from .state import GameState
 
@@ -63,7 +65,7 @@ def _fold(events: Iterable[Mapping[str, Any]], server_seed: str | None, require_
     except RulesError as exc:
         return fold, exc.seq, exc.code, exc.detail
     if require_complete:
-        g = fold.machine
+        g: Game = fold.machine  # type: ignore[assignment]  # the first event was applied
         kind, seat = pending(g)  # reads the machine as it reads a GameState
         if kind not in CHOICES:
             who = "" if seat is None else f" by seat {seat}"
@@ -103,7 +105,7 @@ def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:
     fold, seq, code, detail = _fold(events, revealed, True)
     if code is not None:
         return {"valid": False, "seq": seq, "code": code, "detail": detail}
-    return {"valid": True, **report(fold.machine)}  # the machine has the state's result and rounds
+    return {"valid": True, **report(fold.machine)}  # type: ignore[union-attr, arg-type]  # (as a GameState)
 
 
 def report(state: GameState) -> dict[str, Any]:

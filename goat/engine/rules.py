@@ -12,7 +12,19 @@ from .decide import Session, advance, decide, forced_event, with_server_seed
 from .events import EVENT_TYPES, MAX_CLIENT_SEED, MAX_PLAYER_NAME, Event, is_seed_hex
 from .fold import Fold, apply, evolve, evolve_all
 from .moves import (
-    CHOICES, CREATE, DEAL, DONE, DRAW, KNOCK, PLAY, REVEAL, SEAT, check_play, legal_moves, pending, playable,
+    CHOICES,
+    CREATE,
+    DEAL,
+    DONE,
+    DRAW,
+    KNOCK,
+    PLAY,
+    REVEAL,
+    SEAT,
+    check_play,
+    legal_moves,
+    pending,
+    playable,
 )
 from .rounds import DOUBLES_FROM_ONE_ORDER, OPENER_ORDERS, SMALLEST_DOUBLE_ORDER, next_deal, opening_tile
 

@@ -94,10 +94,10 @@ class Options(NamedTuple):
     move_time: int
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(zip(OPTION_KEYS, self))
+        return dict(zip(OPTION_KEYS, self, strict=True))
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Options":
+    def from_dict(cls, data: Mapping[str, Any]) -> Options:
         try:
             return cls(*[data[key] for key in OPTION_KEYS])
         except (KeyError, TypeError) as exc:

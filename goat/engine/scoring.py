@@ -100,7 +100,6 @@ def score_goat_round(
         raise ValueError(f"unknown fish scoring {fish_scoring!r}")
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat} out of range for {n} players")
-
     players = tuple(players)
 
     # §7.2: round points. ``keep``: the seat whose remembered points stay when the others' are wiped
@@ -128,8 +127,15 @@ def score_goat_round(
             rp[top] += fish_pot
             fish_pot = 0
 
-    # §7.4: write the round.
     went_out = seat if end == END_OUT else -1
+    return RoundOutcome(_write_round(players, rp, went_out, keep, open_threshold), tuple(rp), fish_pot, False)
+
+
+def _write_round(players: Sequence[PlayerScore], rp: Sequence[int], went_out: int, keep: int | None,
+                 open_threshold: int) -> tuple[PlayerScore, ...]:
+    """§7.4: each account after writing its final round points ``rp``. ``went_out`` is the seat that
+    went out (-1 after a fish); ``keep`` the only seat whose remembered points stay (fish_for_one),
+    ``None`` when every seat keeps its own."""
     written = []
     for p, before in enumerate(players):
         remembered = before.remembered if keep is None or p == keep else 0
@@ -143,14 +149,14 @@ def score_goat_round(
         else:
             open_, score, remembered = False, before.score, remembered + points
         written.append(PlayerScore(open_, score, remembered))
-    return RoundOutcome(tuple(written), tuple(rp), fish_pot, False)
+    return tuple(written)
 
 
 def score_fixed_round(*, players: Sequence[PlayerScore], hand_values: Sequence[int]) -> RoundOutcome:
     """Score one round of a fixed-rounds game (§8): every player adds the pips in hand to ``score``."""
     if len(hand_values) != len(players):
         raise ValueError(f"{len(hand_values)} hand values for {len(players)} players")
-    written = tuple([PlayerScore(False, p.score + h, 0) for p, h in zip(players, hand_values)])
+    written = tuple([PlayerScore(False, p.score + h, 0) for p, h in zip(players, hand_values, strict=True)])
     return RoundOutcome(written, tuple(hand_values), 0, False)
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timezone
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from time import gmtime, strftime
-from typing import Any, Iterator, Mapping
+from typing import Any
 
-from .rules import PLAY, CreateGame, PlayTile, Resign, Session, TakeSeat, TimeOut
+from .rules import PLAY, Command, CreateGame, PlayTile, Resign, Session, TakeSeat, TimeOut
+from .rulesets import Options
 
-EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 _EPOCH_SECONDS = int(EPOCH.timestamp())
 
 
@@ -33,14 +35,16 @@ def simulate_game(
     for s in range(seats):
         client_seed = rng.choice(["", f"seed-{rng.randrange(10**6)}", "карл"])
         log.extend(game.decide(TakeSeat(player=f"bot{s}", client_seed=client_seed)))
-    move_time = game.state.options.move_time
+    move_time = options_of(game).move_time
     stop_at = rng.randrange(1, 200) if rng.random() < interrupt_chance else None
     moves = 0
     while True:
-        kind, seat = game.pending()
-        if kind != PLAY:
+        kind, who = game.pending()
+        if kind != PLAY or who is None:
             break
+        seat = who
         moves += 1
+        command: Command
         if stop_at is not None and moves >= stop_at:
             if rng.random() < 0.5 and move_time > 0:
                 command = TimeOut(seat=seat)
@@ -56,13 +60,19 @@ def simulate_game(
             for seq, e in enumerate(log, start=1)]
 
 
+def options_of(game: Session) -> Options:
+    state = game.state
+    assert state is not None
+    return state.options
+
+
 def timestamp(seq: int) -> str:
     """The time of event ``seq`` of a simulated game: one second after ``EPOCH`` per event, ISO 8601 UTC."""
     return strftime("%Y-%m-%dT%H:%M:%SZ", gmtime(_EPOCH_SECONDS + seq))
 
 
 def simulate(*, ruleset: str, seats: int, seed: int, count: int = 1,
-             options: Mapping[str, Any] | None = None, interrupt_chance: float = 0.1) -> Iterator[list[dict]]:
+             options: Mapping[str, Any] | None = None, interrupt_chance: float = 0.1) -> Iterator[list[dict[str, Any]]]:
     rng = random.Random(seed)
     for _ in range(count):
         yield simulate_game(rng, ruleset=ruleset, seats=seats, options=options, interrupt_chance=interrupt_chance)

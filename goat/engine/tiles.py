@@ -58,10 +58,10 @@ DOUBLE_ZERO = ALL_TILES[0]
 
 #: text in either order -> tile
 PARSE: dict[str, Tile] = {}
-for _tile, (_a, _b) in zip(ALL_TILES, HALVES):
+for _tile, (_a, _b) in zip(ALL_TILES, HALVES, strict=True):
     PARSE[f"{_a}-{_b}"] = _tile
     PARSE[f"{_b}-{_a}"] = _tile
-_BY_HALVES = {halves: tile for tile, halves in zip(ALL_TILES, HALVES)}
+_BY_HALVES = {halves: tile for tile, halves in zip(ALL_TILES, HALVES, strict=True)}
 #: a tile as laid in the line, ``(left half, right half)`` <-> its text ``"5-2"`` (both orientations)
 LAID_TEXT: dict[tuple[int, int], str] = {(a, b): f"{a}-{b}" for a in range(7) for b in range(7)
                                          if (min(a, b), max(a, b)) in _BY_HALVES}
@@ -79,12 +79,12 @@ def parse_tile(text: object) -> Tile:
 def as_tile(value: object) -> Tile | None:
     """A tile given as a :class:`Tile`, its text (either order) or its halves ``(low, high)``; else ``None``."""
     if value.__class__ is Tile:
-        return value  # type: ignore[return-value]
+        return value
     if isinstance(value, str):
         return PARSE.get(value)
     if value.__class__ is tuple:
         try:
-            return _BY_HALVES.get(value)  # type: ignore[call-overload, no-any-return]
+            return _BY_HALVES.get(value)
         except TypeError:  # unhashable parts
             return None
     return None
@@ -92,9 +92,9 @@ def as_tile(value: object) -> Tile | None:
 
 def tile_from_index(value: object) -> Tile:
     """The tile with canonical index ``value`` (0..27); ``ValueError`` for anything else."""
-    if value.__class__ is not int or not 0 <= value < TILE_COUNT:  # type: ignore[operator]
+    if value.__class__ is not int or not 0 <= value < TILE_COUNT:
         raise ValueError(f"{value!r} is not a tile index")
-    return ALL_TILES[value]  # type: ignore[index]
+    return ALL_TILES[value]
 
 
 def tile_str(tile: int) -> str:

@@ -6,8 +6,9 @@ No Django, no database: everything here is the pure engine.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from goat.engine.rules import CreateGame, PlayTile, TakeSeat, decide
 from goat.engine.state import GameState

@@ -20,7 +20,6 @@ from goat.engine.rules import PLAY, PlayTile, Resign, TimeOut, apply, decide, ev
 from goat.engine.simulate import simulate_game
 from goat.engine.state import RUNNING
 from goat.engine.tiles import ALL_TILES, parse_tile, tile_set, tile_str
-
 from helpers import new_game, seed_hex
 
 GAMES = st.one_of(
@@ -115,7 +114,7 @@ def _check_scores_between_rounds(state) -> None:
     previous = None
     for record in state.rounds:
         if previous is not None and state.options.scoring == "goat":
-            for b, a in zip(previous, record.players):
+            for b, a in zip(previous, record.players, strict=True):
                 if a.points < b.points:
                     # Only a remembered reset lowers points: going out, or losing a fish_for_one.
                     assert not b.open and not a.open and a.remembered == 0 and a.score == b.score

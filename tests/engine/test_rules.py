@@ -26,7 +26,6 @@ from goat.engine.scoring import PlayerScore
 from goat.engine.simulate import simulate_game
 from goat.engine.state import FINISHED, INTERRUPTED, RUNNING
 from goat.engine.tiles import parse_tile, tile_str
-
 from helpers import dealt, new_game, play, seed_hex, set_table, tiles, types, waiting_game
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from goat.engine.errors import IllegalMove
 from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat, decide, legal_moves, pending
