@@ -24,19 +24,15 @@ from .tiles import LAID_TEXT, PARSE, PARSE_LAID, TEXT, Tile, tile_set
 #: the version of the layout written by :func:`state_to_json`; a change of layout is a new version
 FORMAT_VERSION = 1
 
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
+_dumps = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode  # a tree of our own values
 
 
 def _tiles(tiles: tuple[Tile, ...]) -> str:
     return " ".join(map(TEXT.__getitem__, tiles))
 
 
-def _scores(players: tuple[PlayerScore, ...]) -> list[list[Any]]:
-    return [[p.open, p.score, p.remembered] for p in players]
-
-
 def state_to_dict(state: GameState) -> dict[str, Any]:
-    """The JSON form as a dict of JSON values."""
+    """The JSON form as a dict of JSON values (tuples, and named tuples, standing for arrays)."""
     text = TEXT.__getitem__
     t = state.table
     r = state.result
@@ -64,16 +60,15 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "last_player": t.last_player,
             "ended": t.ended,
         },
-        "scores": _scores(state.scores),
+        "scores": state.scores,  # named tuples: JSON arrays [open, score, remembered]
         "fish_pot": state.fish_pot,
         "leader": state.leader,
         "rounds": [
-            [rr.round, rr.end, rr.seat, "|".join([" ".join(map(text, hand)) for hand in rr.hand_tiles]), list(rr.hands),
-             list(rr.round_points), rr.fish_pot, rr.draw, _scores(rr.players)]
+            [rr.round, rr.end, rr.seat, "|".join([" ".join(map(text, hand)) for hand in rr.hand_tiles]), rr.hands,
+             rr.round_points, rr.fish_pot, rr.draw, rr.players]
             for rr in state.rounds
         ],
-        "result": None if r is None else [r.reason, list(r.goats), list(r.winners), list(r.rating_points),
-                                          list(r.chips)],
+        "result": r,  # a named tuple: [reason, goats, winners, rating_points, chips]
         "revealed_seed": state.revealed_seed,
         "version": state.version,
     }
@@ -89,7 +84,13 @@ def _parse(text: str) -> tuple[Tile, ...]:
 
 
 def _players(rows: list[list[Any]]) -> tuple[PlayerScore, ...]:
-    return tuple([PlayerScore(bool(o), s, r) for o, s, r in rows])
+    return tuple(map(_player, rows))
+
+
+def _player(row: list[Any]) -> PlayerScore:
+    if len(row) != 3:
+        raise ValueError(f"a player's account is [open, score, remembered], not {row!r}")
+    return PlayerScore._make(row)
 
 
 def _table(d: dict[str, Any]) -> RoundState:
