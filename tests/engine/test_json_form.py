@@ -93,7 +93,7 @@ def test_the_form_is_plain_json_with_its_version_first():
     d = json.loads(state_to_json(state))
     assert next(iter(d)) == "format" and d["format"] == FORMAT_VERSION == 1
     assert isinstance(d["table"]["hands"][0], str) and d["table"]["hands"][0].count("-") == len(state.table.hands[0])
-    assert state_to_dict(state) == d
+    assert json.loads(json.dumps(state_to_dict(state))) == d  # tuples in the dict stand for arrays
 
 
 @pytest.mark.parametrize("version", [0, 2, "1", 1.0, None, True])
