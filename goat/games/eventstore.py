@@ -30,7 +30,7 @@ from goat.web.errors import ServiceError
 from goat.web.rows import fixed_cursor
 
 #: bump when GameState's layout changes: older snapshots are then rebuilt from events
-SNAPSHOT_FORMAT = b"goat-state-1:"
+SNAPSHOT_FORMAT = b"goat-state-2:"
 GENESIS_HASH = "0" * 64
 
 
