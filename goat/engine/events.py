@@ -240,7 +240,6 @@ HANDLERS: dict[str, Handler] = {
     "resigned": _resigned,  # type: ignore[dict-item]
     "seed_revealed": _seed_revealed,  # type: ignore[dict-item]
 }
-EVENT_TYPES = tuple(HANDLERS)
 
 
 def dispatch(g: Game | None, event: Mapping[str, Any], check: bool) -> Game:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .commands import Command, CreateGame, PlayTile, Resign, TakeSeat, TimeOut
 from .decide import Session, advance, decide, forced_event, with_server_seed
-from .events import EVENT_TYPES, MAX_CLIENT_SEED, MAX_PLAYER_NAME, Event, is_seed_hex
+from .events import MAX_CLIENT_SEED, MAX_PLAYER_NAME, Event, is_seed_hex
 from .fold import Fold, apply, evolve, evolve_all
 from .moves import (
     CHOICES,
@@ -30,7 +30,7 @@ from .rounds import DOUBLES_FROM_ONE_ORDER, OPENER_ORDERS, SMALLEST_DOUBLE_ORDER
 
 __all__ = [
     "Command", "CreateGame", "PlayTile", "Resign", "TakeSeat", "TimeOut", "Session", "advance", "decide",
-    "forced_event", "with_server_seed", "EVENT_TYPES", "MAX_CLIENT_SEED", "MAX_PLAYER_NAME", "Event", "is_seed_hex",
+    "forced_event", "with_server_seed", "MAX_CLIENT_SEED", "MAX_PLAYER_NAME", "Event", "is_seed_hex",
     "Fold", "apply", "evolve", "evolve_all", "CHOICES", "CREATE", "DEAL", "DONE", "DRAW", "KNOCK", "PLAY", "REVEAL",
     "SEAT", "check_play", "legal_moves", "pending", "playable", "DOUBLES_FROM_ONE_ORDER", "OPENER_ORDERS",
     "SMALLEST_DOUBLE_ORDER", "next_deal", "opening_tile",

@@ -106,17 +106,8 @@ def tiles_str(tiles: Iterable[int]) -> list[str]:
     return [TEXT[t] for t in tiles]
 
 
-def oriented_str(first: int, second: int) -> str:
-    """A tile as laid in the line, e.g. ``"5-2"`` (not normalised)."""
-    return f"{first}-{second}"
-
-
 def pips(tile: int) -> int:
     return PIPS[tile]
-
-
-def is_double(tile: int) -> bool:
-    return LOW[tile] == HIGH[tile]
 
 
 def tile_set(tiles: Iterable[int]) -> int:
