@@ -240,6 +240,11 @@ if env_bool("SECURE_PROXY_SSL_HEADER", False):
     # Only behind a proxy that sets X-Forwarded-Proto and strips it from clients.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# Reverse proxies whose X-Forwarded-For is believed (addresses or networks, comma-separated). Empty
+# (the default): the client address of throttles and the login lockout is the direct peer, whatever
+# X-Forwarded-For says. Behind a proxy, list it, and make it overwrite or append to that header.
+GOAT_TRUSTED_PROXIES = env_list("GOAT_TRUSTED_PROXIES", "")
+
 # The API takes small JSON bodies only.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 # An Idempotency-Key claimed by a request that died (a killed worker) may be taken over after this long.
@@ -271,9 +276,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
-        "rest_framework.throttling.ScopedRateThrottle",
+        # Counted per account, or per client address as goat.web.throttling.client_ip gives it.
+        "goat.web.throttling.AnonRateThrottle",
+        "goat.web.throttling.UserRateThrottle",
+        "goat.web.throttling.ScopedRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("GOAT_THROTTLE_ANON", "60/min"),
