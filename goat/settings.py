@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -100,6 +101,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "goat.web",
     "goat.games",
     "goat.players",
@@ -118,6 +120,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A login refused by the lockout gets its 429 answer (goat.players.lockout.lockout_response).
+    "axes.middleware.AxesMiddleware",
     # Last, so it sees exceptions raised by views: /api/ errors become problem+json 500s.
     "goat.web.problems.ProblemMiddleware",
 ]
@@ -203,6 +207,25 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Login lockout (django-axes, goat/players/lockout.py): GOAT_LOGIN_FAILURE_LIMIT failed logins for one
+# account (any address) or from one address (any account) within the cool-off lock that account or
+# address out of the admin login and POST /api/auth/token/ until GOAT_LOGIN_COOLOFF_MINUTES have passed
+# since its last counted failure. Attempts while locked out are not counted, so the end is fixed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out attempt before any password check
+    "goat.players.backends.UsernameBackend",  # Django's ModelBackend, the username compared in its fold
+]
+AXES_ENABLED = env_bool("GOAT_LOGIN_LOCKOUT", True)
+AXES_FAILURE_LIMIT = env_int("GOAT_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("GOAT_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = False  # a login to one's own account must not clear the failures of one's address
+AXES_DISABLE_ACCESS_LOG = True  # failures are kept (AccessAttempt, in the admin); successes are not logged
+AXES_CLIENT_IP_CALLABLE = "goat.web.throttling.client_ip"
+AXES_USERNAME_CALLABLE = "goat.players.lockout.lockout_username"
+AXES_LOCKOUT_CALLABLE = "goat.players.lockout.lockout_response"
 
 # --- Internationalisation -------------------------------------------------------------------
 
