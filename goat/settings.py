@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -89,7 +90,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver"
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "goat.web.admin_site.GoatAdminConfig",  # django.contrib.admin, its site guarded (goat/web/admin_site.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -100,6 +101,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
+    "axes",
     "goat.web",
     "goat.games",
     "goat.players",
@@ -111,6 +114,7 @@ MIDDLEWARE = [
     # First: every response (even one made by a middleware below) carries X-Request-ID.
     "goat.web.logs.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",  # Content-Security-Policy on every response (CONTENT_SECURITY_POLICY below)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -118,6 +122,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A login refused by the lockout gets its 429 answer (goat.players.lockout.lockout_response).
+    "axes.middleware.AxesMiddleware",
     # Last, so it sees exceptions raised by views: /api/ errors become problem+json 500s.
     "goat.web.problems.ProblemMiddleware",
 ]
@@ -204,6 +210,25 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Login lockout (django-axes, goat/players/lockout.py): GOAT_LOGIN_FAILURE_LIMIT failed logins for one
+# account (any address) or from one address (any account) within the cool-off lock that account or
+# address out of the admin login and POST /api/auth/token/ until GOAT_LOGIN_COOLOFF_MINUTES have passed
+# since its last counted failure. Attempts while locked out are not counted, so the end is fixed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out attempt before any password check
+    "goat.players.backends.UsernameBackend",  # Django's ModelBackend, the username compared in its fold
+]
+AXES_ENABLED = env_bool("GOAT_LOGIN_LOCKOUT", True)
+AXES_FAILURE_LIMIT = env_int("GOAT_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("GOAT_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = False  # a login to one's own account must not clear the failures of one's address
+AXES_DISABLE_ACCESS_LOG = True  # failures are kept (AccessAttempt, in the admin); successes are not logged
+AXES_CLIENT_IP_CALLABLE = "goat.web.throttling.client_ip"
+AXES_USERNAME_CALLABLE = "goat.players.lockout.lockout_username"
+AXES_LOCKOUT_CALLABLE = "goat.players.lockout.lockout_response"
+
 # --- Internationalisation -------------------------------------------------------------------
 
 LANGUAGE_CODE = "en-us"
@@ -236,9 +261,35 @@ SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# Content-Security-Policy (django-csp): scripts, styles, fonts and images only from this origin
+# (whitenoise serves them), no inline script or style, no plugins, no framing, forms post here only.
+# The pages and the admin need nothing more (tests/e2e/test_csp_browser.py checks in Chromium that
+# they raise no violation); Swagger UI's page adds inline styles for itself (goat/urls.py).
+from csp.constants import NONE as _CSP_NONE  # noqa: E402
+from csp.constants import SELF as _CSP_SELF  # noqa: E402
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [_CSP_SELF],
+        "script-src": [_CSP_SELF],
+        "style-src": [_CSP_SELF],
+        "img-src": [_CSP_SELF, "data:"],
+        "font-src": [_CSP_SELF],
+        "connect-src": [_CSP_SELF],
+        "object-src": [_CSP_NONE],
+        "base-uri": [_CSP_SELF],
+        "form-action": [_CSP_SELF],
+        "frame-ancestors": [_CSP_NONE],
+    },
+}
 if env_bool("SECURE_PROXY_SSL_HEADER", False):
     # Only behind a proxy that sets X-Forwarded-Proto and strips it from clients.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Reverse proxies whose X-Forwarded-For is believed (addresses or networks, comma-separated). Empty
+# (the default): the client address of throttles and the login lockout is the direct peer, whatever
+# X-Forwarded-For says. Behind a proxy, list it, and make it overwrite or append to that header.
+GOAT_TRUSTED_PROXIES = env_list("GOAT_TRUSTED_PROXIES", "")
 
 # The API takes small JSON bodies only.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
@@ -271,9 +322,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
-        "rest_framework.throttling.ScopedRateThrottle",
+        # Counted per account, or per client address as goat.web.throttling.client_ip gives it.
+        "goat.web.throttling.AnonRateThrottle",
+        "goat.web.throttling.UserRateThrottle",
+        "goat.web.throttling.ScopedRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("GOAT_THROTTLE_ANON", "60/min"),

@@ -1,8 +1,10 @@
 """URL configuration. Every /api/ URL answers JSON; unknown ones a problem+json 404."""
 
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from goat.web import problems
 from goat.web.health import HealthView
@@ -17,7 +19,10 @@ api_patterns = [
     path("", include("goat.games.urls")),  # games/ and games/<id>/...
     path("", include(tournaments_api)),  # tournaments/, tournaments/<id>/{registration,standings}/
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # Swagger UI with its script served as a file (the split view), so the Content-Security-Policy keeps
+    # script-src 'self'; its page carries an inline <style>, allowed on this page only.
+    path("docs/", csp_update({"style-src": [UNSAFE_INLINE]})(SpectacularSwaggerSplitView.as_view(url_name="schema")),
+         name="docs"),
 ]
 
 urlpatterns = [

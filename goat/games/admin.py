@@ -11,7 +11,9 @@
   ``<id>/export/scoresheet.csv``.
 * ``GameEventAdmin`` and ``HiddenInfoViewAdmin`` are read-only lists.
 
-Hidden information of a RUNNING game (hands, bazaar) shown to staff is recorded (goat.audit).
+Hidden information of a RUNNING game (hands, bazaar) is shown only to those who see it unredacted
+(``selectors.sees_everything``: an auditor who holds no seat at the game), and that is recorded
+(goat.audit).
 """
 
 from __future__ import annotations
@@ -37,6 +39,16 @@ EVENTS_PER_PAGE = 50
 def _require_audit(request) -> None:
     if not request.user.has_perm(audit.AUDIT_PERMISSION):
         raise PermissionDenied("You need the permission “Can audit games” for the replay, verification and exports.")
+
+
+SEATED = "You hold a seat at this running game: its hidden information stays hidden from you until it ends."
+
+
+def _require_unredacted(request, game: Game) -> None:
+    """A running game's hidden information only for those who see it unredacted (selectors.sees_everything:
+    an auditor without a seat at it; superusers included)."""
+    if game.status == GameStatus.RUNNING and not selectors.sees_everything(game, request.user):
+        raise PermissionDenied(SEATED)
 
 
 def _events_for_log(game: Game, *, reveal: bool) -> list[dict]:
@@ -207,7 +219,8 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def _audit_context(self, request, game: Game) -> dict:
         can_audit = request.user.has_perm(audit.AUDIT_PERMISSION)
-        reveal = game.status == GameStatus.RUNNING and can_audit and request.GET.get("hidden") == "1"
+        can_reveal = game.status == GameStatus.RUNNING and selectors.sees_everything(game, request.user)
+        reveal = can_reveal and request.GET.get("hidden") == "1"
         if reveal:
             audit.audit_record_hidden_view(user=request.user, game=game, what="admin_event_log")
         events = _events_for_log(game, reveal=reveal)
@@ -217,6 +230,8 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         info = self.opts.app_label, self.opts.model_name
         return {
             "can_audit": can_audit,
+            "can_reveal": can_reveal,
+            "can_replay": can_audit and (game.status != GameStatus.RUNNING or can_reveal),
             "game": game,
             "scoresheet": scoresheet_table(game),
             "events_page": page,
@@ -256,6 +271,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         except ValueError:
             step = 0
         step = max(0, min(step, game.version))
+        _require_unredacted(request, game)
         if game.status == GameStatus.RUNNING:
             audit.audit_record_hidden_view(user=request.user, game=game, what="admin_replay")
         context = {
@@ -285,6 +301,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def export_events_view(self, request, object_id):
         game = self._audited_game(request, object_id)
+        _require_unredacted(request, game)
         if game.status == GameStatus.RUNNING:
             audit.audit_record_hidden_view(user=request.user, game=game, what="admin_export_events")
         events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
@@ -327,6 +344,7 @@ class GameEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
         event = self.get_object(request, object_id)
         if (event is not None and event.type in ("round_dealt", "tile_drawn")
                 and event.game.status == GameStatus.RUNNING and self.has_view_permission(request, event)):
+            _require_unredacted(request, event.game)  # a deal or a draw shows hidden tiles
             audit.audit_record_hidden_view(user=request.user, game=event.game, what="admin_event_detail")
         return super().change_view(request, object_id, form_url, extra_context)
 

@@ -1,8 +1,8 @@
 """Replay audit services: store a game's verification outcome, record who looked at hidden information.
 
 Used by the admin (goat.admin), the ``verify_games`` command and the nightly task
-(goat.audit_tasks). The REST API calls ``audit_record_hidden_view`` when staff read a running game's
-unredacted events or view.
+(goat.audit_tasks). The REST API calls ``audit_record_hidden_view`` when an auditor reads a running
+game's unredacted events or full state.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from goat.games import selectors
 from goat.games.models import Game, GameStatus, HiddenInfoView
 from goat.games.verification import Verification, game_verify
 
 logger = logging.getLogger(__name__)
 
-#: the permission codename that the replay, verify and export views require
-AUDIT_PERMISSION = "goat.audit_game"
+#: the permission that the replay, verify and export views require
+AUDIT_PERMISSION = selectors.AUDIT_PERMISSION
 
 
 def audit_record_hidden_view(*, user, game: Game, what: str) -> HiddenInfoView | None:

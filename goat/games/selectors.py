@@ -2,7 +2,10 @@
 
 While a game runs a player sees their own hand, the counts of the others' hands and of the bazaar,
 and in the event log another seat's hand and drawn tiles are replaced (RULES/API "Redaction"). Once
-the game has ended nothing is hidden. Staff see everything always.
+the game has ended nothing is hidden. Auditors (the ``goat.audit_game`` permission; superusers have
+every permission) see everything too, except in a running game where they hold a seat: there they
+see what any player sees (API.md second edition). ``sees_everything`` is that rule, for the API,
+the streams and the admin alike.
 """
 
 from __future__ import annotations
@@ -28,8 +31,20 @@ def viewer_seat(game: Game, user) -> int | None:
     return Seat.objects.filter(game=game, player=user).values_list("seat", flat=True).first()
 
 
-def sees_everything(game: Game, user) -> bool:
-    return game.ended or bool(user is not None and getattr(user, "is_staff", False))
+#: the permission that lets a user see hidden information (goat.audit.AUDIT_PERMISSION)
+AUDIT_PERMISSION = "goat.audit_game"
+
+
+def sees_everything(game: Game, user, seat: int | None | object = ...) -> bool:
+    """Whether ``user`` sees ``game`` unredacted: once it has ended, everyone; before, an auditor who
+    holds no seat at it (``seat``: the user's seat when the caller knows it)."""
+    if game.ended:
+        return True
+    if user is None or not getattr(user, "is_authenticated", False) or not user.has_perm(AUDIT_PERMISSION):
+        return False
+    if seat is ...:
+        seat = viewer_seat(game, user)
+    return seat is None
 
 
 def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, Any]:
@@ -72,19 +87,21 @@ def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     return event
 
 
-def events_for(*, game: Game, user, after: int = 0) -> list[dict[str, Any]]:
-    """The stream after ``after``, redacted for ``user``."""
-    return redact_events(eventstore.events_load(game_id=game.pk, after=after), game=game, user=user)
+def events_for(*, game: Game, user, after: int = 0, seat: int | None | object = ...) -> list[dict[str, Any]]:
+    """The stream after ``after``, redacted for ``user`` (whose ``seat`` may be passed when known)."""
+    return redact_events(eventstore.events_load(game_id=game.pk, after=after), game=game, user=user, seat=seat)
 
 
 def redact_events(events: list[GameEvent], *, game: Game, user, seat: int | None | object = ...
                   ) -> list[dict[str, Any]]:
     """Stored events, shaped and redacted for ``user`` (whose ``seat`` may be passed when known)."""
     dicts = [eventstore.event_dict(e) for e in events]
-    if sees_everything(game, user):
+    if game.ended:
         return dicts
     if seat is ...:
         seat = viewer_seat(game, user)
+    if sees_everything(game, user, seat):
+        return dicts
     return [redact(e, seat) for e in dicts]
 
 

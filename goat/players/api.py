@@ -74,6 +74,8 @@ class PlayerSignupView(APIView):
             OpenApiExample("sign-up", value={"username": "alice", "password": "correct horse battery"}, request_only=True),
             OpenApiExample("created", value={"username": "alice"}, response_only=True, status_codes=["201"]),
             problem_example(400, "username_taken", players.USERNAME_TAKEN, {"username": [players.USERNAME_TAKEN]}),
+            problem_example(400, "username_confusable", players.USERNAME_CONFUSABLE,
+                            {"username": [players.USERNAME_CONFUSABLE]}),
             problem_example(403, "signup_closed", players.SIGNUP_CLOSED),
         ],
         tags=["players"],
@@ -93,7 +95,8 @@ class TokenObtainView(APIView):
     @extend_schema(
         operation_id="auth_token_create",
         summary="Get an API token",
-        description="Use it as `Authorization: Token <token>`.",
+        description="Use it as `Authorization: Token <token>`. After repeated failed logins the account and "
+                    "the client address are locked out for a cool-off: 429 `login_locked_out` with `Retry-After`.",
         request=CredentialsSerializer,
         responses={200: TokenResponseSerializer, **problem_responses(400, 429)},
         examples=[
@@ -105,13 +108,14 @@ class TokenObtainView(APIView):
                 status_codes=["200"],
             ),
             problem_example(400, "invalid_credentials", players.INVALID_CREDENTIALS),
+            problem_example(429, "login_locked_out", players.LOCKED_OUT),
         ],
         tags=["players"],
     )
     def post(self, request: Request) -> Response:
         serializer = CredentialsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        return Response({"token": players.token_obtain(**serializer.validated_data)})
+        return Response({"token": players.token_obtain(request=request._request, **serializer.validated_data)})
 
 
 class PlayerMeView(APIView):

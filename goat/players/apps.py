@@ -2,9 +2,19 @@ from django.apps import AppConfig
 
 
 class PlayersConfig(AppConfig):
-    """Players: sign-up, tokens and profiles (the accounts are Django's auth users)."""
+    """Players: sign-up, tokens and profiles (the accounts are Django's auth users; their folded
+    usernames live in this app's UsernameKey)."""
 
     name = "goat.players"
     label = "players"
     verbose_name = "Players"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_save
+
+        from goat.players import checks  # noqa: F401 - registers the system checks
+        from goat.players.signals import username_key_sync
+
+        post_save.connect(username_key_sync, sender=get_user_model(), dispatch_uid="players_username_key_sync")

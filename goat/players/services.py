@@ -15,24 +15,33 @@ from django.contrib.auth import authenticate, get_user_model, password_validatio
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
+from goat.players.backends import user_by_username
+from goat.players.lockout import LOCKED_OUT, lockout_retry_after, login_locked_out
+from goat.players.models import UsernameKey
+from goat.players.usernames import username_confusable, username_fold, username_normal, username_reserved
 from goat.web.errors import ServiceError
 
 SIGNUP_CLOSED = "Sign-up is closed on this server."
 USERNAME_TAKEN = "This username is taken."
+USERNAME_CONFUSABLE = "This username mixes alphabets with letters that look alike; write it in one alphabet."
 INVALID_CREDENTIALS = "Unable to log in with the given username and password."
-# Names that collide with API paths (/api/players/me/).
-RESERVED_USERNAMES = frozenset({"me"})
 
 
 def player_create(*, username: str, password: str) -> AbstractBaseUser:
-    """Create a player account. Usernames are unique case-insensitively."""
+    """Create a player account. The name is stored in its normal form (NFKC) and is unique by its
+    fold (goat.players.usernames): ``Ａｄｍｉｎ`` is taken when ``admin`` exists, ``ｍｅ`` is reserved."""
     if not settings.GOAT_SIGNUP_OPEN:
         raise ServiceError("signup_closed", SIGNUP_CLOSED, status=403)
     User = get_user_model()
-    if username.lower() in RESERVED_USERNAMES or User.objects.filter(username__iexact=username).exists():
+    username = username_normal(username)
+    if username_reserved(username) or UsernameKey.objects.filter(folded=username_fold(username)).exists():
         raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]})
+    if username_confusable(username):
+        raise ServiceError("username_confusable", USERNAME_CONFUSABLE, status=400,
+                           errors={"username": [USERNAME_CONFUSABLE]})
     try:
         password_validation.validate_password(password, user=User(username=username))
     except DjangoValidationError as error:
@@ -45,9 +54,13 @@ def player_create(*, username: str, password: str) -> AbstractBaseUser:
         raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]}) from None
 
 
-def token_obtain(*, username: str, password: str) -> str:
-    """The API token of the player with these credentials (created on first use)."""
-    user = authenticate(username=username, password=password)
+def token_obtain(*, request: HttpRequest, username: str, password: str) -> str:
+    """The API token of the player with these credentials (created on first use). ``request`` is
+    the HTTP request: the failed-login lockout (goat.players.lockout) counts its client address."""
+    user = authenticate(request, username=username, password=password)
+    if user is None and login_locked_out(request):
+        raise ServiceError("login_locked_out", LOCKED_OUT, status=429,
+                           headers={"Retry-After": str(lockout_retry_after(request, {"username": username}))})
     if user is None or not user.is_active:
         raise ServiceError("invalid_credentials", INVALID_CREDENTIALS, status=400)
     token, _ = Token.objects.get_or_create(user=user)
@@ -55,11 +68,11 @@ def token_obtain(*, username: str, password: str) -> str:
 
 
 def player_get(*, username: str) -> AbstractBaseUser:
-    User = get_user_model()
-    try:
-        return User.objects.get(username=username, is_active=True)
-    except User.DoesNotExist:
-        raise ServiceError("not_found", "No player with this username.", status=404) from None
+    """The active player with this name, compared in its normal form (``ALICE`` finds ``alice``)."""
+    user = user_by_username(username)
+    if user is None or not user.is_active:
+        raise ServiceError("not_found", "No player with this username.", status=404)
+    return user
 
 
 #: (name, section): ``section(player=..., include_private=...)`` returns fields of the profile

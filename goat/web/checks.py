@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.checks import Tags, Warning, register
+from django.core.checks import Error, Tags, Warning, register
 
 W001 = Warning(
     "SECRET_KEY is not set and the database is not SQLite: every process uses the key generated "
@@ -19,3 +19,19 @@ def check_secret_key_source(app_configs, **kwargs):
     if not getattr(settings, "SECRET_KEY_FROM_ENV", True) and engine != "django.db.backends.sqlite3":
         return [W001]
     return []
+
+
+@register(Tags.security)
+def check_trusted_proxies(app_configs, **kwargs):
+    """GOAT_TRUSTED_PROXIES must be addresses or networks (goat.web.throttling)."""
+    import ipaddress
+
+    errors = []
+    for item in getattr(settings, "GOAT_TRUSTED_PROXIES", ()):
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            errors.append(Error(f"GOAT_TRUSTED_PROXIES: {item!r} is not an IP address or network.",
+                                hint="Write addresses or CIDR networks, comma-separated, e.g. 10.0.0.5,172.18.0.0/16.",
+                                id="goat.E001"))
+    return errors

@@ -2,7 +2,9 @@
 
 A retry with the same key and the same request by the same user gets the original status and body,
 byte for byte, without a second effect; the same key with another request is 422
-``idempotency_key_reused``; while the first is still being processed, 409 ``request_in_progress``.
+``idempotency_key_reused``; while the first is still being processed, 409 ``request_in_progress`` with ``Retry-After``
+(``retry_after``: a second for a young claim, the time until a dead request's claim is stale for an
+old one).
 
 How: the key is claimed first (a row inserted and committed on its own, the unique constraint on
 ``(user, key)`` deciding between racing duplicates). The work and the storing of its answer then
@@ -13,6 +15,7 @@ no answer and no effect, which a retry may take over once it is ``stale_after()`
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -35,6 +38,20 @@ MAX_KEY_LENGTH = 255
 
 def stale_after() -> timedelta:
     return timedelta(seconds=settings.GOAT_IDEMPOTENCY_STALE_SECONDS)
+
+
+#: a claim younger than this belongs to a request that is probably still running: retry in a second
+LIVE_CLAIM = timedelta(seconds=5)
+
+
+def retry_after(claimed_at) -> int:
+    """Seconds a client should wait before sending a key that is still claimed again: 1 while the
+    claim is young (its request is likely about to answer); once it is older, its request has most
+    likely died (a killed worker) and the claim is taken over when stale: the seconds until then."""
+    age = timezone.now() - claimed_at
+    if age < LIVE_CLAIM:
+        return 1
+    return max(1, math.ceil((stale_after() - age).total_seconds()))
 
 
 def retention() -> timedelta:
@@ -79,7 +96,7 @@ def _claim(user, key: str, fingerprint: str) -> IdempotencyRecord | HttpResponse
             continue
         raise ServiceError("request_in_progress",
                            "A request with this Idempotency-Key is still being processed.", status=409,
-                           headers={"Retry-After": "1"})
+                           headers={"Retry-After": str(retry_after(existing.created_at))})
     raise ServiceError("request_in_progress", "The Idempotency-Key is contended; retry.", status=409,
                        headers={"Retry-After": "1"})
 

@@ -114,6 +114,26 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
+CSP_LISTENER = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__cspViolations.push(e.violatedDirective + " blocked " + (e.blockedURI || "inline") + " at " +
+                              e.sourceFile + ":" + e.lineNumber);
+});
+"""
+
+
+def csp_violations(driver) -> list[str]:
+    """The Content-Security-Policy violations the current page has raised so far."""
+    return driver.execute_script("return window.__cspViolations || [];")
+
+
+@pytest.fixture
+def browser_csp_violations():
+    """``browser_csp_violations(driver)``: the CSP violations of the page open in ``driver``."""
+    return csp_violations
+
+
 @pytest.fixture
 def open_browser(tmp_path):
     """``open_browser(window_size="1280,1000")``: a headless Chromium driven by Selenium, quit after the test.
@@ -137,6 +157,8 @@ def open_browser(tmp_path):
             options.add_argument(arg)
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
         driver.set_page_load_timeout(30)
+        # Every document records the Content-Security-Policy violations it raises (csp_violations below).
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_LISTENER})
         drivers.append(driver)
         return driver
 

@@ -196,9 +196,13 @@ def test_replay_has_navigation_slider_round_links_and_keyboard_script(admin_clie
     for seq, data in dealt:
         if not data["void"]:
             assert f'href="?step={seq}" class="round-link"' in html
+    scripts = re.findall(r'<script src="([^"]+)"', html.split('id="content-main"')[1])
+    assert scripts == ["/static/goat/admin/replay.js"]  # one file of ours: no framework, no CDN, nothing inline
+    assert "<script>" not in html and "<style>" not in html  # the Content-Security-Policy refuses inline code
+    script = Client().get(scripts[0])
+    source = b"".join(script.streaming_content).decode() if script.streaming else script.content.decode()
     for key in ("ArrowLeft", "ArrowRight", "Home", "End"):
-        assert key in html
-    assert "<script src" not in html.split('id="content-main"')[1]  # no framework, no CDN
+        assert key in source
 
 
 # --- permissions ------------------------------------------------------------------------------
@@ -466,3 +470,28 @@ def test_nightly_task_is_scheduled_and_registered(settings):
     import goat.games.tasks  # noqa: F401  (autodiscovery imports goat.games.tasks, which imports audit_tasks)
 
     assert "goat.audit_tasks.games_verify_recent" in app.tasks
+
+
+@pytest.mark.parametrize("superuser_seated", [False, True])
+def test_an_auditor_seated_at_a_running_game_sees_it_redacted_in_the_admin(django_user_model, superuser_seated):
+    """API.md second edition: no unredacted view of a running game for one who holds a seat at it."""
+    if superuser_seated:
+        judge = django_user_model.objects.create_superuser(username="judge", password="x" * 12)
+    else:
+        judge = django_user_model.objects.create_user(username="judge", password="x" * 12, is_staff=True)
+        judge.user_permissions.add(*Permission.objects.filter(codename__in=["audit_game", "view_game",
+                                                                            "view_gameevent"]))
+    other = django_user_model.objects.create_user(username="ben", password="x" * 12)
+    game = play(start_game([judge, other]), [judge, other], seed=5, max_moves=6)
+    assert game.status == GameStatus.RUNNING
+    deal = GameEvent.objects.filter(game=game, type="round_dealt").latest("seq")
+    client = client_for(judge)
+
+    html = client.get(f"/admin/goat/game/{game.pk}/change/?hidden=1").content.decode()
+
+    assert escape(json.dumps(deal.data["hands"][1])) not in html  # the other hand stays hidden
+    assert "You hold a seat at this game" in html
+    assert client.get(replay_url(game, 3)).status_code == 403
+    assert client.get(f"/admin/goat/game/{game.pk}/export/events.json").status_code == 403
+    assert client.get(f"/admin/goat/gameevent/{deal.pk}/change/").status_code == 403
+    assert not HiddenInfoView.objects.exists()

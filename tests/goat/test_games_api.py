@@ -453,7 +453,7 @@ def test_resign_ends_the_game_and_reveals_everything(players):
 # --- events -----------------------------------------------------------------------------------
 
 
-def test_events_are_redacted_for_each_viewer_while_running(players, staff_client):
+def test_events_are_redacted_for_each_viewer_while_running(players, staff_client, django_user_model):
     gid = started_game(players)
     state = state_of(gid)
 
@@ -470,8 +470,12 @@ def test_events_are_redacted_for_each_viewer_while_running(players, staff_client
     dealt = next(e for e in spectator["events"] if e["type"] == "round_dealt")
     assert dealt["data"]["hands"] == [7, 7]
 
-    staff = staff_client.get(f"/api/games/{gid}/events/").json()
+    staff = staff_client.get(f"/api/games/{gid}/events/").json()  # staff without goat.audit_game: a spectator
     dealt = next(e for e in staff["events"] if e["type"] == "round_dealt")
+    assert dealt["data"]["hands"] == [7, 7] and isinstance(dealt["data"]["bazaar"], int)
+
+    auditor = auditor_client(django_user_model).get(f"/api/games/{gid}/events/").json()
+    dealt = next(e for e in auditor["events"] if e["type"] == "round_dealt")
     assert all(isinstance(h, list) for h in dealt["data"]["hands"]) and isinstance(dealt["data"]["bazaar"], list)
 
 
@@ -509,14 +513,28 @@ def test_scoresheet(players):
     assert [t["player"] for t in body["totals"]] == ["ann", "ben"]
 
 
-def test_replay_and_verify_are_for_ended_games_or_staff(players, staff_client):
+def test_replay_and_verify_are_for_ended_games_or_auditors(players, staff_client, django_user_model):
     gid = started_game(players)
 
     assert_problem(players[0][1].get(f"/api/games/{gid}/replay/"), 409, "game_not_ended")
     assert_problem(players[0][1].get(f"/api/games/{gid}/verify/"), 409, "game_not_ended")
-    staff = staff_client.get(f"/api/games/{gid}/replay/?at=1")
-    assert staff.status_code == 200 and staff.json()["status"] == "waiting"
-    assert staff_client.get(f"/api/games/{gid}/verify/").json()["hash_chain"] is True
+    assert_problem(staff_client.get(f"/api/games/{gid}/replay/"), 409, "game_not_ended")  # staff are not auditors
+    auditor = auditor_client(django_user_model)
+    replay = auditor.get(f"/api/games/{gid}/replay/?at=1")
+    assert replay.status_code == 200 and replay.json()["status"] == "waiting"
+    assert auditor.get(f"/api/games/{gid}/verify/").json()["hash_chain"] is True
+
+
+def auditor_client(django_user_model, username="auditor", **extra) -> APIClient:
+    """A client of a staff user with the goat.audit_game permission."""
+    from django.contrib.auth.models import Permission
+
+    user = django_user_model.objects.create_user(username=username, password="x" * 12, is_staff=True, **extra)
+    user.user_permissions.add(Permission.objects.get(codename="audit_game"))
+    client = APIClient()
+    client.force_authenticate(user)
+    client.user = user
+    return client
 
 
 def test_replay_of_an_ended_game(players):
@@ -568,20 +586,19 @@ def test_schema_describes_every_games_endpoint(api_client):
 
 
 @pytest.mark.django_db
-def test_staff_reading_a_running_game_unredacted_is_recorded(django_user_model):
-    """Who looked: staff reads of a running game's hidden information through the API are logged."""
+def test_an_auditor_reading_a_running_game_unredacted_is_recorded(django_user_model):
+    """Who looked: auditors' reads of a running game's hidden information through the API are logged."""
     from goat.games.models import HiddenInfoView
 
     a = django_user_model.objects.create_user(username="rec-a", password="x")
     b = django_user_model.objects.create_user(username="rec-b", password="x")
-    staff = django_user_model.objects.create_user(username="rec-staff", password="x", is_staff=True)
     game = services.game_create(player=a, ruleset="goat-classic", seats=2)
     services.game_join(game_id=game.pk, player=b)
-    client = APIClient()
-    client.force_authenticate(staff)
+    client = auditor_client(django_user_model, username="rec-staff")
+    staff = client.user
     events = client.get(f"/api/games/{game.pk}/events/").json()["events"]
     dealt = next(e for e in events if e["type"] == "round_dealt")
-    assert all(isinstance(h, list) for h in dealt["data"]["hands"])  # staff see the hands
+    assert all(isinstance(h, list) for h in dealt["data"]["hands"])  # auditors see the hands
     assert client.get(f"/api/games/{game.pk}/replay/").status_code == 200
     seen = list(HiddenInfoView.objects.filter(user=staff, game=game).values_list("what", flat=True))
     assert sorted(seen) == ["api_events", "api_replay"]
@@ -589,3 +606,23 @@ def test_staff_reading_a_running_game_unredacted_is_recorded(django_user_model):
     player.force_authenticate(a)
     player.get(f"/api/games/{game.pk}/events/")
     assert HiddenInfoView.objects.filter(user=a).count() == 0
+
+
+@pytest.mark.parametrize("superuser", [False, True])
+def test_an_auditor_who_holds_a_seat_sees_what_any_player_sees(django_user_model, superuser):
+    """API.md second edition: an auditor (a superuser too) seated at a running game sees no other hand."""
+    from goat.games.models import HiddenInfoView
+
+    seated = auditor_client(django_user_model, username="judge-player", is_superuser=superuser)
+    b = django_user_model.objects.create_user(username="rec-b", password="x")
+    game = services.game_create(player=seated.user, ruleset="goat-classic", seats=2)
+    services.game_join(game_id=game.pk, player=b)
+
+    events = seated.get(f"/api/games/{game.pk}/events/").json()["events"]
+
+    dealt = next(e for e in events if e["type"] == "round_dealt")
+    assert isinstance(dealt["data"]["hands"][0], list) and dealt["data"]["hands"][1] == 7
+    assert isinstance(dealt["data"]["bazaar"], int)
+    assert_problem(seated.get(f"/api/games/{game.pk}/replay/"), 409, "game_not_ended")
+    assert_problem(seated.get(f"/api/games/{game.pk}/verify/"), 409, "game_not_ended")
+    assert not HiddenInfoView.objects.filter(user=seated.user).exists()

@@ -118,3 +118,25 @@ def test_an_over_long_key_is_400(two):
 
     assert response.status_code == 400 and response.json()["code"] == "invalid_idempotency_key"
     assert not Game.objects.exists()
+
+
+def test_a_claim_left_by_a_dead_request_says_when_it_can_be_taken_over(two, settings):
+    """A killed worker leaves its claim unanswered: the 409 says how long until a retry takes it over."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.GOAT_IDEMPOTENCY_STALE_SECONDS = 60
+    user, client = two[0]
+    body = {"ruleset": "goat-classic", "seats": 2}
+    assert client.post("/api/games/", body, format="json", **key("probe")).status_code == 201
+    fingerprint = IdempotencyRecord.objects.get(user=user, key="probe").fingerprint
+    record = IdempotencyRecord.objects.create(user=user, key="dead", fingerprint=fingerprint)
+    IdempotencyRecord.objects.filter(pk=record.pk).update(created_at=timezone.now() - timedelta(seconds=40))
+
+    response = client.post("/api/games/", body, format="json", **key("dead"))
+
+    assert response.status_code == 409 and response.json()["code"] == "request_in_progress"
+    assert 19 <= int(response["Retry-After"]) <= 20
+    IdempotencyRecord.objects.filter(pk=record.pk).update(created_at=timezone.now() - timedelta(seconds=61))
+    assert client.post("/api/games/", body, format="json", **key("dead")).status_code == 201  # taken over

@@ -1,6 +1,7 @@
 """Hidden information: a scanner of every player-facing endpoint during 100 games.
 
 tests/goat/test_games_audit.py checks the game views of 50 games; this scans every answer a player
+(among them a staff player, an auditor player and a superuser player, who see no more while seated)
 gets while a game runs: the game view, the move response, the event log (whole and ``?after=``),
 the scoresheet, the game list, and replay/verify (which must be refused). From the unredacted
 server-side state at that moment it computes the hidden tiles (every other hand and the bazaar)
@@ -18,6 +19,7 @@ import random
 import re
 
 import pytest
+from django.contrib.auth.models import Permission
 from rest_framework import throttling
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -110,7 +112,11 @@ def scan_everything(scanner: Scanner, client: APIClient, game_id: int, seat: int
 def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_model, monkeypatch):
     monkeypatch.setattr(throttling.SimpleRateThrottle, "allow_request", lambda self, request, view: True)
     rng = random.Random(909)
-    users = [django_user_model.objects.create_user(username=f"h{i}", password="pw-" * 4) for i in range(4)]
+    # Seat 0 is a staff player, seat 1 an auditor player (goat.audit_game), seat 2 a superuser: holding a
+    # seat, each sees what any player sees (API.md second edition); seat 3 is a plain player.
+    users = [django_user_model.objects.create_user(username=f"h{i}", password="pw-" * 4, is_staff=i < 3,
+                                                   is_superuser=i == 2) for i in range(4)]
+    users[1].user_permissions.add(Permission.objects.get(codename="audit_game"))
     clients = [client_for(u) for u in users]
     scanner = Scanner()
     ended = 0

@@ -9,7 +9,8 @@ Conditional requests: game resources carry ``ETag: "<version>"`` and answer ``If
 304; a move takes ``If-Match: "<version>"`` (412 ``version_mismatch`` when stale, 400
 ``invalid_if_match`` when it is not a quoted version number or ``*``).
 
-Replay and verify of a game that has not ended yet are 409 ``game_not_ended`` (staff excepted):
+Replay and verify of a game that has not ended yet are 409 ``game_not_ended`` (auditors who hold no
+seat at it excepted):
 the refusal is about the game's state, not the caller's rights, and it goes away when the game ends.
 """
 
@@ -121,8 +122,10 @@ def view_for(game: Game, user, seat: int | None | object = ...) -> dict[str, Any
     return selectors.game_view(game=game, state=state, seat=seat)
 
 
-def ended_or_staff(game: Game, user) -> None:
-    if not game.ended and not user.is_staff:
+def ended_or_auditor(game: Game, user) -> None:
+    """Replay and verify show hidden information: refused until the game ends, except to those who
+    see it unredacted (selectors.sees_everything: an auditor without a seat at the game)."""
+    if not selectors.sees_everything(game, user):
         raise ServiceError("game_not_ended", services.GAME_NOT_ENDED, status=409)
 
 
@@ -327,7 +330,7 @@ class GameEventsView(GameAPIView):
         summary="Event log",
         description="Events with `seq` greater than `after`, redacted for you while the game runs "
                     "(another seat's hand and drawn tiles, the bazaar). Nothing is redacted once the game "
-                    "has ended, nor for staff.",
+                    "has ended, nor for auditors (the `goat.audit_game` permission) without a seat at the game.",
         parameters=[GAME_ID, EventsQuerySerializer, IF_NONE_MATCH, ETAG],
         responses={200: EventsSerializer, 304: NOT_MODIFIED, **problem_responses(400, 401, 404)},
         examples=[
@@ -346,9 +349,10 @@ class GameEventsView(GameAPIView):
         version = game.version
 
         def build() -> dict[str, Any]:
-            if request.user.is_staff:  # staff see a running game unredacted: who looked is recorded
+            seat = selectors.viewer_seat(game, request.user)
+            if selectors.sees_everything(game, request.user, seat):  # an auditor: who looked is recorded
                 audit.audit_record_hidden_view(user=request.user, game=game, what="api_events")
-            events = selectors.events_for(game=game, user=request.user, after=query.validated_data["after"])
+            events = selectors.events_for(game=game, user=request.user, after=query.validated_data["after"], seat=seat)
             # As of the game row read above: a move appended since then belongs to the next version.
             return {"version": version, "events": [e for e in events if e["seq"] <= version]}
 
@@ -394,7 +398,7 @@ class GameReplayView(GameAPIView):
         operation_id="games_replay",
         summary="Full state after an event",
         description="Everything (hands, bazaar order, seed) after event `at` (default: the last). Only once "
-                    "the game has ended (409 `game_not_ended` before), or for staff.",
+                    "the game has ended (409 `game_not_ended` before), or for auditors without a seat at it.",
         parameters=[GAME_ID, ReplayQuerySerializer],
         responses={200: ReplaySerializer, **problem_responses(400, 401, 404, 409)},
         examples=[
@@ -419,7 +423,7 @@ class GameReplayView(GameAPIView):
         query = ReplayQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         game = game_get(game_id)
-        ended_or_staff(game, request.user)
+        ended_or_auditor(game, request.user)
         at = query.validated_data["at"]
         if at is None:
             at = game.version
@@ -436,7 +440,8 @@ class GameVerifyView(GameAPIView):
         operation_id="games_verify",
         summary="Verify a game",
         description="Recompute the hash chain, prove every deal from the seeds and replay the events against "
-                    "the stored result. Once the game has ended (409 `game_not_ended` before), or for staff.",
+                    "the stored result. Once the game has ended (409 `game_not_ended` before), or for auditors without "
+                    "a seat at it.",
         parameters=[GAME_ID],
         responses={200: VerificationSerializer, **problem_responses(401, 404, 409)},
         examples=[
@@ -451,5 +456,5 @@ class GameVerifyView(GameAPIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         game = game_get(game_id)
-        ended_or_staff(game, request.user)
+        ended_or_auditor(game, request.user)
         return Response(verification.game_verify(game=game).to_dict())

@@ -1,0 +1,46 @@
+"""The admin's user forms check the username on its fold (goat.players.usernames), as sign-up does,
+so a look-alike of a taken name is a form error there too, not an IntegrityError."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+
+from goat.players.models import UsernameKey
+from goat.players.usernames import username_fold, username_normal, username_reserved
+
+USERNAME_TAKEN = "A user with that username already exists (compared without case and width)."
+
+
+def _clean_username(form) -> str:
+    username = username_normal(form.cleaned_data["username"])
+    taken = UsernameKey.objects.filter(folded=username_fold(username))
+    if form.instance.pk is not None:
+        taken = taken.exclude(user_id=form.instance.pk)
+    if taken.exists() or username_reserved(username):
+        raise forms.ValidationError(USERNAME_TAKEN, code="unique")
+    return username
+
+
+class FoldedUserCreationForm(AdminUserCreationForm):
+    def clean_username(self):
+        return _clean_username(self)
+
+
+class FoldedUserChangeForm(UserChangeForm):
+    def clean_username(self):
+        return _clean_username(self)
+
+
+User = get_user_model()
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+
+
+@admin.register(User)
+class PlayerUserAdmin(UserAdmin):
+    form = FoldedUserChangeForm
+    add_form = FoldedUserCreationForm

@@ -1,0 +1,77 @@
+"""Failed-login lockout (django-axes) as goat configures it (settings "Login lockout").
+
+Failures are counted per account (its folded username, so ``Alice`` and ``ＡＬＩＣＥ`` count
+together) and per client address (``goat.web.throttling.client_ip``: the direct peer unless it is a
+trusted proxy). ``AXES_FAILURE_LIMIT`` failures for either within the cool-off lock that account or
+address out until the cool-off has passed since its last counted failure; attempts while locked out
+are refused without being counted, so the lockout ends at a time a client can be told.
+
+A locked-out API client gets 429 ``login_locked_out`` with ``Retry-After``; the admin login page a
+429 page with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.db.models import Max, Q
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from goat.players.usernames import username_fold
+from goat.web.problems import problem_json_response
+
+LOCKED_OUT = "Too many failed logins for this account or from this address; try again later."
+#: AccessAttempt.username is 255 characters
+_USERNAME_LENGTH = 255
+
+
+def lockout_username(request: HttpRequest, credentials: dict | None) -> str | None:
+    """``AXES_USERNAME_CALLABLE``: the account a login attempt names, in its folded form."""
+    username = (credentials or {}).get("username")
+    if username is None and request is not None:
+        username = getattr(request, "POST", {}).get("username")
+    if not isinstance(username, str):
+        return None
+    return username_fold(username)[:_USERNAME_LENGTH]
+
+
+def lockout_retry_after(request: HttpRequest, credentials: dict | None = None) -> int:
+    """Seconds until the lockout of this request's account and address has surely ended: the cool-off
+    after the last counted failure of either (at least 1)."""
+    from axes.helpers import get_client_ip_address, get_cool_off
+    from axes.models import AccessAttempt
+
+    cool_off = get_cool_off(request)
+    now = timezone.now()
+    match = Q(ip_address=get_client_ip_address(request))
+    username = lockout_username(request, credentials)
+    if username is not None:
+        match |= Q(username=username)
+    last = AccessAttempt.objects.filter(match, attempt_time__gte=now - cool_off).aggregate(last=Max("attempt_time"))
+    if last["last"] is None:
+        return max(1, math.ceil(cool_off.total_seconds()))
+    return max(1, math.ceil((last["last"] + cool_off - now).total_seconds()))
+
+
+def login_locked_out(request: HttpRequest) -> bool:
+    """Whether django-axes refused (or just locked) the login attempt of ``request``."""
+    return bool(getattr(request, "axes_locked_out", False))
+
+
+def lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
+                     credentials: dict | None = None) -> HttpResponse:
+    """``AXES_LOCKOUT_CALLABLE``: what a locked-out login attempt is answered with."""
+    if original_response is not None and original_response.status_code == 429:
+        return original_response  # the API already answered with its problem
+    retry_after = lockout_retry_after(request, credentials)
+    if request.path.startswith("/api/"):
+        response = problem_json_response(status=429, code="login_locked_out", detail=LOCKED_OUT)
+    else:
+        minutes = max(1, math.ceil(retry_after / 60))
+        response = HttpResponse(render_to_string("players/locked_out.html",
+                                                 {"detail": LOCKED_OUT, "minutes": minutes}, request=request),
+                                status=429)
+    response["Retry-After"] = str(retry_after)
+    return response

@@ -1,0 +1,26 @@
+"""The players app's table: each account's username in its folded form, unique (goat.players.usernames)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class UsernameKey(models.Model):
+    """``folded`` = ``username_fold(user.username)``, kept by a ``post_save`` signal (goat.players.signals).
+
+    The unique constraint is what makes "one name, one account" hold under concurrent sign-ups on
+    SQLite and PostgreSQL alike. An account migrated from before this table whose name collides with
+    an older account's has no row here: the system check ``players.W001`` names both.
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+                                related_name="username_key")
+    # Case folding can lengthen a name (ß -> ss, ﬃ -> ffi): room for four times Django's 150.
+    folded = models.CharField(max_length=600)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["folded"], name="players_usernamekey_folded_unique")]
+
+    def __str__(self) -> str:
+        return self.folded

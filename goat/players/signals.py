@@ -1,0 +1,19 @@
+"""Keeps ``UsernameKey`` in step with the auth user's username, whoever saves the user (sign-up,
+the admin, ``createsuperuser``, ``manage.py run``)."""
+
+from __future__ import annotations
+
+from goat.players.models import UsernameKey
+from goat.players.usernames import username_fold
+
+
+def username_key_sync(sender, instance, created, update_fields=None, raw=False, **kwargs) -> None:
+    """Write the user's folded name. A save that did not touch the username (``last_login`` on every
+    login) costs nothing; a fold taken by another account raises IntegrityError, rolling the save back."""
+    if raw or (update_fields is not None and "username" not in update_fields):
+        return
+    folded = username_fold(instance.get_username())
+    if created:
+        UsernameKey.objects.create(user=instance, folded=folded)
+    else:
+        UsernameKey.objects.update_or_create(user=instance, defaults={"folded": folded})

@@ -1,0 +1,79 @@
+"""Rate limits (API.md "Rate limits": 429 with ``Retry-After``) counted per client address.
+
+DRF's throttles read ``X-Forwarded-For`` whenever ``NUM_PROXIES`` is unset, so a client that sends
+a new made-up address with every request is never limited. Here the client address is the direct
+peer (``REMOTE_ADDR``) unless that peer is one of ``settings.GOAT_TRUSTED_PROXIES`` (addresses or
+networks, docs/operations.md): then ``X-Forwarded-For`` is read from the right, each entry being
+what a trusted proxy saw as its peer, and the first address that is not a trusted proxy is the
+client. Entries left of it were written by the client and are ignored.
+
+``client_ip`` is also the address the login lockout (django-axes) counts failures against.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from functools import lru_cache
+
+from rest_framework import throttling
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@lru_cache(maxsize=8)
+def _networks(spec: tuple[str, ...]) -> tuple[Network, ...]:
+    return tuple(ipaddress.ip_network(item, strict=False) for item in spec)
+
+
+def trusted_proxies() -> tuple[Network, ...]:
+    """``settings.GOAT_TRUSTED_PROXIES`` parsed (a system check reports a value that does not parse)."""
+    from django.conf import settings
+
+    return _networks(tuple(getattr(settings, "GOAT_TRUSTED_PROXIES", ())))
+
+
+def _address(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(value.strip())
+    except ValueError:
+        return None
+
+
+def _trusted(address, proxies: tuple[Network, ...]) -> bool:
+    return address is not None and any(address in network for network in proxies)
+
+
+def client_ip(request) -> str:
+    """The address of the client that sent ``request`` (a Django or DRF request)."""
+    meta = request.META
+    peer = meta.get("REMOTE_ADDR", "") or ""
+    proxies = trusted_proxies()
+    if not proxies or not _trusted(_address(peer), proxies):
+        return peer
+    client = peer
+    hops = [hop for hop in meta.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+    for hop in reversed(hops):
+        address = _address(hop)
+        if address is None:  # not written by a proxy of ours: stop at the last address we trust
+            return client
+        client = str(address)
+        if not _trusted(address, proxies):
+            return client
+    return client
+
+
+class ClientAddressMixin:
+    def get_ident(self, request) -> str:
+        return client_ip(request)
+
+
+class AnonRateThrottle(ClientAddressMixin, throttling.AnonRateThrottle):
+    """Anonymous requests, per client address (rate ``anon``)."""
+
+
+class UserRateThrottle(ClientAddressMixin, throttling.UserRateThrottle):
+    """Per account; anonymous requests per client address (rate ``user``)."""
+
+
+class ScopedRateThrottle(ClientAddressMixin, throttling.ScopedRateThrottle):
+    """Per view scope (``throttle_scope``: signup, auth, moves), per account or client address."""

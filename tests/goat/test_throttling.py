@@ -1,0 +1,120 @@
+"""Per-address rate limits count the direct peer: a spoofed X-Forwarded-For lifts no limit, and a
+configured trusted proxy passes the real client address (goat/web/throttling.py, issue 19 item 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from rest_framework.test import APIClient
+from rest_framework.throttling import SimpleRateThrottle
+
+from goat.web.throttling import client_ip
+
+PASSWORD = "correct horse battery staple"
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def low_rates(monkeypatch):
+    """Three requests a minute in every scope, so a limit is reached in a few requests."""
+    for scope in ("anon", "user", "auth", "signup", "moves"):
+        monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, scope, "3/min")
+
+
+def token(client: APIClient, **headers):
+    return client.post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json", **headers)
+
+
+def signup(client: APIClient, name: str, **headers):
+    return client.post("/api/players/", {"username": name, "password": PASSWORD}, format="json", **headers)
+
+
+def anonymous_read(client: APIClient, **headers):
+    return client.get("/api/schema/", **headers)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("call", ["token", "signup", "anonymous_read"])
+def test_a_spoofed_forwarded_for_lifts_no_limit(call, low_rates, user):
+    client = APIClient()
+    statuses = []
+    for i in range(5):
+        spoof = {"HTTP_X_FORWARDED_FOR": f"7.7.{i}.1"}
+        if call == "token":
+            statuses.append(token(client, **spoof).status_code)
+        elif call == "signup":
+            statuses.append(signup(client, f"spoof{i}", **spoof).status_code)
+        else:
+            statuses.append(anonymous_read(client, **spoof).status_code)
+
+    assert statuses[:3] == [201 if call == "signup" else 200] * 3
+    assert statuses[3:] == [429, 429]
+
+
+@pytest.mark.django_db
+def test_a_trusted_proxy_passes_the_real_client_address(low_rates, user, settings):
+    settings.GOAT_TRUSTED_PROXIES = ["127.0.0.1"]
+    client = APIClient()  # REMOTE_ADDR 127.0.0.1: the proxy
+
+    # four different clients behind the proxy: each has its own limit
+    assert [token(client, HTTP_X_FORWARDED_FOR=f"7.7.{i}.1").status_code for i in range(4)] == [200] * 4
+    # one client: limited after three, whatever it writes left of the address the proxy appended
+    same = [token(client, HTTP_X_FORWARDED_FOR=f"9.9.{i}.9, 8.8.8.8").status_code for i in range(4)]
+    assert same == [200, 200, 200, 429]
+
+
+@pytest.mark.django_db
+def test_a_peer_that_is_not_a_trusted_proxy_is_the_client(low_rates, user, settings):
+    settings.GOAT_TRUSTED_PROXIES = ["10.0.0.0/8"]
+    client = APIClient(REMOTE_ADDR="192.0.2.7")
+
+    statuses = [token(client, HTTP_X_FORWARDED_FOR=f"7.7.{i}.1").status_code for i in range(4)]
+
+    assert statuses == [200, 200, 200, 429]
+
+
+class FakeRequest:
+    def __init__(self, peer: str, forwarded: str | None = None):
+        self.META = {"REMOTE_ADDR": peer}
+        if forwarded is not None:
+            self.META["HTTP_X_FORWARDED_FOR"] = forwarded
+
+
+@pytest.mark.parametrize("proxies,peer,forwarded,expected", [
+    ([], "192.0.2.1", "7.7.7.7", "192.0.2.1"),
+    (["10.0.0.1"], "192.0.2.1", "7.7.7.7", "192.0.2.1"),
+    (["10.0.0.1"], "10.0.0.1", "7.7.7.7", "7.7.7.7"),
+    (["10.0.0.1"], "10.0.0.1", "6.6.6.6, 7.7.7.7", "7.7.7.7"),
+    (["10.0.0.0/8"], "10.0.0.1", "7.7.7.7, 10.0.0.2", "7.7.7.7"),
+    (["10.0.0.0/8"], "10.0.0.1", "10.0.0.3, 10.0.0.2", "10.0.0.3"),
+    (["10.0.0.1"], "10.0.0.1", "", "10.0.0.1"),
+    (["10.0.0.1"], "10.0.0.1", None, "10.0.0.1"),
+    (["10.0.0.1"], "10.0.0.1", "not-an-address", "10.0.0.1"),
+    (["10.0.0.1"], "10.0.0.1", "7.7.7.7, garbage", "10.0.0.1"),
+    (["::1"], "::1", "2001:db8::5", "2001:db8::5"),
+])
+def test_client_ip(settings, proxies, peer, forwarded, expected):
+    settings.GOAT_TRUSTED_PROXIES = proxies
+
+    assert client_ip(FakeRequest(peer, forwarded)) == expected
+
+
+def test_a_trusted_proxy_that_is_not_an_address_fails_the_check(settings):
+    settings.GOAT_TRUSTED_PROXIES = ["10.0.0.0/8", "proxy.internal"]
+
+    with pytest.raises(SystemCheckError, match="goat.E001"):
+        call_command("check")
+
+
+def test_compose_trusts_no_proxy_because_it_publishes_gunicorn_directly():
+    compose = yaml.safe_load((REPO / "docker-compose.yml").read_text())
+    services = compose["services"]
+
+    assert services["web"]["ports"]  # clients reach gunicorn directly...
+    assert not {"nginx", "traefik", "caddy", "haproxy", "proxy"} & set(services)  # ...through no proxy
+    for name in ("web", "worker", "beat"):
+        assert services[name]["environment"]["GOAT_TRUSTED_PROXIES"] == "${GOAT_TRUSTED_PROXIES:-}"
