@@ -37,6 +37,9 @@ FIRST_EDITION_GAMES = {
     "gamesburg-2-timeout": (0, "goat-gamesburg", 2, None, 1.0),
     "3rounds-4-resigned": (25, "domino-3rounds", 4, None, 1.0),
     "3rounds-3-rounds": (3, "domino-3rounds", 3, None, 0.0),
+    # seat 0 never opens and ends with 10 remembered points, which count (the first edition): added with
+    # the second edition as the first-edition game whose ratings the new reading would change (D-8)
+    "gamesburg-3-remembered": (19, "goat-gamesburg", 3, None, 0.0),
 }
 #: Second-edition games (today's presets). ``gamesburg-3-remembered``: seat 0 never opens and ends with 10
 #: remembered points, so the winners, ratings and chips differ from the goat-classic reading (D-8).
@@ -335,6 +338,15 @@ def test_first_edition_golden_logs_replay_by_first_edition_rules():
         assert verify_log(_with_remembered_counts(log, True)) == verify_log(log)
     state = replay(_load_jsonl(GOLDEN / "gamesburg-3-limit.jsonl")).state
     assert state.options.remembered_counts is True and state.options.opener == "doubles_from_one"
+
+
+def test_first_edition_gamesburg_game_keeps_the_ratings_it_was_played_for():
+    """D-8 and RULES.md §2: a first-edition goat-gamesburg game counts remembered points (seat 0's 10),
+    although today's goat-gamesburg would not; its result is the one it had when it was played."""
+    log = _load_jsonl(GOLDEN / "gamesburg-3-remembered.jsonl")
+    assert verify_log(log)["result"] == {"reason": "limit", "goats": [2], "winners": [1],
+                                         "rating_points": [9, 10, 0], "chips": [-10, 20, -10]}
+    assert verify_log(_with_remembered_counts(log, False))["result"]["rating_points"] == [10, 10, 0]
 
 
 def test_a_first_edition_record_cannot_carry_a_second_edition_opener():
