@@ -144,3 +144,17 @@ def test_admin_replay_shows_the_winners_of_the_round_just_ended(admin_client, ro
     assert f"round winner(s): {winners}" in html
     html = admin_client.get(f"/admin/goat/game/{rounds_game.pk}/replay/?step={deal_2 + 1}").content.decode()
     assert "round winner(s)" not in html
+
+
+# --- docs ------------------------------------------------------------------------------------------
+
+
+def test_decisions_md_mirrors_the_second_editions_numbered_decisions_with_their_seed_sentences():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "decisions.md").read_text(encoding="utf-8")
+    for number in (5, 8, 15, 16, 17, 18, 19, 20):
+        assert f"**D-{number}," in text, number
+    for sentence in ("descending the bone values", "приписывается игроку в том случае, если он наберет более 12",
+                     "запомненные\n  очки, итоговый счет", "Антэ (Ante) - начальная ставка"):
+        assert sentence in text, sentence
