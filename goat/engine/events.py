@@ -15,7 +15,7 @@ from .errors import IllegalMove, InvalidEvent, RulesError
 from .machine import Game, Table
 from .moves import DEAL, DRAW, KNOCK, PLAY, REVEAL, RUNNING, WAITING, check_play, expect, pending
 from .rounds import draw_tile, interrupt, knock, next_deal, place_tile, start_round
-from .rulesets import Options, resolve_options
+from .rulesets import SECOND_EDITION_OPENERS, Options, is_first_edition, resolve_options, with_first_edition
 from .scoring import PlayerScore
 from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile
 
@@ -59,8 +59,12 @@ def _game_created(g: Game | None, event: Mapping[str, Any], check: bool) -> Game
     try:
         ruleset, seats, stored = data["ruleset"], data["seats"], data["options"]
         if check:
-            options = resolve_options(ruleset, seats, stored)
-            if options.to_dict() != dict(stored):
+            # a first-edition record (no remembered_counts) is read with that edition's meaning (RULES.md §2)
+            full = with_first_edition(stored)
+            if is_first_edition(stored) and full.get("opener") in SECOND_EDITION_OPENERS:
+                raise InvalidEvent("options_not_resolved", "the stored options lack 'remembered_counts'.")
+            options = resolve_options(ruleset, seats, full)
+            if options.to_dict() != dict(full):
                 raise InvalidEvent("options_not_resolved", "the stored options are not fully resolved.")
         else:
             options = Options.from_dict(stored)

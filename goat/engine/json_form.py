@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import scoring
 from .errors import StateFormatError, UnknownStateFormat
 from .rulesets import Options
 from .scoring import PlayerScore
@@ -65,7 +66,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "leader": state.leader,
         "rounds": [
             [rr.round, rr.end, rr.seat, "|".join([" ".join(map(text, hand)) for hand in rr.hand_tiles]), rr.hands,
-             rr.round_points, rr.fish_pot, rr.draw, rr.players]
+             rr.round_points, rr.fish_pot, rr.draw, rr.players, rr.winners]
             for rr in state.rounds
         ],
         "result": r,  # a named tuple: [reason, goats, winners, rating_points, chips]
@@ -105,12 +106,15 @@ def _table(d: dict[str, Any]) -> RoundState:
     )
 
 
-def _round(row: list[Any]) -> RoundRecord:
-    number, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players = row
+def _round(row: list[Any], options: Options) -> RoundRecord:
+    if len(row) == 9:  # written before round records named their winners: they follow from the round points
+        row = [*row, None if options.scoring == "goat" else scoring.round_winners(row[5])]
+    number, end, seat, hand_tiles, hands, round_points, fish_pot, draw, players, winners = row
     tile = PARSE.__getitem__
     return RoundRecord(number, end, seat, tuple([tuple(map(tile, hand.split())) for hand in hand_tiles.split("|")]),
                        tuple(hands),
-                       tuple(round_points), fish_pot, draw, _players(players))
+                       tuple(round_points), fish_pot, draw, _players(players),
+                       None if winners is None else tuple(winners))
 
 
 def state_from_dict(d: Any) -> GameState:
@@ -123,11 +127,12 @@ def state_from_dict(d: Any) -> GameState:
                                  format=version)
     try:
         table, result = d["table"], d["result"]
+        options = Options.from_dict(d["options"])
         return GameState(
-            d["ruleset"], Options.from_dict(d["options"]), d["seats"], d["commitment"], d["server_seed"],
+            d["ruleset"], options, d["seats"], d["commitment"], d["server_seed"],
             tuple(d["players"]), tuple(d["client_seeds"]), d["status"], d["round_no"], d["next_attempt"],
             None if table is None else _table(table), _players(d["scores"]), d["fish_pot"], d["leader"],
-            tuple([_round(row) for row in d["rounds"]]),
+            tuple([_round(row, options) for row in d["rounds"]]),
             None if result is None else Result(result[0], *[tuple(x) for x in result[1:]]),
             d["revealed_seed"], d["version"],
         )

@@ -113,5 +113,5 @@ def report(state: GameState) -> dict[str, Any]:
     leaves: the same ``result`` and ``rounds``)."""
     return {
         "result": state.result.to_dict() if state.result is not None else None,
-        "rounds": [r.to_dict() for r in state.rounds],
+        "rounds": [r.to_dict(state.options.remembered_counts) for r in state.rounds],
     }

@@ -27,13 +27,18 @@ _NON_DOUBLES = [t for t in ALL_TILES if t[0] != t[1]]
 DOUBLES_FROM_ONE_ORDER: tuple[Tile, ...] = (
     tuple(ALL_TILES[HALVES.index((v, v))] for v in range(1, 7))
     + (ALL_TILES[0],)
-    + tuple(sorted(_NON_DOUBLES, key=lambda t: (t[1], t[0]), reverse=True))  # D-5
+    + tuple(sorted(_NON_DOUBLES, key=lambda t: (t[1], t[0]), reverse=True))  # D-5, first edition
+)
+#: the same doubles; then the non-doubles by pip sum descending, ties by the higher half (D-5, second edition)
+DOUBLES_FROM_ONE_BY_SUM_ORDER: tuple[Tile, ...] = DOUBLES_FROM_ONE_ORDER[:7] + tuple(
+    sorted(_NON_DOUBLES, key=lambda t: (t[0] + t[1], t[1]), reverse=True)
 )
 SMALLEST_DOUBLE_ORDER: tuple[Tile, ...] = tuple(ALL_TILES[HALVES.index((v, v))] for v in range(7)) + tuple(
     sorted(_NON_DOUBLES, key=lambda t: (t[0] + t[1], t[0]))  # D-6
 )
 #: each opener rule's order of tiles; a new rule is a new entry
-OPENER_ORDERS = {"doubles_from_one": DOUBLES_FROM_ONE_ORDER, "smallest_double": SMALLEST_DOUBLE_ORDER}
+OPENER_ORDERS = {"doubles_from_one": DOUBLES_FROM_ONE_ORDER, "doubles_from_one_by_sum": DOUBLES_FROM_ONE_BY_SUM_ORDER,
+                 "smallest_double": SMALLEST_DOUBLE_ORDER}
 
 
 def opening_tile(opener: str, hands: Sequence[Sequence[Tile]]) -> tuple[int, Tile]:
@@ -176,11 +181,13 @@ def end_round(g: Game, end: str, seat: int) -> None:
             fish_scoring=options.fish_scoring, open_threshold=options.open_threshold,  # type: ignore[arg-type]
             fish_pot=g.fish_pot,
         )
+        winners = None
     else:
         outcome = scoring.score_fixed_round(players=g.scores, hand_values=hand_values)
+        winners = scoring.round_winners(outcome.round_points)  # §8: named on the round record
     g.rounds.append(RoundRecord(
         t.number, end, seat, tuple([tuple(hand) for hand in t.hands]), hand_values, outcome.round_points,
-        outcome.fish_pot, outcome.draw, outcome.players,
+        outcome.fish_pot, outcome.draw, outcome.players, winners,
     ))
     t.turn = None
     t.ended = end
@@ -195,10 +202,10 @@ def end_round(g: Game, end: str, seat: int) -> None:
 def game_result(options: Options, players: Sequence[PlayerScore], rounds_played: int) -> Result | None:
     """The result of a game whose last written round leaves ``players``, or ``None`` while it goes on:
     a goat game ends when a player reaches the limit (§7.5), a fixed-rounds game after its rounds (§8)."""
-    points = [p.points for p in players]
+    points = scoring.points(players, options.remembered_counts)  # D-8
     if options.scoring == "goat":
         limit: int = options.limit  # type: ignore[assignment]
-        if not scoring.goat_game_over(players, limit):
+        if not scoring.goat_game_over(players, limit, options.remembered_counts is not False):
             return None
         reason = "limit"
         goats, winners = scoring.result_by_limit(points, limit)
@@ -219,7 +226,7 @@ def game_result(options: Options, players: Sequence[PlayerScore], rounds_played:
 def interrupt(g: Game, seat: int, reason: str) -> None:
     """End the game by a timeout or a resignation of ``seat`` (§9, D-12, D-13): the points are those
     written after the last completed round."""
-    points = [p.points for p in g.scores]
+    points = scoring.points(g.scores, g.options.remembered_counts)  # D-8
     goats, winners = scoring.result_interrupted(points, seat)
     g.result = Result(
         reason=reason,

@@ -26,12 +26,19 @@ from .moves import (
     pending,
     playable,
 )
-from .rounds import DOUBLES_FROM_ONE_ORDER, OPENER_ORDERS, SMALLEST_DOUBLE_ORDER, next_deal, opening_tile
+from .rounds import (
+    DOUBLES_FROM_ONE_BY_SUM_ORDER,
+    DOUBLES_FROM_ONE_ORDER,
+    OPENER_ORDERS,
+    SMALLEST_DOUBLE_ORDER,
+    next_deal,
+    opening_tile,
+)
 
 __all__ = [
     "Command", "CreateGame", "PlayTile", "Resign", "TakeSeat", "TimeOut", "Session", "advance", "decide",
     "forced_event", "with_server_seed", "MAX_CLIENT_SEED", "MAX_PLAYER_NAME", "Event", "is_seed_hex",
     "Fold", "apply", "evolve", "evolve_all", "CHOICES", "CREATE", "DEAL", "DONE", "DRAW", "KNOCK", "PLAY", "REVEAL",
     "SEAT", "check_play", "legal_moves", "pending", "playable", "DOUBLES_FROM_ONE_ORDER", "OPENER_ORDERS",
-    "SMALLEST_DOUBLE_ORDER", "next_deal", "opening_tile",
+    "DOUBLES_FROM_ONE_BY_SUM_ORDER", "SMALLEST_DOUBLE_ORDER", "next_deal", "opening_tile",
 ]

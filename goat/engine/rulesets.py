@@ -3,6 +3,11 @@
 The fully resolved options are stored in a game's first event, so a replay never depends on
 today's defaults: :func:`resolve_options` is only called when a game is created, and replay uses
 :meth:`Options.from_dict` on what was stored.
+
+A rule change is a new option value or key, never a new meaning (RULES.md §2, second edition): the
+second edition added the opener ``"doubles_from_one_by_sum"`` and the key ``remembered_counts``. A
+stored record without ``remembered_counts`` is a first-edition game, and :func:`with_first_edition`
+gives the key the meaning it had then (remembered points count), so every finished game verifies.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from .errors import InvalidOptions
 
 MIN_SEATS, MAX_SEATS = 2, 4
 
-OPENERS = ("doubles_from_one", "smallest_double")
+OPENERS = ("doubles_from_one", "doubles_from_one_by_sum", "smallest_double")
+#: option values the second edition added: a first-edition record (no ``remembered_counts``) cannot hold them
+SECOND_EDITION_OPENERS = ("doubles_from_one_by_sum",)
 LATER_LEADERS = ("last_winner", "opener")
 FISH_RULES = ("positional_or_blocked", "blocked")
 SCORINGS = ("goat", "rounds")
@@ -25,7 +32,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "goat-classic": {
         "hand_size": 7,  # D-1
         "redeal": True,
-        "opener": "doubles_from_one",
+        "opener": "doubles_from_one_by_sum",  # D-5
         "later_leader": "last_winner",
         "bazaar_reserve": 0,
         "fish": "positional_or_blocked",
@@ -33,6 +40,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "scoring": "goat",
         "fish_scoring": "fish_for_all",  # seed 000 offers both; fish_for_one is an option (docs/decisions.md)
         "open_threshold": 12,
+        "remembered_counts": True,  # D-8 (seed 000)
         "limit": 101,
         "rounds": None,
         "ante": 0,
@@ -41,7 +49,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "goat-gamesburg": {
         "hand_size": 7,
         "redeal": False,  # D-2
-        "opener": "doubles_from_one",
+        "opener": "doubles_from_one_by_sum",  # D-5
         "later_leader": "last_winner",
         "bazaar_reserve": 0,
         "fish": "positional_or_blocked",
@@ -49,6 +57,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "scoring": "goat",
         "fish_scoring": "fish_for_all",
         "open_threshold": 12,  # D-3
+        "remembered_counts": False,  # D-8 (seed 001)
         "limit": 125,
         "rounds": None,
         "ante": 10,
@@ -65,6 +74,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "scoring": "rounds",
         "fish_scoring": None,
         "open_threshold": None,
+        "remembered_counts": None,
         "limit": None,
         "rounds": 3,
         "ante": 0,
@@ -88,6 +98,8 @@ class Options(NamedTuple):
     scoring: str
     fish_scoring: str | None
     open_threshold: int | None
+    #: whether remembered points are part of a player's points (§7, D-8); ``None`` outside goat scoring
+    remembered_counts: bool | None
     limit: int | None
     rounds: int | None
     ante: int
@@ -98,13 +110,28 @@ class Options(NamedTuple):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Options:
+        """The stored options; a first-edition record gets the first edition's ``remembered_counts``."""
         try:
+            data = with_first_edition(data)
             return cls(*[data[key] for key in OPTION_KEYS])
         except (KeyError, TypeError) as exc:
             raise InvalidOptions(detail=f"the stored options are incomplete: {exc}") from exc
 
 
 OPTION_KEYS: tuple[str, ...] = Options._fields
+
+
+def is_first_edition(stored: Mapping[str, Any]) -> bool:
+    """Whether stored options are a first-edition record: they have no ``remembered_counts`` (RULES.md §2)."""
+    return "remembered_counts" not in stored
+
+
+def with_first_edition(stored: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``stored`` with the first edition's meaning of the key it lacks: in a first-edition goat game
+    remembered points count (D-8, first edition); outside goat scoring the key is ``None``."""
+    if not is_first_edition(stored):
+        return stored
+    return {**stored, "remembered_counts": True if stored.get("scoring") == "goat" else None}
 
 _INT_RANGES = {
     "hand_size": (1, 14),
@@ -123,7 +150,7 @@ _CHOICES = {
     "scoring": SCORINGS,
     "fish_scoring": FISH_SCORINGS,
 }
-_NULLABLE = {"fish_scoring", "open_threshold", "limit", "rounds"}
+_NULLABLE = {"fish_scoring", "open_threshold", "remembered_counts", "limit", "rounds"}
 
 
 def _check_value(key: str, value: Any) -> None:
@@ -131,9 +158,9 @@ def _check_value(key: str, value: Any) -> None:
         if key not in _NULLABLE:
             raise InvalidOptions(detail=f"option {key!r} cannot be null.")
         return
-    if key == "redeal":
+    if key in ("redeal", "remembered_counts"):
         if not isinstance(value, bool):
-            raise InvalidOptions(detail="option 'redeal' must be true or false.")
+            raise InvalidOptions(detail=f"option {key!r} must be true or false.")
     elif key in _CHOICES:
         if value not in _CHOICES[key]:
             choices = ", ".join(_CHOICES[key])
@@ -186,7 +213,7 @@ def validate_options(options: Options, seats: int) -> None:
     if options.redeal and options.hand_size > 7:
         raise InvalidOptions(detail="the redeal rule is only defined for hands of at most 7 tiles.")
     if options.scoring == "goat":
-        for key in ("fish_scoring", "open_threshold", "limit"):
+        for key in ("fish_scoring", "open_threshold", "remembered_counts", "limit"):
             if getattr(options, key) is None:
                 raise InvalidOptions(detail=f"goat scoring needs option {key!r}.")
     elif options.rounds is None:

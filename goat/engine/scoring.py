@@ -16,8 +16,10 @@ __all__ = [
     "PlayerScore",
     "RoundOutcome",
     "hand_value",
+    "points",
     "score_goat_round",
     "score_fixed_round",
+    "round_winners",
     "goat_game_over",
     "result_by_limit",
     "result_by_rounds",
@@ -43,7 +45,7 @@ def hand_value(hand: Sequence[int], lone_double_zero: int) -> int:
 
 
 class PlayerScore(NamedTuple):
-    """A player's running account between rounds (§7): ``points = score + remembered`` [D-8].
+    """A player's running account between rounds (§7).
 
     Small immutable records built for every seat at every round end, so typed named tuples."""
 
@@ -53,10 +55,25 @@ class PlayerScore(NamedTuple):
 
     @property
     def points(self) -> int:
+        """``score + remembered``: the player's points when remembered points count (goat-classic, the
+        first edition); the points a game uses follow its ``remembered_counts`` (:func:`points`)."""
         return self.score + self.remembered
 
-    def to_dict(self) -> dict[str, object]:
-        return {"open": self.open, "score": self.score, "remembered": self.remembered, "points": self.points}
+    def points_by(self, remembered_counts: bool | None) -> int:
+        """The player's points (§7, D-8): ``score + remembered``, or ``score`` alone when
+        ``remembered_counts`` is false (``None``, outside goat scoring, has nothing remembered)."""
+        return self.score if remembered_counts is False else self.score + self.remembered
+
+    def to_dict(self, remembered_counts: bool | None) -> dict[str, object]:
+        """The account with its ``points`` by the rule of ``remembered_counts``; ``remembered`` is shown
+        either way."""
+        return {"open": self.open, "score": self.score, "remembered": self.remembered,
+                "points": self.points_by(remembered_counts)}
+
+
+def points(players: Sequence[PlayerScore], remembered_counts: bool | None) -> list[int]:
+    """Every player's points (§7, D-8): what the limit, the winners, the ratings and the ante use."""
+    return [p.points_by(remembered_counts) for p in players]
 
 
 class RoundOutcome(NamedTuple):
@@ -160,9 +177,18 @@ def score_fixed_round(*, players: Sequence[PlayerScore], hand_values: Sequence[i
     return RoundOutcome(written, tuple(hand_values), 0, False)
 
 
-def goat_game_over(players: Sequence[PlayerScore], limit: int) -> bool:
-    """True once any player's points reach ``limit`` (§7.5)."""
-    return max([p.score + p.remembered for p in players]) >= limit  # PlayerScore.points
+def round_winners(round_points: Sequence[int]) -> tuple[int, ...]:
+    """The winners of a fixed-rounds round (§8): the seats with the fewest pips left (ties share)."""
+    least = min(round_points)
+    return tuple([s for s, p in enumerate(round_points) if p == least])
+
+
+def goat_game_over(players: Sequence[PlayerScore], limit: int, remembered_counts: bool = True) -> bool:
+    """True once any player's points reach ``limit`` (§7.5); remembered points are part of them only
+    when ``remembered_counts`` (D-8)."""
+    if remembered_counts:
+        return max([p.score + p.remembered for p in players]) >= limit  # PlayerScore.points
+    return max([p.score for p in players]) >= limit
 
 
 def _fewest(points: Sequence[int], seats: Sequence[int]) -> list[int]:

@@ -60,17 +60,24 @@ class RoundRecord(NamedTuple):
     fish_pot: int  # carried after the round
     draw: bool
     players: tuple[PlayerScore, ...]
+    #: the seats with the fewest pips (fixed-rounds scoring, §8), ``None`` for a goat round
+    winners: tuple[int, ...] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self, remembered_counts: bool | None) -> dict[str, Any]:
+        """The round as the verifier and the scoresheet show it; each player's ``points`` follow
+        ``remembered_counts`` (D-8), and a fixed-rounds round names its ``winners``."""
+        d = {
             "round": self.round,
             "end": self.end,
             "seat": self.seat,
             "hands": list(self.hands),
             "round_points": list(self.round_points),
             "fish_pot": self.fish_pot,
-            "players": [p.to_dict() for p in self.players],
+            "players": [p.to_dict(remembered_counts) for p in self.players],
         }
+        if self.winners is not None:
+            d["winners"] = list(self.winners)
+        return d
 
 
 class Result(NamedTuple):
@@ -126,6 +133,12 @@ class GameState:
         t = self.table
         return t.turn if (t is not None and self.status == RUNNING) else None
 
+    @property
+    def points(self) -> list[int]:
+        """Every player's points by the game's rule (§7, D-8): the limit, winners, ratings and ante use these."""
+        counts = self.options.remembered_counts
+        return [p.points_by(counts) for p in self.scores]
+
     def hand(self, seat: int) -> tuple[Tile, ...]:
         return self.table.hands[seat] if self.table is not None else ()
 
@@ -144,7 +157,7 @@ class GameState:
                     "seat": s,
                     "player": self.players[s],
                     "tiles": len(t.hands[s]) if t is not None else 0,
-                    **(self.scores[s].to_dict()),
+                    **(self.scores[s].to_dict(self.options.remembered_counts)),
                 }
                 for s in range(self.seats)
             ],

@@ -61,7 +61,8 @@ def _events_for_log(game: Game, *, reveal: bool) -> list[dict]:
 
 def scoresheet_table(game: Game) -> dict | None:
     """The scoresheet (selectors.scoresheet) shaped as the seed-001 table: one row per round, for each
-    player the round points, remembered and total; fish rounds marked, with the pot carried."""
+    player the round points, remembered and total; fish rounds marked, with the pot carried; the round
+    winners of a domino-3rounds round (RULES.md §8). ``points`` follow the game's ``remembered_counts``."""
     if game.version == 0:
         return None
     state = eventstore.state_load(game)
@@ -71,13 +72,14 @@ def scoresheet_table(game: Game) -> dict | None:
         cells = [
             {"round_points": r["round_points"][s], "remembered": p["remembered"], "score": p["score"],
              "points": p["points"], "open": p["open"], "went_out": r["end"] == "out" and r["seat"] == s,
-             "fisher": r["end"] == "fish" and r["seat"] == s}
+             "fisher": r["end"] == "fish" and r["seat"] == s, "round_winner": s in r.get("winners", ())}
             for s, p in enumerate(r["players"])
         ]
         rows.append({"round": r["round"], "end": r["end"], "fish": r["end"] == "fish", "draw": r["draw"],
-                     "fish_pot": r["fish_pot"], "cells": cells})
+                     "fish_pot": r["fish_pot"], "cells": cells, "winners": r.get("winners")})
     return {"players": [t["player"] for t in sheet["totals"]], "rows": rows, "totals": sheet["totals"],
-            "fish_pot": sheet["fish_pot"]}
+            "fish_pot": sheet["fish_pot"], "remembered_counts": state.options.remembered_counts,
+            "round_winners": state.options.scoring == "rounds"}
 
 
 # --- filters ----------------------------------------------------------------------------------
@@ -319,11 +321,14 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         for row in (table["rows"] if table else []):
             for seat, cell in enumerate(row["cells"]):
                 writer.writerow([row["round"], row["end"], table["players"][seat], cell["round_points"],
-                                 cell["remembered"], cell["score"], cell["points"], row["fish_pot"]])
+                                 cell["remembered"], cell["score"], cell["points"], row["fish_pot"],
+                                 "" if row["winners"] is None else ("yes" if cell["round_winner"] else "no")])
         return response
 
 
-SCORESHEET_CSV_COLUMNS = ["round", "end", "player", "round_points", "remembered", "score", "points", "fish_pot"]
+#: ``round_winner``: yes/no in a domino-3rounds round (RULES.md §8), empty for a goat round
+SCORESHEET_CSV_COLUMNS = ["round", "end", "player", "round_points", "remembered", "score", "points", "fish_pot",
+                          "round_winner"]
 
 
 @admin.register(GameEvent)

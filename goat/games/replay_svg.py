@@ -146,7 +146,8 @@ def replay_context(game: Game, step: int) -> dict[str, Any]:
             "seat": seat, "player": players[seat] or f"seat {seat}", "label_y": label_y,
             "turn": state.turn == seat, "open": score.open if score else False,
             "score": score.score if score else 0, "remembered": score.remembered if score else 0,
-            "points": score.points if score else 0, "tiles": shapes, "count": len(hand),
+            "points": score.points_by(state.options.remembered_counts) if score else 0, "tiles": shapes,
+            "count": len(hand),
             "box_y": y, "box_h": max(bottom, label_y + 8) - y + 6,
         })
         y = max(bottom, label_y + 8) + 14
@@ -162,5 +163,17 @@ def replay_context(game: Game, step: int) -> dict[str, Any]:
         turn_player=players[state.turn] if state.turn is not None else None,
         round_no=state.round_no, fish_pot=state.fish_pot, status=state.status,
         round_ended=table.ended if table is not None else None,
+        round_winners=_round_winners(state, players),
     )
     return context
+
+
+def _round_winners(state, players: list) -> str | None:
+    """The winners of the round just ended, when its record names them (domino-3rounds, RULES.md §8)."""
+    table = state.table
+    if table is None or table.ended is None or not state.rounds or state.rounds[-1].round != table.number:
+        return None
+    winners = state.rounds[-1].winners
+    if winners is None:
+        return None
+    return ", ".join(f"seat {s} ({players[s] or f'seat {s}'})" for s in winners)

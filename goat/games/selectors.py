@@ -106,17 +106,20 @@ def redact_events(events: list[GameEvent], *, game: Game, user, seat: int | None
 
 
 def scoresheet(*, game: Game, state: GameState) -> dict[str, Any]:
-    """Per round per player: round points, remembered, total; fish rounds and the carried pot."""
+    """Per round per player: round points, remembered, total; fish rounds and the carried pot; the
+    winners of each fixed-rounds round. ``points`` follow the game's rule (D-8: the score alone when
+    remembered points do not count); ``remembered`` is shown either way."""
+    counts = state.options.remembered_counts
     rounds = []
     for record in state.rounds:
-        row = record.to_dict()
+        row = record.to_dict(counts)
         row["draw"] = record.draw
         row["hand_tiles"] = [tiles_str(h) for h in record.hand_tiles]  # revealed at the round's end
         rounds.append(row)
     return {
         "rounds": rounds,
         "fish_pot": state.fish_pot,
-        "totals": [{"seat": s, "player": state.players[s], **state.scores[s].to_dict()}
+        "totals": [{"seat": s, "player": state.players[s], **state.scores[s].to_dict(counts)}
                    for s in range(state.seats)],
     }
 
@@ -131,6 +134,6 @@ def full_state(state: GameState) -> dict[str, Any]:
         "bazaar_tiles": tiles_str(t.bazaar) if t is not None else [],
         "must_lead": tile_str(t.must_lead) if t is not None and t.must_lead else None,
         "pending": {"action": kind, "seat": seat},
-        "rounds": [r.to_dict() for r in state.rounds],
+        "rounds": [r.to_dict(state.options.remembered_counts) for r in state.rounds],
         "server_seed": state.revealed_seed,
     }

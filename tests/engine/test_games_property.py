@@ -169,7 +169,7 @@ def test_simulated_games_verify_with_the_same_result(game, seed):
     assert report["valid"], report
     state = replay(log).state
     assert report["result"] == state.result.to_dict()
-    assert report["rounds"] == [r.to_dict() for r in state.rounds]
+    assert report["rounds"] == [r.to_dict(state.options.remembered_counts) for r in state.rounds]
     assert sum(state.result.chips) == 0
     assert state.version == len(log)
     # A second simulation from the same seed is the same game.

@@ -80,12 +80,53 @@ def test_every_prefix_round_trips_and_play_goes_on_identically(seed, mix):
 
 
 @pytest.mark.parametrize("upto", [134, 269])
-def test_the_golden_snapshots_read_as_the_replayed_state(upto):
+def test_the_golden_snapshots_written_before_the_second_edition_still_read_as_the_replayed_state(upto):
+    """Snapshots of a first-edition game, written before format 1 carried ``remembered_counts`` and the
+    round winners: they read as the replayed state (remembered points count, as in that edition)."""
     text = (GOLDEN / f"{NAME}.at-{upto}.json").read_text(encoding="utf-8").strip()
     state = replay(_log()[:upto]).state
+    assert "remembered_counts" not in json.loads(text)["options"]
+    assert state_from_json(text) == state
+    assert state.version == upto
+    assert state.options.remembered_counts is True
+    assert state_from_json(state_to_json(state)) == state
+
+
+SNAPSHOTS = [("2e-gamesburg-3-remembered", 200), ("2e-gamesburg-3-remembered", 282), ("2e-3rounds-3-rounds", 87)]
+
+
+def generate_snapshots() -> None:
+    for name, upto in SNAPSHOTS:
+        (GOLDEN / f"{name}.at-{upto}.json").write_text(state_to_json(replay(_log(name)[:upto]).state) + "\n")
+
+
+@pytest.mark.parametrize(("name", "upto"), SNAPSHOTS)
+def test_the_second_edition_golden_snapshots_read_as_the_replayed_state(name, upto):
+    text = (GOLDEN / f"{name}.at-{upto}.json").read_text(encoding="utf-8").strip()
+    state = replay(_log(name)[:upto]).state
     assert state_from_json(text) == state
     assert state.version == upto
     assert state_to_json(state) == text  # the layout of format 1 does not drift
+    options = json.loads(text)["options"]
+    assert options["remembered_counts"] is state.options.remembered_counts
+
+
+def test_the_form_carries_remembered_counts_and_round_winners():
+    state = replay(_log("2e-3rounds-3-rounds")).state
+    d = json.loads(state_to_json(state))
+    assert d["options"]["remembered_counts"] is None
+    assert [row[9] for row in d["rounds"]] == [list(r.winners) for r in state.rounds]
+    assert all(r.winners for r in state.rounds)
+    goat = json.loads(state_to_json(replay(_log("2e-gamesburg-3-remembered")).state))
+    assert goat["options"]["remembered_counts"] is False
+    assert {row[9] for row in goat["rounds"]} == {None}  # goat rounds name no winners
+
+
+def test_a_round_row_written_without_winners_reads_with_the_winners_of_its_round_points():
+    state = replay(_log("2e-3rounds-3-rounds")).state
+    d = json.loads(state_to_json(state))
+    d["rounds"] = [row[:9] for row in d["rounds"]]
+    assert state_from_dict(d) == state
 
 
 def test_the_form_is_plain_json_with_its_version_first():
@@ -122,3 +163,10 @@ def test_a_state_with_the_server_seed_round_trips_with_it():
     assert result.ok
     assert state_from_json(state_to_json(result.state)) == result.state
     assert state_from_json(state_to_json(result.state)).server_seed == seed
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] == ["--regenerate"]:
+        generate_snapshots()  # the second-edition snapshots only: the older ones stay as they were written

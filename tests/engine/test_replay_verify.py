@@ -2,7 +2,10 @@
 right seq with the right code; honest logs verify; golden replays catch any engine drift.
 
 The golden logs in ``golden/`` were generated once by :func:`generate_golden` (run this file as a
-script with ``--regenerate`` to rewrite them, only when a rules change is intended).
+script with ``--regenerate`` to rewrite them, only when a rules change is intended). Those of
+``FIRST_EDITION_GAMES`` are first-edition games (RULES.md §2: ``"opener": "doubles_from_one"`` and no
+``remembered_counts``) recorded before the second edition: they must verify forever with the results
+they had; ``--regenerate`` writes only the second-edition ones.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from goat.engine.replay import replay, verify_log
+from goat.engine.rulesets import PRESETS
 from goat.engine.simulate import simulate_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +28,8 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 
 #: name -> (simulator seed, ruleset, seats, options, interrupt_chance); seeds chosen by a search for the
 #: feature each file is there to pin down (a fish_for_one draw and pot, a redeal, a timeout, ...).
-GOLDEN_GAMES = {
+#: First-edition games: simulated with the first edition's options, ``remembered_counts`` then removed.
+FIRST_EDITION_GAMES = {
     "classic-2-fish-for-all": (1, "goat-classic", 2, None, 0.0),
     "classic-4-fish-for-one-pot": (5, "goat-classic", 4, {"fish_scoring": "fish_for_one"}, 0.0),
     "classic-3-redeal": (12, "goat-classic", 3, None, 0.0),
@@ -32,7 +37,21 @@ GOLDEN_GAMES = {
     "gamesburg-2-timeout": (0, "goat-gamesburg", 2, None, 1.0),
     "3rounds-4-resigned": (25, "domino-3rounds", 4, None, 1.0),
     "3rounds-3-rounds": (3, "domino-3rounds", 3, None, 0.0),
+    # seat 0 never opens and ends with 10 remembered points, which count (the first edition): added with
+    # the second edition as the first-edition game whose ratings the new reading would change (D-8)
+    "gamesburg-3-remembered": (19, "goat-gamesburg", 3, None, 0.0),
 }
+#: Second-edition games (today's presets). ``gamesburg-3-remembered``: seat 0 never opens and ends with 10
+#: remembered points, so the winners, ratings and chips differ from the goat-classic reading (D-8).
+SECOND_EDITION_GAMES = {
+    "2e-classic-2-fish-for-all": (1, "goat-classic", 2, None, 0.0),
+    "2e-gamesburg-3-remembered": (19, "goat-gamesburg", 3, None, 0.0),
+    "2e-gamesburg-2-timeout": (0, "goat-gamesburg", 2, None, 1.0),
+    "2e-3rounds-3-rounds": (3, "domino-3rounds", 3, None, 0.0),
+}
+GOLDEN_GAMES = {**FIRST_EDITION_GAMES, **SECOND_EDITION_GAMES}
+#: the options a first-edition game was created with (the keys the second edition changed)
+FIRST_EDITION_OPTIONS = {"goat": {"opener": "doubles_from_one", "remembered_counts": True}, "rounds": {}}
 
 
 def _log(seed: int = 1, ruleset: str = "goat-classic", seats: int = 2, **kw) -> list[dict]:
@@ -248,13 +267,19 @@ def test_cli_simulate_is_deterministic_and_verifies(tmp_path):
 
 def _golden_log(name: str) -> list[dict]:
     seed, ruleset, seats, options, interrupt = GOLDEN_GAMES[name]
-    return simulate_game(random.Random(seed), ruleset=ruleset, seats=seats, options=options,
-                         interrupt_chance=interrupt)
+    if name in FIRST_EDITION_GAMES:
+        scoring = PRESETS[ruleset]["scoring"]
+        options = {**FIRST_EDITION_OPTIONS[scoring], **(options or {})}
+    log = simulate_game(random.Random(seed), ruleset=ruleset, seats=seats, options=options,
+                        interrupt_chance=interrupt)
+    if name in FIRST_EDITION_GAMES:
+        del log[0]["data"]["options"]["remembered_counts"]  # the key the first edition did not have
+    return log
 
 
 def generate_golden() -> None:
     GOLDEN.mkdir(exist_ok=True)
-    for name in GOLDEN_GAMES:
+    for name in SECOND_EDITION_GAMES:
         log = _golden_log(name)
         (GOLDEN / f"{name}.jsonl").write_text(
             "".join(json.dumps(e, ensure_ascii=False, sort_keys=False) + "\n" for e in log), encoding="utf-8")
@@ -289,6 +314,74 @@ def test_golden_replays_cover_what_they_claim():
     assert {logs[n][0]["data"]["ruleset"] for n in logs} == {
         "goat-classic", "goat-gamesburg", "domino-3rounds"}
     assert {logs[n][0]["data"]["seats"] for n in logs} == {2, 3, 4}
+    for name in FIRST_EDITION_GAMES:
+        options = logs[name][0]["data"]["options"]
+        assert "remembered_counts" not in options and options["opener"] in ("doubles_from_one", "smallest_double")
+    for name in SECOND_EDITION_GAMES:
+        options = logs[name][0]["data"]["options"]
+        assert options == PRESETS[logs[name][0]["data"]["ruleset"]]
+    assert all("winners" in r for r in reports["2e-3rounds-3-rounds"]["rounds"])
+    assert all("winners" in r for r in reports["3rounds-3-rounds"]["rounds"])
+
+
+def _with_remembered_counts(log: list[dict], value) -> list[dict]:
+    log = copy.deepcopy(log)
+    log[0]["data"]["options"]["remembered_counts"] = value
+    return log
+
+
+def test_first_edition_golden_logs_replay_by_first_edition_rules():
+    """A first-edition record (no remembered_counts) means remembered points count: the same log with
+    ``remembered_counts: true`` written in verifies to the same report; with ``false`` it would not."""
+    for name in ("gamesburg-3-limit", "gamesburg-2-timeout", "classic-4-fish-for-one-pot"):
+        log = _load_jsonl(GOLDEN / f"{name}.jsonl")
+        assert verify_log(_with_remembered_counts(log, True)) == verify_log(log)
+    state = replay(_load_jsonl(GOLDEN / "gamesburg-3-limit.jsonl")).state
+    assert state.options.remembered_counts is True and state.options.opener == "doubles_from_one"
+
+
+def test_first_edition_gamesburg_game_keeps_the_ratings_it_was_played_for():
+    """D-8 and RULES.md §2: a first-edition goat-gamesburg game counts remembered points (seat 0's 10),
+    although today's goat-gamesburg would not; its result is the one it had when it was played."""
+    log = _load_jsonl(GOLDEN / "gamesburg-3-remembered.jsonl")
+    assert verify_log(log)["result"] == {"reason": "limit", "goats": [2], "winners": [1],
+                                         "rating_points": [9, 10, 0], "chips": [-10, 20, -10]}
+    assert verify_log(_with_remembered_counts(log, False))["result"]["rating_points"] == [10, 10, 0]
+
+
+def test_a_first_edition_record_cannot_carry_a_second_edition_opener():
+    log = _load_jsonl(GOLDEN / "gamesburg-3-limit.jsonl")
+    log[0]["data"]["options"]["opener"] = "doubles_from_one_by_sum"
+    assert _refused(log) == (1, "options_not_resolved")
+
+
+def test_worked_example_gamesburg_remembered_points_do_not_count():
+    """D-8, second edition: in goat-gamesburg seat 0 never opens and ends with 10 remembered points;
+    the winners, the ratings and the chips use the written score alone (seat 0 and seat 1 both at 0)."""
+    log = _load_jsonl(GOLDEN / "2e-gamesburg-3-remembered.jsonl")
+    assert log[0]["data"]["options"]["remembered_counts"] is False
+    report = verify_log(log)
+    last = report["rounds"][-1]["players"]
+    assert [(p["open"], p["score"], p["remembered"], p["points"]) for p in last] == [
+        (False, 0, 10, 0), (False, 0, 0, 0), (True, 134, 0, 134)]
+    assert report["result"] == {"reason": "limit", "goats": [2], "winners": [0, 1], "rating_points": [10, 10, 0],
+                                "chips": [5, 5, -10]}
+
+
+def test_worked_example_the_same_game_under_goat_classic_counting_counts_them():
+    """The same game read as goat-classic reads it (``remembered_counts: true``): seat 0's 10 remembered
+    points are points, so seat 1 wins alone, seat 0 earns 9 and pays the ante."""
+    log = _with_remembered_counts(_load_jsonl(GOLDEN / "2e-gamesburg-3-remembered.jsonl"), True)
+    report = verify_log(log)
+    assert [p["points"] for p in report["rounds"][-1]["players"]] == [10, 0, 134]
+    assert report["result"] == {"reason": "limit", "goats": [2], "winners": [1], "rating_points": [9, 10, 0],
+                                "chips": [-10, 20, -10]}
+
+
+def test_worked_example_3rounds_round_records_name_their_winners():
+    report = json.loads((GOLDEN / "2e-3rounds-3-rounds.expected.json").read_text(encoding="utf-8"))
+    for r in report["rounds"]:
+        assert r["winners"] == [s for s, h in enumerate(r["hands"]) if h == min(r["hands"])]
 
 
 def test_golden_replays_verify_through_the_cli():
@@ -303,7 +396,7 @@ def test_golden_replays_verify_through_the_cli():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--regenerate"]:
         generate_golden()
-        print(f"rewrote {len(GOLDEN_GAMES)} golden logs in {GOLDEN}")
+        print(f"rewrote {len(SECOND_EDITION_GAMES)} second-edition golden logs in {GOLDEN}")
     else:
         print("usage: python tests/engine/test_replay_verify.py --regenerate")
 

@@ -10,6 +10,7 @@ import pytest
 from goat.engine import deal as dealing
 from goat.engine.errors import IllegalMove, InvalidEvent, RulesError
 from goat.engine.rules import (
+    DOUBLES_FROM_ONE_BY_SUM_ORDER,
     DOUBLES_FROM_ONE_ORDER,
     PLAY,
     SMALLEST_DOUBLE_ORDER,
@@ -154,15 +155,45 @@ def test_doubles_from_one_takes_0_0_only_after_6_6():
     assert DOUBLES_FROM_ONE_ORDER[:7] == tiles("1-1 2-2 3-3 4-4 5-5 6-6 0-0")
 
 
+FIRST_EDITION = {"opener": "doubles_from_one"}
+
+
 def test_no_double_highest_non_double_leads_5_6_first():
+    """The first edition's order (``doubles_from_one``): ``(high, low)`` descending (RULES.md §4)."""
     assert DOUBLES_FROM_ONE_ORDER[7:] == tiles(
         "5-6 4-6 3-6 2-6 1-6 0-6 4-5 3-5 2-5 1-5 0-5 3-4 2-4 1-4 0-4 2-3 1-3 0-3 1-2 0-2 0-1"
     )
-    state = dealt("goat-classic", ["0-1 0-2 0-3 0-4 0-5 3-5 1-2", "5-6 1-3 1-4 1-5 1-6 2-3 2-4"])
+    state = dealt("goat-classic", ["0-1 0-2 0-3 0-4 0-5 3-5 1-2", "5-6 1-3 1-4 1-5 1-6 2-3 2-4"], FIRST_EDITION)
     assert pending(state) == (PLAY, 1) and state.table.must_lead == parse_tile("5-6")
     # 5-6 in the bazaar: the holder of 4-6 leads with it.
-    state = dealt("goat-classic", ["0-1 0-2 0-3 0-4 0-5 2-5 4-6", "3-6 1-3 1-4 1-5 1-6 2-3 2-4"])
+    state = dealt("goat-classic", ["0-1 0-2 0-3 0-4 0-5 2-5 4-6", "3-6 1-3 1-4 1-5 1-6 2-3 2-4"], FIRST_EDITION)
     assert pending(state) == (PLAY, 0) and legal_moves(state) == [(parse_tile("4-6"), "left")]
+
+
+def test_worked_example_no_double_order_by_sum_is_the_one_listed_in_section_4():
+    """D-5, second edition (``doubles_from_one_by_sum``): the same doubles, then pip sum descending,
+    ties by the higher half, exactly the list of RULES.md §4."""
+    assert DOUBLES_FROM_ONE_BY_SUM_ORDER[:7] == tiles("1-1 2-2 3-3 4-4 5-5 6-6 0-0")
+    assert DOUBLES_FROM_ONE_BY_SUM_ORDER[7:] == tiles(
+        "5-6 4-6 3-6 4-5 2-6 3-5 1-6 2-5 3-4 0-6 1-5 2-4 0-5 1-4 2-3 0-4 1-3 0-3 1-2 0-2 0-1"
+    )
+
+
+def test_goat_presets_lead_by_pip_sum_when_nobody_holds_a_double():
+    # 4-5 (9 pips) comes before 2-6 (8): the second edition's leader; the first edition's is 2-6.
+    hands = ["2-6 0-1 0-2 0-3 0-4 0-5 1-2", "4-5 1-3 1-4 1-5 1-6 2-3 2-4"]
+    for ruleset in ("goat-classic", "goat-gamesburg"):
+        state = dealt(ruleset, hands)
+        assert state.options.opener == "doubles_from_one_by_sum"
+        assert pending(state) == (PLAY, 1) and legal_moves(state) == [(parse_tile("4-5"), "left")]
+    state = dealt("goat-classic", hands, FIRST_EDITION)
+    assert pending(state) == (PLAY, 0) and state.table.must_lead == parse_tile("2-6")
+    # A tie on 8 pips goes to the higher half: 2-6 before 3-5.
+    state = dealt("goat-gamesburg", ["3-5 0-1 0-2 0-3 0-4 0-5 1-2", "2-6 1-3 1-4 1-5 1-6 2-3 2-4"])
+    assert pending(state) == (PLAY, 1) and state.table.must_lead == parse_tile("2-6")
+    # Doubles still come first, from 1-1.
+    state = dealt("goat-gamesburg", ["5-6 0-1 0-2 0-3 0-4 0-5 1-2", "3-3 1-3 1-4 1-5 1-6 2-3 2-4"])
+    assert pending(state) == (PLAY, 1) and state.table.must_lead == parse_tile("3-3")
 
 
 def test_smallest_double_leads_0_0_first():
@@ -566,6 +597,35 @@ def test_limit_reached_everyone_at_or_above_is_a_goat(classic3):
     assert [p.points for p in new.scores] == [101, 102, 50]
     assert new.result.goats == (0, 1) and new.result.winners == (2,)
     assert new.result.rating_points == (0, 0, 5)
+
+
+def test_d8_gamesburg_remembered_points_do_not_reach_the_limit():
+    """goat-gamesburg (``remembered_counts: false``): 130 remembered points are not points, so the game
+    goes on; the same position with remembered points counting ends it with that player the goat."""
+    for counts, over in ((False, False), (True, True)):
+        state, _ = new_game("goat-gamesburg", 3, {"remembered_counts": counts})
+        scores = (PlayerScore(remembered=120), PlayerScore(open=True, score=50), PlayerScore(open=True, score=10))
+        state = replace(state, scores=scores)
+        state = set_table(state, hands=["4-2", "0-0 0-1", "2-6"], line="2-5", turn=2)  # seat 0: 6 -> 126 remembered
+        new, events = play(state, 2, "2-6")
+        assert new.scores[0] == PlayerScore(remembered=126)
+        assert new.public_dict()["seats"][0]["points"] == (126 if counts else 0)
+        assert new.public_dict()["seats"][0]["remembered"] == 126
+        if over:
+            assert new.status == FINISHED and new.result.goats == (0,) and new.result.winners == (2,)
+        else:
+            assert types(events) == ["tile_played", "round_dealt"] and new.status == RUNNING
+            assert new.points == [0, 51, 10]
+
+
+def test_d8_gamesburg_interrupted_game_uses_the_score_alone():
+    state, _ = new_game("goat-gamesburg", 3)
+    scores = (PlayerScore(remembered=12), PlayerScore(open=True, score=40), PlayerScore(open=True, score=20))
+    state = replace(state, scores=scores)
+    new, _ = decide(state, Resign(seat=1))
+    # (40 - 0) / 10 = 4 for seat 0 (it would be (40 - 12) / 10 -> 3 with remembered points counting)
+    assert new.result.goats == (1,) and new.result.winners == (0,)
+    assert new.result.rating_points == (4, 0, 2)
 
 
 def test_below_the_limit_the_game_goes_on(classic3):

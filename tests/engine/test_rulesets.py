@@ -14,11 +14,11 @@ from goat.engine.rulesets import OPTION_KEYS, PRESETS, RULESETS, resolve_options
 from goat.engine.simulate import simulate_game
 from helpers import seed_hex
 
-#: RULES.md §2, transcribed by hand from the table (a dash is None).
+#: RULES.md §2 (second edition), transcribed by hand from the table (a dash is None).
 TABLE = {
     "hand_size": (7, 7, 5),
     "redeal": (True, False, False),
-    "opener": ("doubles_from_one", "doubles_from_one", "smallest_double"),
+    "opener": ("doubles_from_one_by_sum", "doubles_from_one_by_sum", "smallest_double"),
     "later_leader": ("last_winner", "last_winner", "opener"),
     "bazaar_reserve": (0, 0, 2),
     "fish": ("positional_or_blocked", "positional_or_blocked", "blocked"),
@@ -26,6 +26,7 @@ TABLE = {
     "scoring": ("goat", "goat", "rounds"),
     "fish_scoring": ("fish_for_all", "fish_for_all", None),
     "open_threshold": (12, 12, None),
+    "remembered_counts": (True, False, None),
     "limit": (101, 125, None),
     "rounds": (None, None, 3),
     "ante": (0, 10, 0),

@@ -15,12 +15,14 @@ from goat.engine.scoring import (
     chips_interrupted,
     goat_game_over,
     hand_value,
+    points,
     rating_points_finished,
     rating_points_interrupted,
     result_by_limit,
     result_by_rounds,
     result_interrupted,
     round_half_up,
+    round_winners,
     score_fixed_round,
     score_goat_round,
 )
@@ -114,16 +116,34 @@ def test_d3_thirteen_opens_the_account():
     assert outcome.players[1] == opened(18)
 
 
-def test_d8_points_are_score_plus_remembered():
+def test_d8_points_are_score_plus_remembered_when_remembered_points_count():
     p = PlayerScore(open=True, score=40, remembered=3)
-    assert p.points == 43
-    assert p.to_dict() == {"open": True, "score": 40, "remembered": 3, "points": 43}
-    assert PlayerScore().to_dict() == {"open": False, "score": 0, "remembered": 0, "points": 0}
+    assert p.points == p.points_by(True) == 43
+    assert p.to_dict(True) == {"open": True, "score": 40, "remembered": 3, "points": 43}
+    assert PlayerScore().to_dict(True) == {"open": False, "score": 0, "remembered": 0, "points": 0}
+
+
+def test_d8_points_are_the_score_alone_when_remembered_points_do_not_count():
+    p = closed(9)
+    assert p.points_by(False) == 0
+    assert p.to_dict(False) == {"open": False, "score": 0, "remembered": 9, "points": 0}  # remembered still shown
+    assert points((opened(30), closed(9)), False) == [30, 0]
+    assert points((opened(30), closed(9)), True) == [30, 9]
 
 
 def test_d8_remembered_points_count_toward_the_limit():
     assert goat_game_over((opened(90), PlayerScore(open=False, score=0, remembered=101)), 101)
     assert not goat_game_over((opened(100), closed(12)), 101)
+
+
+def test_d8_remembered_points_do_not_count_toward_the_limit_when_remembered_counts_is_false():
+    assert not goat_game_over((opened(90), PlayerScore(open=False, score=0, remembered=130)), 125, False)
+    assert goat_game_over((opened(125), closed(3)), 125, False)
+
+
+def test_section_8_round_winners_are_the_fewest_pips_and_ties_share():
+    assert round_winners((0, 7, 3)) == (0,)
+    assert round_winners((5, 2, 2, 9)) == (1, 2)
 
 
 def test_d9_shared_top_round_points_keep_the_pot_carried():

@@ -322,7 +322,7 @@ def test_export_csv_has_one_row_per_round_per_player(admin_client, finished_game
     assert response["Content-Disposition"] == f'attachment; filename="game-{finished_game.pk}-scoresheet.csv"'
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0] == SCORESHEET_CSV_COLUMNS == ["round", "end", "player", "round_points", "remembered", "score",
-                                                 "points", "fish_pot"]
+                                                 "points", "fish_pot", "round_winner"]
     state = eventstore.state_load(finished_game)
     assert len(rows) - 1 == len(state.rounds) * state.seats
     last = state.rounds[-1]

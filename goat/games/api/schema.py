@@ -28,11 +28,12 @@ SEATS_EXAMPLE = [
     {"seat": 0, "player": "alice", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0},
     {"seat": 1, "player": "bob", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0},
 ]
+#: the options a goat-classic game is created with today (RULES.md §2, second edition)
 OPTIONS_EXAMPLE = {
-    "hand_size": 7, "redeal": True, "opener": "doubles_from_one", "later_leader": "last_winner",
+    "hand_size": 7, "redeal": True, "opener": "doubles_from_one_by_sum", "later_leader": "last_winner",
     "bazaar_reserve": 0, "fish": "positional_or_blocked", "lone_double_zero": 10, "scoring": "goat",
-    "fish_scoring": "fish_for_all", "open_threshold": 12, "limit": 101, "rounds": None, "ante": 0,
-    "move_time": 30,
+    "fish_scoring": "fish_for_all", "open_threshold": 12, "remembered_counts": True, "limit": 101, "rounds": None,
+    "ante": 0, "move_time": 30,
 }
 GAME_EXAMPLE = {
     "id": 42, "ruleset": "goat-classic", "options": OPTIONS_EXAMPLE, "status": "running", "version": 4,
@@ -67,7 +68,8 @@ EVENTS_EXAMPLE = {
          "data": {"round": 1, "attempt": 0, "hands": [GAME_EXAMPLE["hand"], 7], "bazaar": 14, "void": False}},
     ],
 }
-RESULT_EXAMPLE = {"reason": "limit", "goats": [1], "winners": [0], "rating_points": [12, -12], "chips": [0, 0]}
+#: bob reached the limit; alice ended with 30 points: (100 - 30) / 10 = 7 (RULES.md §9); no ante in goat-classic
+RESULT_EXAMPLE = {"reason": "limit", "goats": [1], "winners": [0], "rating_points": [7, 0], "chips": [0, 0]}
 SUMMARY_EXAMPLE = {
     "id": 42, "ruleset": "goat-classic", "status": "finished", "seat_count": 2,
     "seats": [{"seat": 0, "player": "alice"}, {"seat": 1, "player": "bob"}], "version": 211, "round": 6,

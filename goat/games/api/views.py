@@ -168,6 +168,10 @@ class GameListCreateView(generics.ListAPIView, GameAPIView):
         operation_id="games_create",
         summary="Create a game",
         description="You take seat 0. The game starts (the first round is dealt) when the last seat is taken. "
+                    "A new game gets its ruleset's preset (RULES.md §2, second edition: the goat presets lead "
+                    "with `\"opener\": \"doubles_from_one_by_sum\"`; `remembered_counts` is true for goat-classic, "
+                    "false for goat-gamesburg, null for domino-3rounds) with your `options` applied; the fully "
+                    "resolved options are stored in the game's first event. "
                     "An unknown option or an impossible combination is 400 `invalid_options`.",
         parameters=[IDEMPOTENCY_KEY],
         request=GameCreateSerializer,
@@ -176,6 +180,8 @@ class GameListCreateView(generics.ListAPIView, GameAPIView):
             OpenApiExample("two players, classic", request_only=True,
                            value={"ruleset": "goat-classic", "seats": 2, "options": {"limit": 51}, "client_seed": "x7"}),
             OpenApiExample("created", value=WAITING_EXAMPLE, response_only=True, status_codes=["201"]),
+            OpenApiExample("goat-gamesburg, remembered points counting", request_only=True,
+                           value={"ruleset": "goat-gamesburg", "seats": 3, "options": {"remembered_counts": True}}),
             problem_example(400, "invalid_options", "option 'limit' must be a whole number from 1 to 10000."),
             UNAUTHENTICATED,
             IN_PROGRESS,
@@ -363,8 +369,9 @@ class GameScoresheetView(GameAPIView):
     @extend_schema(
         operation_id="games_scoresheet",
         summary="Scoresheet",
-        description="Per round: how it ended, hand values, round points and each player's account; the "
-                    "fish pot carried; the totals.",
+        description="Per round: how it ended, hand values, round points and each player's account (its "
+                    "`points` follow the game's `remembered_counts`; `remembered` is shown either way); in "
+                    "domino-3rounds the round's `winners`; the fish pot carried; the totals.",
         parameters=[GAME_ID, ETAG],
         responses={200: ScoresheetSerializer, **problem_responses(401, 404)},
         examples=[
@@ -378,6 +385,36 @@ class GameScoresheetView(GameAPIView):
                     "fish_pot": 0,
                     "totals": [{"seat": 0, "player": "alice", "open": False, "score": 0, "remembered": 0, "points": 0},
                                {"seat": 1, "player": "bob", "open": True, "score": 23, "remembered": 0, "points": 23}],
+                },
+            ),
+            OpenApiExample(
+                "goat-gamesburg: remembered points are not points", response_only=True, status_codes=["200"],
+                description="With remembered_counts false (D-8) a player's points are the written score alone; "
+                            "the remembered points are still shown.",
+                value={
+                    "rounds": [{"round": 1, "end": "out", "seat": 1, "hands": [9, 0], "round_points": [9, 0],
+                                "fish_pot": 0, "draw": False, "hand_tiles": [["4-5"], []],
+                                "players": [{"open": False, "score": 0, "remembered": 9, "points": 0},
+                                            {"open": False, "score": 0, "remembered": 0, "points": 0}]}],
+                    "fish_pot": 0,
+                    "totals": [{"seat": 0, "player": "alice", "open": False, "score": 0, "remembered": 9, "points": 0},
+                               {"seat": 1, "player": "bob", "open": False, "score": 0, "remembered": 0, "points": 0}],
+                },
+            ),
+            OpenApiExample(
+                "domino-3rounds: each round names its winners", response_only=True, status_codes=["200"],
+                description="The fewest pips left win the round; ties share (RULES.md §8).",
+                value={
+                    "rounds": [{"round": 1, "end": "out", "seat": 0, "hands": [0, 7, 0], "round_points": [0, 7, 0],
+                                "fish_pot": 0, "draw": False, "hand_tiles": [[], ["3-4"], ["0-0"]], "winners": [0, 2],
+                                "players": [{"open": False, "score": 0, "remembered": 0, "points": 0},
+                                            {"open": False, "score": 7, "remembered": 0, "points": 7},
+                                            {"open": False, "score": 0, "remembered": 0, "points": 0}]}],
+                    "fish_pot": 0,
+                    "totals": [{"seat": 0, "player": "alice", "open": False, "score": 0, "remembered": 0, "points": 0},
+                               {"seat": 1, "player": "bob", "open": False, "score": 7, "remembered": 0, "points": 7},
+                               {"seat": 2, "player": "carl", "open": False, "score": 0, "remembered": 0,
+                                "points": 0}],
                 },
             ),
             UNAUTHENTICATED,
