@@ -42,6 +42,7 @@ GAME_EXAMPLE = {
     "legal_moves": [{"tile": "1-1", "end": "left"}], "fish_pot": 0,
     "server_seed_commitment": "9c1185a5c5e9fc54612808977ee8f548b2258d31b3a2c6a1c4c4e8a4f6a1f0b2",
     "server_seed": None, "result": None, "created_at": "2025-05-01T18:29:51Z", "your_seat": 0,
+    "server_time": "2025-05-01T18:30:02Z", "remaining_ms": 28000,
 }
 WAITING_EXAMPLE = {
     **GAME_EXAMPLE, "status": "waiting", "version": 2, "round": 0, "turn": None, "deadline": None,

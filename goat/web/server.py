@@ -1,0 +1,74 @@
+"""The web server: one port for the API (WSGI, in a thread pool) and the live streams (ASGI).
+
+gunicorn keeps managing the processes (workers, ``max_requests`` recycling with jitter, timeouts,
+graceful stop; gunicorn.conf.py); each worker is a uvicorn event loop (``Worker``). ``split``
+routes the stream paths to Django's async handler, where an idle stream is a suspended coroutine
+(no thread), and every other request to Django's WSGI handler through a2wsgi's thread pool, so the
+synchronous views run as under gthread: several at once, each on its own thread and database
+connection (Django's ASGI handler would run them one at a time per process, on the one
+``thread_sensitive`` thread). docs/architecture.md "Serving" has the comparison and figures.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from gunicorn.arbiter import Arbiter
+from uvicorn.server import Server
+from uvicorn_worker import UvicornWorker
+
+from goat.web import live
+
+
+def split(*, asgi, wsgi, asgi_paths: str, threads: int):
+    """An ASGI application: paths matching ``asgi_paths`` to ``asgi``, the rest to ``wsgi`` (a WSGI
+    callable) run on ``threads`` threads."""
+    from a2wsgi import WSGIMiddleware
+
+    threaded = WSGIMiddleware(wsgi, workers=threads)
+    matches = re.compile(asgi_paths).match
+
+    async def application(scope, receive, send):
+        kind = scope["type"]
+        if kind == "lifespan":  # nothing to start or stop; answer so any server is content
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if kind == "http" and matches(scope["path"]):
+            await asgi(scope, receive, send)
+        else:
+            await threaded(scope, receive, send)
+
+    return application
+
+
+class _Server(Server):
+    async def shutdown(self, sockets=None) -> None:
+        # Streams never finish on their own: end them first, or the graceful stop would wait for
+        # them until gunicorn's graceful_timeout and then kill the worker.
+        live.close_listeners()
+        await super().shutdown(sockets=sockets)
+
+
+class Worker(UvicornWorker):
+    """gunicorn worker: uvicorn (uvloop, httptools where installed), the streams ended on stop."""
+
+    CONFIG_KWARGS = {"loop": "auto", "http": "auto", "lifespan": "off"}
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # what a request may still take once the worker stops (the streams are ended at once)
+        self.config.timeout_graceful_shutdown = max(1, self.cfg.graceful_timeout - 1)
+
+    async def _serve(self) -> None:
+        self.config.app = self.wsgi
+        server = _Server(config=self.config)
+        self._install_sigquit_handler()
+        await server.serve(sockets=self.sockets)
+        if not server.started:
+            sys.exit(Arbiter.WORKER_BOOT_ERROR)
