@@ -10,7 +10,8 @@ never hears of a version that a rollback took back.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from goat.games.models import Game, GameStatus, Seat
 from goat.web import live

@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings

@@ -34,8 +34,9 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 from django.conf import settings
 
@@ -235,7 +236,7 @@ class Listener:
         process stops."""
         try:
             message = await asyncio.wait_for(self.queue.get(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return None
         if message is _CLOSE:
             raise Closed()
