@@ -11,6 +11,7 @@ connection (Django's ASGI handler would run them one at a time per process, on t
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 
@@ -19,6 +20,27 @@ from uvicorn.server import Server
 from uvicorn_worker import UvicornWorker
 
 from goat.web import live
+
+#: seconds a stopping worker keeps its idle kept-alive connections, answering a request on one with
+#: "Connection: close" (as gunicorn >= 27.0.1's gthread worker does; docs/reliability.md section 8)
+DRAIN_SECONDS = 2.0
+
+
+class _State:
+    """This process's request count and whether it is stopping (then every answer closes its connection)."""
+
+    max_requests: int | None = None
+    requests = 0
+    draining = False
+
+
+def _closing(send):
+    async def closing_send(message):
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
+        await send(message)
+
+    return closing_send
 
 
 def split(*, asgi, wsgi, asgi_paths: str, threads: int):
@@ -39,6 +61,10 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
                 elif message["type"] == "lifespan.shutdown":
                     await send({"type": "lifespan.shutdown.complete"})
                     return
+        if kind == "http":
+            _State.requests += 1
+            if _State.draining or (_State.max_requests and _State.requests >= _State.max_requests):
+                send = _closing(send)  # this worker's last request(s): the client reconnects elsewhere
         if kind == "http" and matches(scope["path"]):
             await asgi(scope, receive, send)
         else:
@@ -52,7 +78,18 @@ class _Server(Server):
         # Streams never finish on their own: end them first, or the graceful stop would wait for
         # them until gunicorn's graceful_timeout and then kill the worker.
         live.close_listeners()
-        await super().shutdown(sockets=sockets)
+        _State.draining = True
+        # uvicorn would close idle kept-alive connections at once, and a request a client sends on one
+        # at that moment is lost (a reset): stop accepting, keep them DRAIN_SECONDS, answer with
+        # "Connection: close" meanwhile, then close what is left.
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        deadline = asyncio.get_running_loop().time() + DRAIN_SECONDS
+        while self.server_state.connections and not self.force_exit and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        await super().shutdown(sockets=None)
 
 
 class Worker(UvicornWorker):
@@ -63,7 +100,8 @@ class Worker(UvicornWorker):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         # what a request may still take once the worker stops (the streams are ended at once)
-        self.config.timeout_graceful_shutdown = max(1, self.cfg.graceful_timeout - 1)
+        self.config.timeout_graceful_shutdown = max(1, self.cfg.graceful_timeout - 1 - DRAIN_SECONDS)
+        _State.max_requests = self.max_requests or None
 
     async def _serve(self) -> None:
         self.config.app = self.wsgi
