@@ -299,6 +299,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "goat.games.api.schema.streams_postprocessing_hook",  # the async stream views, outside DRF
+    ],
 }
 
 # --- Celery (the app itself lives in goat/celery.py) --------------------------------------------
