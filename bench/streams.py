@@ -54,12 +54,12 @@ class StreamPool:
 
     async def _open(self, path: str, token: str, watch: bool) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port, limit=1 << 20)
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Token {token}\r\n"
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {token}\r\n"
                      f"Accept: application/x-ndjson\r\n\r\n".encode())
         await writer.drain()
         status = await reader.readline()
         if b" 200 " not in status:
-            raise SystemExit(f"stream {path}: {status!r}")
+            raise RuntimeError(f"stream {path}: {status!r}")
         while (await reader.readline()).strip():
             pass
         self.writers.append(writer)
@@ -180,8 +180,13 @@ def run(idle: int, games: int, moves: int, seconds: float, rounds: int, workers:
                     "delivery_max_ms": round(max(delivered) * 1000, 2)}
         # throughput with / without the idle streams (alternating; the idle ones are re-opened each time)
         rates: dict[str, list[float]] = {"with": [], "without": []}
+        warm = prepare_games(8, 200, seed=99)  # a moves warm-up: every thread's connection and caches
+        connection.close()
+        load(port, [[(f"/api/games/{p['game']}/moves/", body,
+                      {"Authorization": f"Token {p['tokens'][seat]}", "If-Match": f'"{version}"'})
+                     for seat, version, body in p["moves"]] for p in warm], 3, post)
         for r in range(rounds):
-            for phase in ("with", "without"):
+            for phase in (("with", "without") if r % 2 == 0 else ("without", "with")):
                 if phase == "without":
                     pool.close_all()
                 elif not pool.writers:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -185,11 +186,21 @@ _game_read_async = sync_to_async(_game_read, thread_sensitive=False)
 # --- views ---------------------------------------------------------------------------------
 
 
+#: a stream refreshes its slot claim (TTL live.CLAIM_TTL_SECONDS) at a keep-alive once this long has passed
+REFRESH_SECONDS = live.CLAIM_TTL_SECONDS / 3
+_refreshed: dict[str, float] = {}
+
+
 async def _refresh(key: str, claim: str) -> None:
+    now = time.monotonic()
+    if now - _refreshed.get(claim, 0.0) < REFRESH_SECONDS:
+        return
+    _refreshed[claim] = now
     await sync_to_async(live.stream_refresh, thread_sensitive=False)(key, claim)
 
 
 async def _release(key: str, claim: str) -> None:
+    _refreshed.pop(claim, None)
     try:
         await sync_to_async(live.stream_release, thread_sensitive=False)(key, claim)
     except Exception:  # the claim expires on its own
