@@ -12,8 +12,10 @@ connection (Django's ASGI handler would run them one at a time per process, on t
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import sys
+import time
 
 from gunicorn.arbiter import Arbiter
 from uvicorn.server import Server
@@ -32,6 +34,52 @@ class _State:
     max_requests: int | None = None
     requests = 0
     draining = False
+    #: gunicorn's access_log_format when gunicorn runs the worker (uvicorn's own access log is off)
+    access_format: str | None = None
+
+
+class _Atoms(dict):
+    def __missing__(self, key):
+        return "-"
+
+
+_access_logger = logging.getLogger("gunicorn.access")
+
+
+def _logged(scope, send):
+    """``send`` that writes gunicorn's access line (its access_log_format and atoms, so the request id
+    reaches the access log as under gthread) when the response ends."""
+    started = time.perf_counter()
+    seen: dict = {"status": 0, "bytes": 0, "headers": {}}
+
+    async def logging_send(message):
+        if message["type"] == "http.response.start":
+            seen["status"] = message["status"]
+            seen["headers"] = {k.decode().lower(): v.decode() for k, v in message.get("headers", [])}
+        elif message["type"] == "http.response.body":
+            seen["bytes"] += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                _access_line(scope, seen, started)
+        await send(message)
+
+    return logging_send
+
+
+def _access_line(scope, seen, started) -> None:
+    request_headers = {k.decode().lower(): v.decode(errors="replace") for k, v in scope.get("headers", [])}
+    query = scope.get("query_string", b"").decode(errors="replace")
+    target = scope.get("path", "") + (f"?{query}" if query else "")
+    atoms = _Atoms({
+        "h": (scope.get("client") or ("-",))[0],
+        "r": f"{scope.get('method')} {target} HTTP/{scope.get('http_version')}",
+        "m": scope.get("method"), "U": scope.get("path"), "q": query, "s": seen["status"], "b": seen["bytes"] or "-",
+        "B": seen["bytes"], "M": int((time.perf_counter() - started) * 1000),
+        "D": int((time.perf_counter() - started) * 1_000_000), "a": request_headers.get("user-agent", "-"),
+        "f": request_headers.get("referer", "-"),
+    })
+    atoms.update({f"{{{k}}}i": v for k, v in request_headers.items()})
+    atoms.update({f"{{{k}}}o": v for k, v in seen["headers"].items()})
+    _access_logger.info(_State.access_format, atoms)
 
 
 def _closing(send):
@@ -65,6 +113,8 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
             _State.requests += 1
             if _State.draining or (_State.max_requests and _State.requests >= _State.max_requests):
                 send = _closing(send)  # this worker's last request(s): the client reconnects elsewhere
+            if _State.access_format and _access_logger.isEnabledFor(logging.INFO):
+                send = _logged(scope, send)
         if kind == "http" and matches(scope["path"]):
             await asgi(scope, receive, send)
         else:
@@ -95,13 +145,15 @@ class _Server(Server):
 class Worker(UvicornWorker):
     """gunicorn worker: uvicorn (uvloop, httptools where installed), the streams ended on stop."""
 
-    CONFIG_KWARGS = {"loop": "auto", "http": "auto", "lifespan": "off"}
+    CONFIG_KWARGS = {"loop": "auto", "http": "auto", "lifespan": "off", "access_log": False}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         # what a request may still take once the worker stops (the streams are ended at once)
         self.config.timeout_graceful_shutdown = max(1, self.cfg.graceful_timeout - 1 - DRAIN_SECONDS)
         _State.max_requests = self.max_requests or None
+        if self.cfg.accesslog:
+            _State.access_format = self.cfg.access_log_format
 
     async def _serve(self) -> None:
         self.config.app = self.wsgi

@@ -50,9 +50,9 @@ class Http:
             request.add_header(key, value)
         try:
             with urllib.request.urlopen(request, timeout=15) as response:
-                return response.status, dict(response.headers), json.loads(response.read() or b"null")
+                return response.status, response.headers, json.loads(response.read() or b"null")
         except urllib.error.HTTPError as error:
-            return error.code, dict(error.headers), json.loads(error.read() or b"null")
+            return error.code, error.headers, json.loads(error.read() or b"null")
 
 
 class Stack:
