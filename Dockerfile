@@ -19,4 +19,4 @@ RUN pip install . \
 
 USER goat
 EXPOSE 8000
-CMD ["gunicorn", "--config", "/app/gunicorn.conf.py", "goat.wsgi"]
+CMD ["gunicorn", "--config", "/app/gunicorn.conf.py", "goat.asgi"]

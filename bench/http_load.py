@@ -58,13 +58,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, workers: int, threads: int) -> subprocess.Popen:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.bench_settings", "LOG_LEVEL": "WARNING"}
+def start_server(port: int, workers: int, threads: int, kind: str = "gthread") -> subprocess.Popen:
+    """gunicorn with gthread workers on goat.wsgi (``gthread``, the first edition's server) or with goat's
+    uvicorn workers on goat.asgi (``asgi``: what ``manage.py run`` and docker-compose serve now)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.bench_settings", "LOG_LEVEL": "WARNING",
+           "GUNICORN_THREADS": str(threads)}
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
+    worker, app = ("gthread", "goat.wsgi") if kind == "gthread" else ("goat.web.server.Worker", "goat.asgi:application")
     proc = subprocess.Popen(
         [gunicorn, "--config", os.devnull, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-         "--worker-class", "gthread", "--threads", str(threads), "--keep-alive", "60", "--log-level", "warning",
-         "goat.wsgi"],
+         "--worker-class", worker, "--threads", str(threads), "--keep-alive", "60", "--log-level", "warning",
+         app],
         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -150,7 +154,7 @@ def post(conn: http.client.HTTPConnection, path: str, body: bytes, headers: dict
 
 
 def run(clients: int, seconds: float, rounds: int, moves_per_client: int, workers: int, threads: int,
-        seed: int) -> dict:
+        seed: int, compare: bool = False) -> dict:
     from django.core.management import call_command
     from django.db import connection
 
@@ -165,14 +169,20 @@ def run(clients: int, seconds: float, rounds: int, moves_per_client: int, worker
     connection.close()
     port = free_port()
     server = start_server(port, workers, threads)
+    asgi_port = free_port() if compare else None
+    asgi_server = start_server(asgi_port, workers, threads, "asgi") if compare else None
+    phases = PHASES + (("moves-asgi",) if compare else ())
     try:
         ping_jobs = [[("/bench/ping/", b"{}", {})] * 100_000 for _ in range(clients)]
         load(port, [[("/bench/ping/", b"{}", {})] * 20 for _ in range(clients)], 5, post)  # warm-up
-        samples: dict[str, list[float]] = {name: [] for name in PHASES}
-        all_lat: dict[str, list[float]] = {name: [] for name in PHASES}
-        total_errors = dict.fromkeys(PHASES, 0)
+        if compare:
+            load(asgi_port, [[("/bench/ping/", b"{}", {})] * 20 for _ in range(clients)], 5, post)  # warm-up
+        samples: dict[str, list[float]] = {name: [] for name in phases}
+        all_lat: dict[str, list[float]] = {name: [] for name in phases}
+        total_errors = dict.fromkeys(phases, 0)
         for r in range(rounds):
             plans = prepare_games(clients, moves_per_client, seed + r)
+            asgi_plans = prepare_games(clients, moves_per_client, seed + 1000 + r) if compare else []
             connection.close()
             jobs_of = {
                 "ping": ping_jobs,
@@ -182,18 +192,23 @@ def run(clients: int, seconds: float, rounds: int, moves_per_client: int, worker
                 # one head row per client, locked by that client only (as a game by its players)
                 **{name: [[(f"/bench/{name}/{c + 1}/", b"{}", {"Authorization": f"Token {p['tokens'][0]}"})] * 100_000
                           for c, p in enumerate(plans)] for name in ("floor", "drf-floor")},
+                "moves-asgi": [[(f"/api/games/{p['game']}/moves/", body,
+                                 {"Authorization": f"Token {p['tokens'][seat]}", "If-Match": f'"{version}"'})
+                                for seat, version, body in p["moves"]] for p in asgi_plans],
             }
-            for name in PHASES:
-                latencies, wall, errors = load(port, jobs_of[name], seconds, post)
+            for name in phases:
+                latencies, wall, errors = load(asgi_port if name == "moves-asgi" else port, jobs_of[name], seconds,
+                                               post)
                 samples[name].append(len(latencies) / wall)
                 all_lat[name].extend(latencies)
                 total_errors[name] += errors
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        for proc in filter(None, (server, asgi_server)):
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         with connection.schema_editor() as editor:
             editor.delete_model(BenchPing)
             editor.delete_model(BenchHead)
@@ -204,11 +219,13 @@ def run(clients: int, seconds: float, rounds: int, moves_per_client: int, worker
         "bench": "http_load", "database": connection.vendor, "clients": clients, "rounds": rounds,
         "seconds_per_phase": seconds, "gunicorn": f"{workers} workers x {threads} threads (gthread)",
     }
-    for name in PHASES:
+    for name in phases:
         key = name.replace("-", "_")
         figures |= {f"{key}_requests": len(all_lat[name]), f"{key}_errors": total_errors[name],
                     f"{key}_per_s": round(rate[name], 1),
                     f"{key}_p50_ms": ms(all_lat[name], 50), f"{key}_p99_ms": ms(all_lat[name], 99)}
+    if compare:
+        figures["asgi_to_gthread_moves"] = round(rate["moves-asgi"] / rate["moves"], 3)
     return figures | {
         "floor_ratio": round(rate["floor"] / rate["ping"], 3),
         "drf_floor_ratio": round(rate["drf-floor"] / rate["ping"], 3),
@@ -229,6 +246,8 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="a few seconds (CI smoke)")
+    parser.add_argument("--compare-servers", action="store_true",
+                        help="also run the moves against gunicorn + goat's uvicorn workers (goat.asgi), same run")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
@@ -238,7 +257,8 @@ def main(argv=None) -> int:
     import django
 
     django.setup()
-    f = run(args.clients, args.seconds, args.rounds, args.moves, args.workers, args.threads, args.seed)
+    f = run(args.clients, args.seconds, args.rounds, args.moves, args.workers, args.threads, args.seed,
+            args.compare_servers)
     emit(f, args.json, [
         f"HTTP under gunicorn ({f['gunicorn']}), {f['clients']} keep-alive clients, {f['database']}, "
         f"median of {f['rounds']} rounds of <= {f['seconds_per_phase']} s",
@@ -248,6 +268,9 @@ def main(argv=None) -> int:
         (f"  floor / baseline = {f['floor_ratio']:.3f}, DRF floor / baseline = {f['drf_floor_ratio']:.3f}, "
          f"moves / DRF floor = {f['moves_to_drf_floor']:.3f}"),
         f"  moves / baseline = {f['ratio']:.3f} (target >= {TARGET}): {'PASS' if f['pass'] else 'MISS'}",
+        *([f"  moves under goat.asgi (uvicorn workers, a2wsgi threads) {f['moves_asgi_per_s']:.1f} req/s, "
+           f"p99 {f['moves_asgi_p99_ms']:.2f} ms: {f['asgi_to_gthread_moves']:.3f}x gthread"]
+          if "asgi_to_gthread_moves" in f else []),
     ])
     return 0
 

@@ -351,6 +351,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "goat.games.api.schema.streams_postprocessing_hook",  # the async stream views, outside DRF
+    ],
 }
 
 # --- Celery (the app itself lives in goat/celery.py) --------------------------------------------
@@ -425,3 +429,17 @@ GOAT_SIGNUP_OPEN = env_bool("GOAT_SIGNUP_OPEN", True)
 GOAT_INITIAL_CHIPS = env_int("GOAT_INITIAL_CHIPS", 1000)
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
+
+# --- Live delivery (goat/web/live.py; docs/architecture.md "Live delivery") ---------------------
+
+# The fan-out channel: a Redis URL (production; by default the broker's when it is Redis) or "local"
+# (Unix datagram sockets in GOAT_DATA_DIR/live: one machine, every process of `manage.py run`).
+GOAT_LIVE_URL = env_str("GOAT_LIVE_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+                        else "local")
+# Redis pub/sub channels are not per database number: the prefix keeps deployments (and test runs)
+# that share a Redis apart.
+GOAT_LIVE_PREFIX = env_str("GOAT_LIVE_PREFIX", f"goat:{DATABASES['default'].get('NAME') or 'default'}:live:")
+# Open streams per token (API.md "Live streams"); one more is 429 too_many_streams.
+GOAT_STREAMS_PER_TOKEN = env_int("GOAT_STREAMS_PER_TOKEN", 8)
+# Seconds between keep-alives of an idle stream (API.md: at most 15).
+GOAT_STREAM_KEEPALIVE_SECONDS = min(15.0, float(env_str("GOAT_STREAM_KEEPALIVE_SECONDS", "15")))

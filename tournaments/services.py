@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from goat import engine
 from goat.engine.errors import InvalidOptions
+from goat.games import notify
 from goat.games import services as games
 from goat.games.eventstore import state_load
 from goat.games.models import Game, Seat
@@ -182,6 +183,8 @@ def _open_table(tournament: Tournament, round_: TournamentRound | None, number: 
     table = Table.objects.create(tournament=tournament, round=round_, number=number, game=game, created_at=now)
     Seating.objects.bulk_create([Seating(tournament=tournament, round=round_, table=table, player=p, seat=i)
                                  for i, p in enumerate(players)])
+    seated = {"tournament": tournament.pk, "game": game.pk}
+    transaction.on_commit(lambda: [notify.feed_publish(p.pk, "tournament_table", seated) for p in players])
     return table
 
 

@@ -7,9 +7,10 @@
 from __future__ import annotations
 
 import django_filters
+from django.db.models import Count, Exists, F, OuterRef
 
 from goat.engine.rulesets import RULESETS
-from goat.games.models import Game, GameStatus
+from goat.games.models import Game, GameStatus, Seat
 
 
 class GameFilter(django_filters.FilterSet):
@@ -17,13 +18,33 @@ class GameFilter(django_filters.FilterSet):
     player = django_filters.CharFilter(method="filter_player", max_length=150,
                                        help_text="Only games with a seat taken by this username.")
     ruleset = django_filters.ChoiceFilter(choices=[(r, r) for r in RULESETS], help_text="A ruleset name.")
+    open = django_filters.BooleanFilter(method="filter_open",
+                                        help_text="true: only waiting games with a free seat you can take.")
 
     class Meta:
         model = Game
-        fields = ["status", "player", "ruleset"]
+        fields = ["status", "player", "ruleset", "open"]
 
     def filter_player(self, queryset, name, value):
         return queryset.filter(seat_set__player__username=value).distinct()
+
+    def filter_open(self, queryset, name, value):
+        if not value:
+            return queryset
+        user = getattr(self.request, "user", None)
+        queryset = (queryset.filter(status=GameStatus.WAITING)
+                    .annotate(_taken=Count("seat_set", distinct=True)).filter(_taken__lt=F("seats")))
+        if user is not None and user.is_authenticated:
+            queryset = queryset.exclude(Exists(Seat.objects.filter(game=OuterRef("pk"), player=user)))
+        return queryset
+
+
+class MyGamesFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=GameStatus.choices, help_text="Only games of this status.")
+
+    class Meta:
+        model = Game
+        fields = ["status"]
 
 
 def game_filter_register(name: str, filter_: django_filters.Filter) -> None:

@@ -47,6 +47,9 @@ class Game(models.Model):
     verified_at = models.DateTimeField(null=True, blank=True)
     verification_ok = models.BooleanField(null=True, blank=True, db_index=True)
     verification_detail = models.TextField(blank=True, default="")
+    #: the ended game this one is the rematch of (API.md "Lobby additions"): at most one per game
+    rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="rematch", editable=False)
 
     class Meta:
         ordering = ["-id"]

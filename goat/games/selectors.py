@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import timezone
+
 from goat import engine
 from goat.engine.rules import pending
 from goat.engine.state import GameState
@@ -51,6 +53,8 @@ def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, An
     """The game as ``seat`` (``None``: a spectator) sees it."""
     public = state.public_dict()
     moves = engine.legal_moves(state, seat) if seat is not None else []
+    now = timezone.now()
+    deadline = game.deadline if public["turn"] is not None else None
     return {
         "id": game.pk,
         "ruleset": public["ruleset"],
@@ -71,6 +75,9 @@ def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, An
         "result": public["result"],
         "created_at": game.created_at,
         "your_seat": seat,
+        "server_time": now,
+        # the player to move's time left, by the server's clock (null without a clock)
+        "remaining_ms": max(0, int((deadline - now).total_seconds() * 1000)) if deadline is not None else None,
     }
 
 

@@ -21,7 +21,7 @@ from goat import engine
 from goat.engine import deal as dealing
 from goat.engine.rules import PLAY, pending
 from goat.engine.state import GameState
-from goat.games import eventstore, selectors
+from goat.games import eventstore, notify, selectors
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.web.errors import ServiceError
 from goat.web.logs import game_context
@@ -129,10 +129,12 @@ def _sync_read_model(game: Game, state: GameState, now) -> None:
 def _commit(game: Game, state: GameState, events: list[dict[str, Any]], actor, was_ended: bool
             ) -> list[GameEvent]:
     now = timezone.now()
+    was_status = game.status
     _sync_read_model(game, state, now)
     # the events and the game row's new head and read model: one statement on PostgreSQL
     stored = eventstore.events_append(game=game, events=events, actor=actor, at=now,
                                       update_fields=_COMMAND_FIELDS)
+    transaction.on_commit(notify.command_committed(game, was_status))  # live streams and feeds
     if game.turn is not None:
         for hook in TURN_STARTED_HOOKS:
             transaction.on_commit(lambda h=hook, g=game, s=state: h(game=g, state=s))
@@ -258,3 +260,27 @@ def game_rebuild_read_model(*, game_id: int) -> Game:
         _sync_read_model(game, state, last.at if last else timezone.now())
         game.save()
     return game
+
+
+ENDED_STATUSES = (GameStatus.FINISHED, GameStatus.INTERRUPTED)
+
+
+@transaction.atomic
+def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
+    """Offer a rematch of an ended game: a new game with the same ruleset, options and seats, the
+    offerer in seat 0, the others told on their feeds. A repeat by any player of the old game
+    returns the same new game. Returns (the new game, whether this call created it)."""
+    old = _locked_game(game_id, player)  # the lock serializes rematch offers of one game
+    seat = _seat_of(old, player)
+    if old.status not in ENDED_STATUSES:
+        raise ServiceError("game_not_ended", GAME_NOT_ENDED, status=409)
+    existing = Game.objects.filter(rematch_of=old).first()
+    if existing is not None:
+        return existing, False
+    game = game_create(player=player, ruleset=old.ruleset, seats=old.seats, options=old.options)
+    Game.objects.filter(pk=game.pk).update(rematch_of=old)
+    game.rematch_of_id = old.pk
+    others = [pid for s, pid in Seat.objects.filter(game=old).values_list("seat", "player_id") if s != seat]
+    offer = {"game": game.pk, "from": player.get_username(), "rematch_of": old.pk}
+    transaction.on_commit(lambda: [notify.feed_publish(pid, "rematch_offered", offer) for pid in others])
+    return game, True

@@ -4,6 +4,7 @@ from django.urls import path
 
 from goat.web import converters  # noqa: F401 - registers <id:...>
 
+from . import streams
 from .api import views
 
 urlpatterns = [
@@ -16,4 +17,8 @@ urlpatterns = [
     path("games/<id:game_id>/scoresheet/", views.GameScoresheetView.as_view(), name="game-scoresheet"),
     path("games/<id:game_id>/replay/", views.GameReplayView.as_view(), name="game-replay"),
     path("games/<id:game_id>/verify/", views.GameVerifyView.as_view(), name="game-verify"),
+    path("games/<id:game_id>/rematch/", views.GameRematchView.as_view(), name="game-rematch"),
+    path("games/<id:game_id>/stream/", streams.game_stream, name="game-stream"),
+    path("stream/", streams.player_stream, name="player-stream"),
+    path("players/me/games/", views.MyGamesView.as_view(), name="player-games"),
 ]

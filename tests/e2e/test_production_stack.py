@@ -1,4 +1,4 @@
-"""The docker-compose process set without Docker: gunicorn (gunicorn.conf.py, goat.wsgi, 2 workers),
+"""The docker-compose process set without Docker: gunicorn (gunicorn.conf.py, goat.asgi, 2 workers),
 one Celery worker and one Celery beat as separate processes on PostgreSQL and Redis, configured by
 environment variables as in docker-compose.yml (GOAT_ENV=production, JSON logs, the psycopg pool,
 the Redis cache). A full game is played over real HTTP; then its verification, the engine CLI on
@@ -50,9 +50,9 @@ class Http:
             request.add_header(key, value)
         try:
             with urllib.request.urlopen(request, timeout=15) as response:
-                return response.status, dict(response.headers), json.loads(response.read() or b"null")
+                return response.status, response.headers, json.loads(response.read() or b"null")
         except urllib.error.HTTPError as error:
-            return error.code, dict(error.headers), json.loads(error.read() or b"null")
+            return error.code, error.headers, json.loads(error.read() or b"null")
 
 
 class Stack:
@@ -88,7 +88,7 @@ class Stack:
 
     def up(self, timeout: float = 40) -> None:
         python = sys.executable
-        self.start("web", [python, "-m", "gunicorn", "--config", str(REPO / "gunicorn.conf.py"), "goat.wsgi",
+        self.start("web", [python, "-m", "gunicorn", "--config", str(REPO / "gunicorn.conf.py"), "goat.asgi",
                            "--bind", f"127.0.0.1:{self.port}"])
         self.start("worker", [python, "-m", "celery", "-A", "goat", "worker", "--loglevel", "INFO",
                               "--concurrency", "2", "--hostname", f"stack-{os.getpid()}@%h",

@@ -53,7 +53,7 @@ class Proc(GroupProcess):
 
 
 def gunicorn(tmp_path: Path, port: int, *, workers: int = 2, threads: int = 4, **env: str) -> Proc:
-    cmd = [sys.executable, "-m", "gunicorn", "goat.wsgi:application", "--bind", f"127.0.0.1:{port}",
+    cmd = [sys.executable, "-m", "gunicorn", "goat.asgi:application", "--bind", f"127.0.0.1:{port}",
            "--workers", str(workers), "--threads", str(threads), "--graceful-timeout", "5",
            "--config", str(REPO / "gunicorn.conf.py"), "--access-logfile", "/dev/null"]
     proc = Proc(cmd, process_env(tmp_path, **env), tmp_path / f"gunicorn-{port}.log")

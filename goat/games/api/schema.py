@@ -43,6 +43,7 @@ GAME_EXAMPLE = {
     "legal_moves": [{"tile": "1-1", "end": "left"}], "fish_pot": 0,
     "server_seed_commitment": "9c1185a5c5e9fc54612808977ee8f548b2258d31b3a2c6a1c4c4e8a4f6a1f0b2",
     "server_seed": None, "result": None, "created_at": "2025-05-01T18:29:51Z", "your_seat": 0,
+    "server_time": "2025-05-01T18:30:02Z", "remaining_ms": 28000,
 }
 WAITING_EXAMPLE = {
     **GAME_EXAMPLE, "status": "waiting", "version": 2, "round": 0, "turn": None, "deadline": None,
@@ -79,3 +80,56 @@ SUMMARY_EXAMPLE = {
 NOT_FOUND = problem_example(404, "not_found", services.GAME_NOT_FOUND)
 NOT_SEATED = problem_example(403, "not_seated", services.NOT_SEATED)
 NOT_ENDED = problem_example(409, "game_not_ended", services.GAME_NOT_ENDED)
+
+
+# --- the live streams (async Django views, outside DRF: added to the schema by this hook) ----------
+
+_STREAM_MESSAGES = (
+    "Server-Sent Events (`text/event-stream`, the default) or NDJSON (`Accept: application/x-ndjson`, the "
+    "message name in `kind`). A keep-alive at least every 15 s. Refusals are problem details before the "
+    "stream starts."
+)
+
+
+def _problem_ref(description: str) -> dict:
+    return {"description": description,
+            "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+
+
+def _stream_operation(operation_id: str, summary: str, description: str, parameters: list, statuses: dict) -> dict:
+    return {"get": {
+        "operationId": operation_id, "summary": summary, "description": f"{description}\n\n{_STREAM_MESSAGES}",
+        "tags": ["streams"], "parameters": parameters,
+        "security": [{"tokenAuth": []}, {"cookieAuth": []}],
+        "responses": {
+            "200": {"description": "The stream.",
+                    "content": {"text/event-stream": {"schema": {"type": "string"}},
+                                "application/x-ndjson": {"schema": {"type": "string"}}}},
+            **{str(code): _problem_ref(text) for code, text in statuses.items()},
+        },
+    }}
+
+
+def streams_postprocessing_hook(result, generator, request, public):
+    """drf-spectacular POSTPROCESSING_HOOKS entry: the two stream endpoints of API.md "Live streams"."""
+    common = {401: "Not authenticated.", 429: "too_many_streams: this token holds the limit of open streams "
+                                              "(Retry-After says when to try again)."}
+    paths = result.setdefault("paths", {})
+    paths["/api/games/{game_id}/stream/"] = _stream_operation(
+        "games_stream", "Follow a game",
+        "First `state` (your game view), then one `update` `{version, events, game}` per committed command; "
+        "closes after the update that ends the game. SSE ids are versions: resume with `Last-Event-ID` or "
+        "`?after=`.",
+        [{"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}},
+         {"name": "after", "in": "query", "required": False,
+          "schema": {"type": "integer", "minimum": 0, "maximum": 9999999999},
+          "description": "Resume after this version (at most the game's version)."},
+         {"name": "Last-Event-ID", "in": "header", "required": False,
+          "schema": {"type": "string", "pattern": r"^\s*\d{1,10}\s*$"}}],
+        {400: "invalid: `after` or Last-Event-ID is not a version of this game.", 404: "No game with that id.",
+         **common})
+    paths["/api/stream/"] = _stream_operation(
+        "player_stream", "Your feed",
+        "First `hello` `{games}` (your waiting and running games), then `game_started`, `your_turn`, `game_ended`, "
+        "`rematch_offered` and `tournament_table`.", [], common)
+    return result

@@ -113,6 +113,9 @@ class GameViewSerializer(serializers.Serializer):
     result = ResultSerializer(allow_null=True)
     created_at = serializers.DateTimeField()
     your_seat = serializers.IntegerField(allow_null=True)
+    server_time = serializers.DateTimeField(help_text="The server's clock when the view was made.")
+    remaining_ms = serializers.IntegerField(allow_null=True, min_value=0,
+                                            help_text="The player to move's time left; null without a clock.")
 
 
 class EventSerializer(serializers.Serializer):

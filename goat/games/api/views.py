@@ -58,7 +58,7 @@ from goat.games.api.serializers import (
     ScoresheetSerializer,
     VerificationSerializer,
 )
-from goat.games.filters import GameFilter
+from goat.games.filters import GameFilter, MyGamesFilter
 from goat.games.models import Game
 from goat.web.errors import ServiceError
 from goat.web.idempotency import idempotent
@@ -198,6 +198,60 @@ class GameListCreateView(generics.ListAPIView, GameAPIView):
             return Response(view_for(game, request.user), status=status.HTTP_201_CREATED)
 
         return idempotent(self, request, create)
+
+
+class GameRematchView(GameAPIView):
+    @extend_schema(
+        operation_id="games_rematch",
+        summary="Offer a rematch",
+        description="After a game ends, a seated player offers a new game with the same ruleset, options and "
+                    "seats: 201 with the new game's view (you take seat 0; the other players are told on their "
+                    "feed, `rematch_offered`, and join as usual). A repeat by any player of the old game "
+                    "answers 200 with the same new game.",
+        parameters=[GAME_ID],
+        request=None,
+        responses={201: GameViewSerializer, 200: GameViewSerializer,
+                   **problem_responses(401, 403, 404, 409, 422, 429)},
+        examples=[
+            OpenApiExample("offered", value=WAITING_EXAMPLE, response_only=True, status_codes=["201", "200"]),
+            UNAUTHENTICATED,
+            NOT_SEATED,
+            NOT_FOUND,
+            NOT_ENDED,
+            THROTTLED,
+        ],
+        tags=["games"],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game, created = services.game_rematch(game_id=game_id, player=request.user)
+        return Response(view_for(game, request.user), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class MyGamesView(generics.ListAPIView, GameAPIView):
+    serializer_class = GameSummarySerializer
+    filterset_class = MyGamesFilter
+    queryset = Game.objects.none()  # the schema's model; each request gets the caller's games
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return self.queryset
+        return (Game.objects.filter(seat_set__player=self.request.user).prefetch_related("seat_set__player")
+                .order_by("-id"))
+
+    @extend_schema(
+        operation_id="players_me_games",
+        summary="My games",
+        description="The games you hold a seat at, newest first, optionally filtered by `status`.",
+        responses={200: GameSummarySerializer(many=True), **problem_responses(400, 401, 404, 429)},
+        examples=[
+            OpenApiExample("games", value=SUMMARY_EXAMPLE, response_only=True, status_codes=["200"]),
+            UNAUTHENTICATED,
+            THROTTLED,
+        ],
+        tags=["players"],
+    )
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return self.list(request, *args, **kwargs)
 
 
 class GameJoinView(GameAPIView):

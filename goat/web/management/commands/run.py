@@ -1,7 +1,8 @@
 """``python manage.py run``: the whole service on one machine, one command.
 
 Migrates, makes sure a staff account exists (printing its password the first time), then starts
-the web server (gunicorn), one Celery worker and exactly one Celery beat, and prints the URLs.
+the web server (gunicorn with uvicorn workers: the API and the live streams on one port), one
+Celery worker and exactly one Celery beat, and prints the URLs.
 Ctrl-C (or SIGTERM) stops every child cleanly. A second start reuses the data directory.
 
 The children stay in this command's process group (a terminal's Ctrl-C reaches them too) and are
@@ -70,7 +71,7 @@ class Command(BaseCommand):
         web = [python, "-m", "gunicorn"]
         if GUNICORN_CONF.is_file():
             web += ["--config", str(GUNICORN_CONF)]
-        web += ["goat.wsgi:application", "--bind", f"{host}:{port}", "--workers", str(options["web_workers"])]
+        web += ["goat.asgi:application", "--bind", f"{host}:{port}", "--workers", str(options["web_workers"])]
         children = {"web": web}
         if not options["no_worker"]:
             children["worker"] = [python, "-m", "celery", "-A", "goat", "worker", "--loglevel", "INFO",

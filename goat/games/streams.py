@@ -1,0 +1,292 @@
+"""Live streams (API.md "Live streams"): ``GET /api/games/{id}/stream/`` and ``GET /api/stream/``.
+
+Async views served under ASGI. Before the stream starts every refusal is a problem-details answer
+(401, 404, 400 for a bad ``after``/``Last-Event-ID``, 429 ``too_many_streams``). Then:
+
+* the game stream subscribes to the game's channel (goat.web.live) *before* reading, sends
+  ``state`` (or, resuming after version V, the events after V as one ``update``), and for every
+  version published after that reads the new events and the caller's view through the selectors
+  (the same ones as GET, so the same redaction) and sends one ``update``. A stream that fell behind
+  (several commands committed while it was reading) sends what they appended as one update. It
+  closes after the update that ends the game;
+* the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
+  events published for the caller.
+
+While idle a stream waits on an ``asyncio.Queue``: no thread, no database query; every keep-alive
+(at most 15 s) refreshes its claim on one of the token's stream slots.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.http import require_GET
+from rest_framework import exceptions
+from rest_framework.utils.encoders import JSONEncoder
+
+from goat.games import audit, eventstore, notify, selectors
+from goat.games.models import Game, GameStatus
+from goat.web import live
+from goat.web.auth import TokenAuthentication
+from goat.web.errors import ServiceError
+from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
+
+logger = logging.getLogger(__name__)
+
+SSE = "text/event-stream"
+NDJSON = "application/x-ndjson"
+RETRY_AFTER_SECONDS = 5
+TOO_MANY = "This token already holds {limit} open streams; close one first."
+_VERSION = re.compile(r"^\s*(\d{1,10})\s*$")
+OPEN = (GameStatus.WAITING, GameStatus.RUNNING)
+
+
+def _problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None,
+             errors: Any = None) -> HttpResponse:
+    response = JsonResponse(problem_body(status=status, code=code, detail=detail, errors=errors), status=status,
+                            content_type=PROBLEM_CONTENT_TYPE)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    response["Vary"] = "Authorization, Cookie"
+    return response
+
+
+def _authenticate(request: HttpRequest):
+    """(user, stream-slot key) by token (or the admin session), or a ServiceError-like problem."""
+    try:
+        found = TokenAuthentication().authenticate(request)
+    except exceptions.AuthenticationFailed as exc:
+        raise ServiceError("authentication_failed", str(exc.detail), status=401,
+                           headers={"WWW-Authenticate": "Token"}) from None
+    finally:
+        close_old_connections()
+    if found is not None:
+        return found[0], f"token:{found[1].key}"
+    return None, None
+
+
+async def _user(request: HttpRequest):
+    user, key = await sync_to_async(_authenticate, thread_sensitive=False)(request)
+    if user is None:
+        session_user = await request.auser()
+        if session_user.is_authenticated:
+            user, key = session_user, f"user:{session_user.pk}"
+    if user is None:
+        raise ServiceError("not_authenticated", "Authentication credentials were not provided.", status=401,
+                           headers={"WWW-Authenticate": "Token"})
+    return user, key
+
+
+def _format(request: HttpRequest) -> str:
+    accept = request.headers.get("Accept", "")
+    return NDJSON if NDJSON in accept and SSE not in accept else SSE
+
+
+def _encode(fmt: str, kind: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
+    if fmt == NDJSON:
+        return (json.dumps({"kind": kind, **data}, cls=JSONEncoder, separators=(",", ":")) + "\n").encode()
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {kind}\ndata: {json.dumps(data, cls=JSONEncoder, separators=(',', ':'))}\n\n".encode()
+
+
+def _keepalive(fmt: str) -> bytes:
+    return b"\n" if fmt == NDJSON else b": keep-alive\n\n"
+
+
+def _after(request: HttpRequest) -> int | None:
+    """The version to resume after (``?after=`` wins over ``Last-Event-ID``), or None."""
+    raw = request.GET.get("after")
+    name = "after"
+    if raw is None:
+        raw, name = request.headers.get("Last-Event-ID"), "Last-Event-ID"
+    if raw is None or (name == "Last-Event-ID" and not raw.strip()):
+        return None
+    match = _VERSION.match(raw)
+    if match is None:
+        message = "A game version: a whole number from 0."
+        raise ServiceError("invalid", f"{name}: {message}", status=400, errors={name: [message]})
+    return int(match.group(1))
+
+
+def _stream_response(body: AsyncIterator[bytes], fmt: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(body, content_type=fmt if fmt == NDJSON else f"{SSE}; charset=utf-8")
+    response["Cache-Control"] = "no-cache, no-transform"
+    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer a stream (docs/operations.md)
+    response["Vary"] = "Authorization, Cookie, Accept"
+    return response
+
+
+async def _claim(key: str) -> str:
+    limit = settings.GOAT_STREAMS_PER_TOKEN
+    claim = await sync_to_async(live.stream_claim, thread_sensitive=False)(key, limit)
+    if claim is None:
+        raise ServiceError("too_many_streams", TOO_MANY.format(limit=limit), status=429,
+                           headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+    return claim
+
+
+# --- reads (sync, in a worker thread; the same selectors as GET) ------------------------------
+
+
+def _game_read(game_id: int, user, after: int | None) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
+    """The caller's view now, the events after ``after`` (redacted for them; None without ``after``)
+    up to the view's version, and whether the game is over."""
+    close_old_connections()
+    try:
+        game = Game.objects.get(pk=game_id)
+        seat = selectors.viewer_seat(game, user)
+        state = eventstore.state_load(game)
+        view = selectors.game_view(game=game, state=state, seat=seat)
+        events = None
+        if after is not None:
+            stored = [e for e in eventstore.events_load(game_id=game.pk, after=after) if e.seq <= game.version]
+            events = selectors.redact_events(stored, game=game, user=user, seat=seat)
+        return view, events, game.status not in OPEN
+    finally:
+        close_old_connections()
+
+
+def _game_check(game_id: int, user, after: int | None) -> None:
+    close_old_connections()
+    try:
+        game = Game.objects.filter(pk=game_id).only("id", "status", "version").first()
+        if game is None:
+            raise ServiceError("not_found", "No game with that id.", status=404)
+        if after is not None and after > game.version:
+            message = f"The game is only at version {game.version}."
+            raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
+        if selectors.sees_everything(game, user):  # an auditor sees it unredacted: who looked is recorded
+            audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
+    finally:
+        close_old_connections()
+
+
+def _feed_hello(user) -> dict[str, Any]:
+    close_old_connections()
+    try:
+        games = (Game.objects.filter(seat_set__player=user, status__in=OPEN).order_by("-id")
+                 .values("id", "status", "version", "turn", "deadline")[:200])
+        return {"games": list(games)}
+    finally:
+        close_old_connections()
+
+
+_game_read_async = sync_to_async(_game_read, thread_sensitive=False)
+
+
+# --- views ---------------------------------------------------------------------------------
+
+
+#: a stream refreshes its slot claim (TTL live.CLAIM_TTL_SECONDS) at a keep-alive once this long has passed
+REFRESH_SECONDS = live.CLAIM_TTL_SECONDS / 3
+_refreshed: dict[str, float] = {}
+
+
+async def _refresh(key: str, claim: str) -> None:
+    now = time.monotonic()
+    if now - _refreshed.get(claim, 0.0) < REFRESH_SECONDS:
+        return
+    _refreshed[claim] = now
+    await sync_to_async(live.stream_refresh, thread_sensitive=False)(key, claim)
+
+
+async def _release(key: str, claim: str) -> None:
+    _refreshed.pop(claim, None)
+    try:
+        await sync_to_async(live.stream_release, thread_sensitive=False)(key, claim)
+    except Exception:  # the claim expires on its own
+        logger.warning("live: stream claim not released", exc_info=True)
+
+
+async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
+    keepalive = settings.GOAT_STREAM_KEEPALIVE_SECONDS
+    try:
+        async with live.listen(notify.game_channel(game_id)) as listener:  # raises Closed while stopping
+            view, events, ended = await _game_read_async(game_id, user, after)
+            last = view["version"]
+            if events is None:
+                yield _encode(fmt, "state", view, last)
+            elif events:
+                yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
+            while not ended:
+                try:
+                    message = await listener.get(keepalive)
+                    queued = listener.pending()
+                except live.Closed:
+                    return
+
+                if message is None:
+                    yield _keepalive(fmt)
+                    await _refresh(key, claim)
+                    continue
+                newest = max(m.get("version", 0) for m in [message, *queued])
+                if newest <= last:
+                    continue
+                view, events, ended = await _game_read_async(game_id, user, last)
+                if view["version"] > last:
+                    last = view["version"]
+                    yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
+    except live.Closed:
+        return
+    finally:
+        await _release(key, claim)
+
+
+async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
+    keepalive = settings.GOAT_STREAM_KEEPALIVE_SECONDS
+    try:
+        async with live.listen(notify.player_channel(user.pk)) as listener:
+            yield _encode(fmt, "hello", await sync_to_async(_feed_hello, thread_sensitive=False)(user))
+            while True:
+                try:
+                    message = await listener.get(keepalive)
+                    queued = listener.pending()
+                except live.Closed:
+                    return
+                if message is None:
+                    yield _keepalive(fmt)
+                    await _refresh(key, claim)
+                    continue
+                for item in [message, *queued]:
+                    yield _encode(fmt, item["kind"], item["data"])
+    except live.Closed:
+        return
+    finally:
+        await _release(key, claim)
+
+
+def _refusal(exc: ServiceError) -> HttpResponse:
+    return _problem(exc.status, exc.code, exc.detail, headers=exc.headers, errors=exc.errors)
+
+
+@require_GET
+async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
+    try:
+        user, key = await _user(request)
+        after = _after(request)
+        await sync_to_async(_game_check, thread_sensitive=False)(game_id, user, after)
+        claim = await _claim(key)
+    except ServiceError as exc:
+        return _refusal(exc)
+    fmt = _format(request)
+    return _stream_response(_game_body(game_id, user, after, fmt, key, claim), fmt)
+
+
+@require_GET
+async def player_stream(request: HttpRequest) -> HttpResponse:
+    try:
+        user, key = await _user(request)
+        claim = await _claim(key)
+    except ServiceError as exc:
+        return _refusal(exc)
+    fmt = _format(request)
+    return _stream_response(_feed_body(user, fmt, key, claim), fmt)

@@ -1,0 +1,362 @@
+"""The fan-out channel of live delivery: publish after commit, wait in async streams.
+
+A message is a small JSON object sent on a named channel (``game:<id>`` carries ``{"version"}``,
+``player:<id>`` carries a feed event). ``publish`` is synchronous and cheap, called from
+``transaction.on_commit`` in any process (web worker, Celery worker, beat); ``listen`` is used by
+async views and never touches the database: a process keeps ONE subscription to the backend and
+fans each message out to the in-process listeners of its channel (``asyncio.Queue`` each).
+
+Backends (``GOAT_LIVE_URL``; docs/architecture.md "Live delivery" compares them):
+
+* ``redis://...`` (production; the default when the Celery broker is Redis): ``PUBLISH`` on
+  ``<prefix><channel>``; each web process holds one redis-py asyncio connection ``PSUBSCRIBE``d to
+  ``<prefix>*``.
+* ``local`` (the embedded default, one machine, no server): every process that streams binds a
+  Unix datagram socket in ``GOAT_DATA_DIR/live/``; ``publish`` sends the message to each socket
+  there (a socket whose process is gone refuses it and is removed). Delivery is a kernel copy, no
+  polling.
+
+Per-token stream counts (``stream_claim``/``stream_release``) are kept by the same backend, so the
+limit holds across processes: a Redis sorted set per token, or lock-protected files in the data
+directory. A claim expires unless it is refreshed (every keep-alive), so a killed process leaks none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+#: a claim not refreshed for this long is dropped (streams refresh theirs with every keep-alive)
+CLAIM_TTL_SECONDS = 60
+_MAX_DATAGRAM = 64 * 1024
+
+
+def _url() -> str:
+    return settings.GOAT_LIVE_URL
+
+
+def _prefix() -> str:
+    return settings.GOAT_LIVE_PREFIX
+
+
+# --- publishing (sync, any process) -----------------------------------------------------------
+
+_redis_client = None
+_redis_lock = threading.Lock()
+_local_sender: socket.socket | None = None
+_local_sender_pid = 0
+
+
+def _redis():
+    global _redis_client
+    if _redis_client is None:
+        with _redis_lock:
+            if _redis_client is None:
+                import redis
+
+                _redis_client = redis.Redis.from_url(_url(), socket_timeout=2, socket_connect_timeout=2)
+    return _redis_client
+
+
+def local_dir() -> Path:
+    return Path(settings.GOAT_DATA_DIR) / "live"
+
+
+def _local_publish(payload: bytes) -> None:
+    global _local_sender, _local_sender_pid
+    if _local_sender is None or _local_sender_pid != os.getpid():  # not shared across a fork
+        _local_sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        _local_sender.settimeout(0.2)  # a receiver whose buffer is full makes us wait, not drop
+        _local_sender_pid = os.getpid()
+    try:
+        entries = list(os.scandir(local_dir()))
+    except FileNotFoundError:
+        return  # nobody streams
+    for entry in entries:
+        if not entry.name.endswith(".sock"):
+            continue
+        try:
+            _local_sender.sendto(payload, entry.path)
+        except (ConnectionRefusedError, FileNotFoundError):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)  # its process is gone
+        except OSError:
+            logger.warning("live: message not delivered to %s", entry.path, exc_info=True)
+
+
+def publish(channel: str, message: dict[str, Any]) -> None:
+    """Send ``message`` to every listener of ``channel`` in every process. Never raises: a lost
+    message costs a stream its liveness until the next one, not the command its answer."""
+    payload = json.dumps({"c": channel, "m": message}, separators=(",", ":"), default=str).encode()
+    try:
+        if _url() == "local":
+            _local_publish(payload)
+        else:
+            _redis().publish(_prefix() + channel, payload)
+    except Exception:
+        logger.warning("live: publish on %s failed", channel, exc_info=True)
+
+
+# --- listening (async, web processes) ---------------------------------------------------------
+
+
+class _Hub:
+    """One per event loop: the backend subscription and the in-process listeners by channel."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.listeners: dict[str, set[asyncio.Queue]] = {}
+        self.ready = asyncio.Event()
+        self.task: asyncio.Task | None = None
+        self.sock: socket.socket | None = None
+
+    def dispatch(self, raw: bytes | str) -> None:
+        try:
+            decoded = json.loads(raw)
+            channel, message = decoded["c"], decoded["m"]
+        except (ValueError, KeyError, TypeError):
+            return
+        for queue in self.listeners.get(channel, ()):
+            queue.put_nowait(message)
+
+    def start(self) -> None:
+        if self.task is None or self.task.done():
+            self.ready.clear()
+            self.task = self.loop.create_task(self._run_local() if _url() == "local" else self._run_redis())
+
+    async def _run_redis(self) -> None:
+        import redis.asyncio as aioredis
+
+        while True:
+            client = aioredis.Redis.from_url(_url())
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.psubscribe(_prefix() + "*")
+                    self.ready.set()
+                    async for item in pubsub.listen():
+                        if item.get("type") == "pmessage":
+                            self.dispatch(item["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                self.ready.clear()
+                logger.warning("live: Redis subscription lost; reconnecting", exc_info=True)
+                await asyncio.sleep(1)
+            finally:
+                await client.aclose()
+
+    async def _run_local(self) -> None:
+        directory = local_dir()
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{os.getpid()}-{secrets.token_hex(4)}.sock"
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        sock.bind(str(path))
+        sock.setblocking(False)
+        self.sock = sock
+        readable = asyncio.Event()
+        self.loop.add_reader(sock.fileno(), readable.set)
+        self.ready.set()
+        try:
+            while True:
+                await readable.wait()
+                readable.clear()
+                while True:
+                    try:
+                        data = sock.recv(_MAX_DATAGRAM)
+                    except BlockingIOError:
+                        break
+                    self.dispatch(data)
+        finally:
+            self.loop.remove_reader(sock.fileno())
+            sock.close()
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+_hubs: dict[asyncio.AbstractEventLoop, _Hub] = {}
+
+
+def _hub() -> _Hub:
+    loop = asyncio.get_running_loop()
+    hub = _hubs.get(loop)
+    if hub is None:
+        for old in [k for k in _hubs if k.is_closed()]:
+            del _hubs[old]
+        hub = _hubs[loop] = _Hub(loop)
+    hub.start()
+    return hub
+
+
+class Closed(Exception):
+    """The process is shutting down: streams end (their clients resume elsewhere)."""
+
+
+_CLOSE = {"__close__": True}
+_closing = False
+
+
+def close_listeners() -> None:
+    """End every listener of this process and refuse new ones (the server calls this as it stops,
+    so open streams end cleanly instead of holding the shutdown until it is forced)."""
+    global _closing
+    _closing = True
+    for hub in list(_hubs.values()):
+        for queues in hub.listeners.values():
+            for queue in queues:
+                queue.put_nowait(_CLOSE)
+
+
+class Listener:
+    """Messages of some channels, from the moment of ``subscribe`` on."""
+
+    def __init__(self, hub: _Hub, channels: tuple[str, ...]):
+        self.hub = hub
+        self.channels = channels
+        self.queue: asyncio.Queue = asyncio.Queue()
+
+    async def get(self, timeout: float) -> dict[str, Any] | None:
+        """The next message, or None after ``timeout`` seconds without one; raises Closed when the
+        process stops."""
+        try:
+            message = await asyncio.wait_for(self.queue.get(), timeout)
+        except TimeoutError:
+            return None
+        if message is _CLOSE:
+            raise Closed()
+        return message
+
+    def pending(self) -> list[dict[str, Any]]:
+        """Every message already queued (without waiting)."""
+        out = []
+        while not self.queue.empty():
+            message = self.queue.get_nowait()
+            if message is _CLOSE:
+                raise Closed()
+            out.append(message)
+        return out
+
+
+@contextlib.asynccontextmanager
+async def listen(*channels: str, ready_timeout: float = 5.0) -> AsyncIterator[Listener]:
+    """Listen to ``channels`` for the duration of the block. Subscribed (and the process's backend
+    subscription up) on entry, so a message published after entry is never missed."""
+    if _closing:
+        raise Closed()
+    hub = _hub()
+    listener = Listener(hub, channels)
+    for channel in channels:
+        hub.listeners.setdefault(channel, set()).add(listener.queue)
+    try:
+        await asyncio.wait_for(hub.ready.wait(), ready_timeout)
+        yield listener
+    finally:
+        for channel in channels:
+            queues = hub.listeners.get(channel)
+            if queues is not None:
+                queues.discard(listener.queue)
+                if not queues:
+                    del hub.listeners[channel]
+
+
+def listeners_count() -> int:
+    """Open listeners of this process (its current event loop), for health and benchmarks."""
+    hub = _hubs.get(asyncio.get_running_loop())
+    return sum(len(q) for q in hub.listeners.values()) if hub else 0
+
+
+# --- per-token stream counts (sync; call through sync_to_async) --------------------------------
+
+
+def _token_key(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()[:32]
+
+
+def stream_claim(token: str, limit: int) -> str | None:
+    """Claim one of ``token``'s ``limit`` stream slots: the claim's id, or None when all are taken."""
+    claim = secrets.token_hex(8)
+    now = time.time()
+    key = _token_key(token)
+    if _url() == "local":
+        directory = local_dir() / "claims"
+        directory.mkdir(parents=True, exist_ok=True)
+        with open(directory / f"{key}.lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            lock.seek(0)
+            claims = {c: t for c, t in (json.loads(lock.read() or "{}")).items() if t > now}
+            if len(claims) >= limit:
+                return None
+            claims[claim] = now + CLAIM_TTL_SECONDS
+            lock.seek(0)
+            lock.truncate()
+            lock.write(json.dumps(claims))
+        return claim
+    client = _redis()
+    rkey = f"{_prefix()}streams:{key}"
+    with client.pipeline() as pipe:
+        pipe.zremrangebyscore(rkey, "-inf", now)
+        pipe.zcard(rkey)
+        _, count = pipe.execute()
+    if count >= limit:
+        return None
+    with client.pipeline() as pipe:
+        pipe.zadd(rkey, {claim: now + CLAIM_TTL_SECONDS})
+        pipe.expire(rkey, CLAIM_TTL_SECONDS)
+        pipe.zcard(rkey)
+        *_, count = pipe.execute()
+    if count > limit:  # another process claimed the last slot at the same moment
+        client.zrem(rkey, claim)
+        return None
+    return claim
+
+
+def _local_update(token: str, change) -> None:
+    directory = local_dir() / "claims"
+    path = directory / f"{_token_key(token)}.lock"
+    if not path.exists():
+        return
+    with open(path, "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock.seek(0)
+        claims = json.loads(lock.read() or "{}")
+        change(claims)
+        lock.seek(0)
+        lock.truncate()
+        lock.write(json.dumps(claims))
+
+
+def stream_refresh(token: str, claim: str) -> None:
+    """Keep ``claim`` alive for another CLAIM_TTL_SECONDS."""
+    until = time.time() + CLAIM_TTL_SECONDS
+    if _url() == "local":
+        _local_update(token, lambda claims: claims.__setitem__(claim, until))
+        return
+    client = _redis()
+    rkey = f"{_prefix()}streams:{_token_key(token)}"
+    with client.pipeline() as pipe:
+        pipe.zadd(rkey, {claim: until})
+        pipe.expire(rkey, CLAIM_TTL_SECONDS)
+        pipe.execute()
+
+
+def stream_release(token: str, claim: str) -> None:
+    if _url() == "local":
+        _local_update(token, lambda claims: claims.pop(claim, None))
+        return
+    _redis().zrem(f"{_prefix()}streams:{_token_key(token)}", claim)

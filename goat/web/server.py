@@ -1,0 +1,164 @@
+"""The web server: one port for the API (WSGI, in a thread pool) and the live streams (ASGI).
+
+gunicorn keeps managing the processes (workers, ``max_requests`` recycling with jitter, timeouts,
+graceful stop; gunicorn.conf.py); each worker is a uvicorn event loop (``Worker``). ``split``
+routes the stream paths to Django's async handler, where an idle stream is a suspended coroutine
+(no thread), and every other request to Django's WSGI handler through a2wsgi's thread pool, so the
+synchronous views run as under gthread: several at once, each on its own thread and database
+connection (Django's ASGI handler would run them one at a time per process, on the one
+``thread_sensitive`` thread). docs/architecture.md "Serving" has the comparison and figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import sys
+import time
+
+from gunicorn.arbiter import Arbiter
+from uvicorn.server import Server
+from uvicorn_worker import UvicornWorker
+
+from goat.web import live
+
+#: seconds a stopping worker keeps its idle kept-alive connections, answering a request on one with
+#: "Connection: close" (as gunicorn >= 27.0.1's gthread worker does; docs/reliability.md section 8)
+DRAIN_SECONDS = 2.0
+
+
+class _State:
+    """This process's request count and whether it is stopping (then every answer closes its connection)."""
+
+    max_requests: int | None = None
+    requests = 0
+    draining = False
+    #: gunicorn's access_log_format when gunicorn runs the worker (uvicorn's own access log is off)
+    access_format: str | None = None
+
+
+class _Atoms(dict):
+    def __missing__(self, key):
+        return "-"
+
+
+_access_logger = logging.getLogger("gunicorn.access")
+
+
+def _logged(scope, send):
+    """``send`` that writes gunicorn's access line (its access_log_format and atoms, so the request id
+    reaches the access log as under gthread) when the response ends."""
+    started = time.perf_counter()
+    seen: dict = {"status": 0, "bytes": 0, "headers": {}}
+
+    async def logging_send(message):
+        if message["type"] == "http.response.start":
+            seen["status"] = message["status"]
+            seen["headers"] = {k.decode().lower(): v.decode() for k, v in message.get("headers", [])}
+        elif message["type"] == "http.response.body":
+            seen["bytes"] += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                _access_line(scope, seen, started)
+        await send(message)
+
+    return logging_send
+
+
+def _access_line(scope, seen, started) -> None:
+    request_headers = {k.decode().lower(): v.decode(errors="replace") for k, v in scope.get("headers", [])}
+    query = scope.get("query_string", b"").decode(errors="replace")
+    target = scope.get("path", "") + (f"?{query}" if query else "")
+    atoms = _Atoms({
+        "h": (scope.get("client") or ("-",))[0],
+        "r": f"{scope.get('method')} {target} HTTP/{scope.get('http_version')}",
+        "m": scope.get("method"), "U": scope.get("path"), "q": query, "s": seen["status"], "b": seen["bytes"] or "-",
+        "B": seen["bytes"], "M": int((time.perf_counter() - started) * 1000),
+        "D": int((time.perf_counter() - started) * 1_000_000), "a": request_headers.get("user-agent", "-"),
+        "f": request_headers.get("referer", "-"),
+    })
+    atoms.update({f"{{{k}}}i": v for k, v in request_headers.items()})
+    atoms.update({f"{{{k}}}o": v for k, v in seen["headers"].items()})
+    _access_logger.info(_State.access_format, atoms)
+
+
+def _closing(send):
+    async def closing_send(message):
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
+        await send(message)
+
+    return closing_send
+
+
+def split(*, asgi, wsgi, asgi_paths: str, threads: int):
+    """An ASGI application: paths matching ``asgi_paths`` to ``asgi``, the rest to ``wsgi`` (a WSGI
+    callable) run on ``threads`` threads."""
+    from a2wsgi import WSGIMiddleware
+
+    threaded = WSGIMiddleware(wsgi, workers=threads)
+    matches = re.compile(asgi_paths).match
+
+    async def application(scope, receive, send):
+        kind = scope["type"]
+        if kind == "lifespan":  # nothing to start or stop; answer so any server is content
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if kind == "http":
+            _State.requests += 1
+            if _State.draining or (_State.max_requests and _State.requests >= _State.max_requests):
+                send = _closing(send)  # this worker's last request(s): the client reconnects elsewhere
+            if _State.access_format and _access_logger.isEnabledFor(logging.INFO):
+                send = _logged(scope, send)
+        if kind == "http" and matches(scope["path"]):
+            await asgi(scope, receive, send)
+        else:
+            await threaded(scope, receive, send)
+
+    return application
+
+
+class _Server(Server):
+    async def shutdown(self, sockets=None) -> None:
+        # Streams never finish on their own: end them first, or the graceful stop would wait for
+        # them until gunicorn's graceful_timeout and then kill the worker.
+        live.close_listeners()
+        _State.draining = True
+        # uvicorn would close idle kept-alive connections at once, and a request a client sends on one
+        # at that moment is lost (a reset): stop accepting, keep them DRAIN_SECONDS, answer with
+        # "Connection: close" meanwhile, then close what is left.
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        deadline = asyncio.get_running_loop().time() + DRAIN_SECONDS
+        while self.server_state.connections and not self.force_exit and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        await super().shutdown(sockets=None)
+
+
+class Worker(UvicornWorker):
+    """gunicorn worker: uvicorn (uvloop, httptools where installed), the streams ended on stop."""
+
+    CONFIG_KWARGS = {"loop": "auto", "http": "auto", "lifespan": "off", "access_log": False}
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # what a request may still take once the worker stops (the streams are ended at once)
+        self.config.timeout_graceful_shutdown = max(1, self.cfg.graceful_timeout - 1 - DRAIN_SECONDS)
+        _State.max_requests = self.max_requests or None
+        if self.cfg.accesslog:
+            _State.access_format = self.cfg.access_log_format
+
+    async def _serve(self) -> None:
+        self.config.app = self.wsgi
+        server = _Server(config=self.config)
+        self._install_sigquit_handler()
+        await server.serve(sockets=self.sockets)
+        if not server.started:
+            sys.exit(Arbiter.WORKER_BOOT_ERROR)

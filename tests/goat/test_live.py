@@ -1,0 +1,160 @@
+"""The fan-out channel (goat/web/live.py) and what the services publish on it.
+
+The local substitute is exercised across processes (a publisher in a child process, as the Celery
+worker is); the Redis backend where the suite has one (the PostgreSQL + Redis pass of .ci/run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import transaction
+
+from goat.games import notify, services
+from goat.web import live
+
+REPO = Path(__file__).resolve().parents[2]
+BACKENDS = ["local"] + (["redis"] if settings.CELERY_BROKER_URL.startswith("redis://") else [])
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, settings, tmp_path, monkeypatch):
+    settings.GOAT_DATA_DIR = tmp_path
+    settings.GOAT_LIVE_URL = "local" if request.param == "local" else settings.CELERY_BROKER_URL
+    settings.GOAT_LIVE_PREFIX = f"goat:test-{tmp_path.name}:live:"
+    monkeypatch.setattr(live, "_redis_client", None)
+    monkeypatch.setattr(live, "_closing", False)
+    return request.param
+
+
+def _publish_from_another_process(channel: str, message: dict) -> None:
+    code = (
+        "import django, json, sys, time; django.setup(); from goat.web import live; "
+        "live.publish(sys.argv[1], json.loads(sys.argv[2])); print(time.time())"
+    )
+    env = {
+        "DJANGO_SETTINGS_MODULE": "goat.settings", "GOAT_DATA_DIR": str(settings.GOAT_DATA_DIR),
+        "GOAT_LIVE_URL": settings.GOAT_LIVE_URL, "GOAT_LIVE_PREFIX": settings.GOAT_LIVE_PREFIX,
+        "DATABASE_URL": "sqlite:///" + str(Path(settings.GOAT_DATA_DIR) / "unused.sqlite3"),
+        "PATH": "/usr/bin:/bin",
+    }
+    subprocess.run([sys.executable, "-c", code, channel, json.dumps(message)], cwd=REPO, env=env, check=True,
+                   capture_output=True, timeout=60)
+
+
+def test_a_message_published_in_another_process_reaches_every_listener_of_its_channel_only(backend):
+    async def scenario():
+        async with live.listen("game:1") as a, live.listen("game:1") as b, live.listen("game:2") as other:
+            await asyncio.to_thread(_publish_from_another_process, "game:1", {"version": 7})
+            got = [await a.get(10), await b.get(10)]
+            assert got == [{"version": 7}, {"version": 7}]
+            assert await other.get(0.3) is None
+            assert live.listeners_count() == 3
+        assert live.listeners_count() == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_listener_times_out_quietly_and_ends_when_the_process_stops(backend):
+    async def scenario():
+        async with live.listen("player:5") as listener:
+            started = time.monotonic()
+            assert await listener.get(0.2) is None
+            assert time.monotonic() - started >= 0.2
+            live.close_listeners()
+            with pytest.raises(live.Closed):
+                await listener.get(5)
+        with pytest.raises(live.Closed):
+            async with live.listen("player:5"):
+                pass
+
+    asyncio.run(scenario())
+
+
+def test_the_stream_slots_of_a_token_are_limited_and_freed(backend):
+    claims = [live.stream_claim("tok", 3) for _ in range(3)]
+    assert all(claims) and len(set(claims)) == 3
+    assert live.stream_claim("tok", 3) is None
+    assert live.stream_claim("another", 3) is not None
+    live.stream_release("tok", claims[0])
+    again = live.stream_claim("tok", 3)
+    assert again is not None
+    live.stream_refresh("tok", again)
+    assert live.stream_claim("tok", 3) is None
+
+
+def test_a_claim_not_refreshed_expires(backend, monkeypatch):
+    assert live.stream_claim("old", 1) is not None
+    assert live.stream_claim("old", 1) is None
+    now = time.time()
+    monkeypatch.setattr(live.time, "time", lambda: now + live.CLAIM_TTL_SECONDS + 1)
+    assert live.stream_claim("old", 1) is not None  # a process killed with its streams leaks no slot
+
+
+@pytest.fixture
+def published(monkeypatch):
+    sent: list[tuple[str, dict]] = []
+    monkeypatch.setattr(live, "publish", lambda channel, message: sent.append((channel, message)))
+    return sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_commands_publish_after_commit_and_a_rollback_publishes_nothing(published, django_user_model):
+    alice = django_user_model.objects.create_user("alice", password="x")
+    bob = django_user_model.objects.create_user("bob", password="x")
+    game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
+    assert published == [(notify.game_channel(game.pk), {"version": 2})]
+    published.clear()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        services.game_join(game_id=game.pk, player=bob)
+        assert published == []  # not before the commit
+        raise RuntimeError("rolled back")
+    assert published == []
+    game = services.game_join(game_id=game.pk, player=bob)
+    kinds = {(channel, message.get("kind")) for channel, message in published}
+    assert (notify.game_channel(game.pk), None) in kinds
+    assert (notify.player_channel(alice.pk), "game_started") in kinds
+    assert (notify.player_channel(bob.pk), "game_started") in kinds
+    turn_player = [alice, bob][game.turn]
+    assert (notify.player_channel(turn_player.pk), "your_turn") in kinds
+    published.clear()
+    services.game_resign(game_id=game.pk, player=alice)
+    ended = [m for c, m in published if m.get("kind") == "game_ended"]
+    assert len(ended) == 2 and ended[0]["data"]["result"]["reason"] == "resigned"
+    published.clear()
+    rematch, created = services.game_rematch(game_id=game.pk, player=bob)
+    assert created
+    assert (notify.player_channel(alice.pk), {"kind": "rematch_offered",
+                                               "data": {"game": rematch.pk, "from": "bob", "rematch_of": game.pk}}
+            ) in published
+    again, created = services.game_rematch(game_id=game.pk, player=alice)
+    assert (again.pk, created) == (rematch.pk, False)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tournament_table_is_told_on_each_players_feed(published, django_user_model):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments import services as tournaments
+
+    staff = django_user_model.objects.create_user("staff", password="x", is_staff=True)
+    players = [django_user_model.objects.create_user(f"p{i}", password="x") for i in range(2)]
+    tournament = tournaments.tournament_create(created_by=staff, name="cup", ruleset="goat-classic", format="swiss",
+                                               table_size=2, starts_at=timezone.now() + timedelta(minutes=1),
+                                               max_players=8, rounds=1)
+    for player in players:
+        tournaments.tournament_register(tournament_id=tournament.pk, player=player)
+    published.clear()
+    assert tournaments.tournaments_start_due(now=timezone.now() + timedelta(minutes=2)) == [tournament.pk]
+    tables = [(c, m["data"]) for c, m in published if m.get("kind") == "tournament_table"]
+    assert sorted(c for c, _ in tables) == sorted(notify.player_channel(p.pk) for p in players)
+    assert all(data["tournament"] == tournament.pk for _, data in tables)
