@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('goat', '0005_idempotencyrecord_moves_to_web'),
+        ('goat', '0008_verbose_names'),
     ]
 
     operations = [
