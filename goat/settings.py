@@ -339,12 +339,19 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         "unacked_restore_throttle": 1,
         "unacked_mutex_expire": max(5, min(300, _visibility)),
     }
-GOAT_CLOCK_SWEEP_SECONDS = env_int("GOAT_CLOCK_SWEEP_SECONDS", 5)
 CELERY_BEAT_SCHEDULE = {
-    "games-sweep-clocks": {
-        "task": "goat.tasks.games_sweep_clocks",
-        "schedule": _timedelta(seconds=GOAT_CLOCK_SWEEP_SECONDS),
-        "options": {"expires": GOAT_CLOCK_SWEEP_SECONDS},
+    # THE ticker: every second, times out every game past its deadline (goat.games.tasks). A tick
+    # that waited in the queue longer than a second is dropped: the next one does its work.
+    "games-tick-clocks": {
+        "task": "goat.tasks.games_tick_clocks",
+        "schedule": _timedelta(seconds=1),
+        "options": {"expires": 1},
+    },
+    # projections of ended games that no task applied (a killed worker, a lost message)
+    "projections-catch-up": {
+        "task": "goat.tasks.projections_catch_up",
+        "schedule": _timedelta(seconds=env_int("GOAT_PROJECTIONS_CATCH_UP_SECONDS", 30)),
+        "options": {"expires": env_int("GOAT_PROJECTIONS_CATCH_UP_SECONDS", 30)},
     },
     "idempotency-purge": {"task": "goat.tasks.idempotency_purge", "schedule": _timedelta(hours=1)},
     # ratings: apply games whose post-game task was lost, then recompute the current rating boards
