@@ -120,7 +120,8 @@ def chips_move(*, player, amount: int, kind: str, at: datetime | None = None, ga
     transaction."""
     account = _chip_account_locked(player)
     if amount < 0 and account.balance < -amount:
-        raise ServiceError("insufficient_chips", refusal.format(ante=-amount, fee=-amount, balance=account.balance), status=422)
+        detail = refusal.format(ante=-amount, fee=-amount, balance=account.balance)
+        raise ServiceError("insufficient_chips", detail, status=422)
     ChipLedgerEntry.objects.create(player=player, game_id=game_id, amount=amount, kind=kind, at=at or timezone.now())
     ChipAccount.objects.filter(pk=account.pk).update(balance=F("balance") + amount)
     return account.balance + amount

@@ -15,9 +15,10 @@ import functools
 import hashlib
 import json
 import pickle
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Field
@@ -37,7 +38,7 @@ GENESIS_HASH = "0" * 64
 
 def format_at(at: datetime) -> str:
     """Timestamps in events: UTC, microseconds, ``Z``."""
-    return at.astimezone(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return at.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def event_dict(event: StoredEvent | GameEvent) -> dict[str, Any]:
@@ -233,7 +234,7 @@ def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, a
     except BaseException:
         game.version, game.last_hash = expected, read_hash  # nothing was written
         raise
-    for row, position in zip(rows, positions):  # rows are in seq order, and so were the positions drawn
+    for row, position in zip(rows, positions, strict=True):  # rows are in seq order, and so were the positions drawn
         row.position = position
     return rows
 
@@ -283,7 +284,7 @@ def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> lis
     converters = _at_converters(connection.vendor)
     events = []
     append = events.append
-    for (position, seq, kind, seat, _text, actor_id, at, prev_hash, digest), data in zip(rows, datas):
+    for (position, seq, kind, seat, _text, actor_id, at, prev_hash, digest), data in zip(rows, datas, strict=True):
         for _i, convert, col in converters:
             at = convert(at, col, connection)
         append(StoredEvent(position, game_id, seq, kind, seat, data, actor_id, at, prev_hash, digest))

@@ -7,8 +7,9 @@ tournaments the standings. The same function runs live and in its app's rebuild 
 Exactly once per game: ``projection_apply`` writes the projection's rows and the tracking row
 ``(projection, game)`` (``ProjectionRecord``) in ONE transaction, so either both are kept or neither.
 A repeat finds the tracking row and does nothing; of two concurrent runs the unique constraint keeps
-one (the second one's INSERT waits for the first transaction, fails, and rolls its rows back). Triggering is on commit of the command that ended the game (``projections_queue``: one
-Celery task that runs every projection of that game) plus a periodic catch-up
+one (the second one's INSERT waits for the first transaction, fails, and rolls its rows back).
+Triggering is on commit of the command that ended the game (``projections_queue``: one Celery task
+that runs every projection of that game) plus a periodic catch-up
 (``projections_catch_up``) that finds ended games a projection has not tracked: a worker killed
 after the game ended, or a broker that was down, loses nothing.
 """
@@ -16,9 +17,12 @@ after the game ended, or a broker that was down, loses nothing.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
@@ -33,6 +37,7 @@ logger = logging.getLogger(__name__)
 #: the Celery task that runs every projection of one game (goat.games.tasks), looked up by name:
 #: the tasks module imports this one, not the other way round
 APPLY_TASK = "goat.tasks.projections_apply_game"
+APPLY_MANY_TASK = "goat.tasks.projections_apply_games"
 
 
 @dataclass(frozen=True)
@@ -68,10 +73,13 @@ def register(name: str, apply: Callable[[EndedGame], None], *, order: int = 100)
     _registry[name] = Projection(name=name, apply=apply, order=order)
 
 
-def projection(name: str, *, order: int = 100) -> Callable[[Callable[[EndedGame], None]], Callable[[EndedGame], None]]:
+Apply = Callable[[EndedGame], None]
+
+
+def projection(name: str, *, order: int = 100) -> Callable[[Apply], Apply]:
     """Decorator form of ``register``."""
 
-    def decorate(apply: Callable[[EndedGame], None]) -> Callable[[EndedGame], None]:
+    def decorate(apply: Apply) -> Apply:
         register(name, apply, order=order)
         return apply
 
@@ -132,16 +140,43 @@ def projections_apply_game(*, game_id: int, prefix: str = "", from_events: bool 
     return applied
 
 
+#: inside ``projections_batched()``: the ended games whose projections wait to be queued together
+_batch: ContextVar[list[int] | None] = ContextVar("goat_projections_batch", default=None)
+
+
 def projections_queue(*, game_id: int) -> None:
-    """On commit of the command that ended a game: queue its projections (the catch-up covers a failure)."""
+    """On commit of the command that ended a game: queue its projections (the catch-up covers a failure).
+    Inside ``projections_batched()`` the game waits for the batch's one message."""
+    batch = _batch.get()
+    if batch is not None:
+        batch.append(game_id)
+        return
+    _publish(APPLY_TASK, game_id)
+
+
+@contextmanager
+def projections_batched() -> Iterator[None]:
+    """Queue the projections of every game ended inside the block as ONE message at its end (the
+    ticker: a tick that ends many games pays one publish, not one per game)."""
+    batch: list[int] = []
+    token = _batch.set(batch)
+    try:
+        yield
+    finally:
+        _batch.reset(token)
+        if batch:
+            _publish(APPLY_MANY_TASK, batch)
+
+
+def _publish(task: str, argument) -> None:
     from kombu.exceptions import OperationalError as BrokerError
 
     from goat.celery import app
 
     try:
-        app.tasks[APPLY_TASK].delay(game_id)
+        app.tasks[task].delay(argument)
     except BrokerError:
-        logger.exception("projections of game %s not queued; the catch-up applies them", game_id)
+        logger.exception("projections of game(s) %s not queued; the catch-up applies them", argument)
 
 
 def projections_pending(*, name: str, now: datetime | None = None, window: timedelta = timedelta(days=7),

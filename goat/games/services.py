@@ -13,8 +13,9 @@ illegal then gets its normal 422). Views, tasks and commands all come through he
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, Callable
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone

@@ -3,7 +3,8 @@
 * ``games_tick_clocks`` — THE ticker: every second (beat, exactly one), times out every game past its
   deadline through ``services.game_time_out``, the same write path as a move, naming the version the
   deadline belongs to (so a move and a timeout racing resolve by the version). No task per turn.
-* ``projections_apply_game`` — every projection of a game that just ended (queued on commit).
+* ``projections_apply_game`` — every projection of a game that just ended (queued on commit);
+  ``projections_apply_games`` the same for the games one tick ended (one message per tick).
 * ``projections_catch_up`` — the periodic safety net: ended games a projection has not tracked.
 * ``idempotency_purge`` — forgets stored Idempotency-Key answers past their retention.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import timedelta
 
 from celery import shared_task
 from django.db import OperationalError
@@ -37,11 +39,28 @@ def clocks_due(*, now, limit: int = TICK_BATCH) -> list[tuple[int, int]]:
                 .values_list("pk", "version")[:limit])
 
 
+#: how far past its deadline a game may be before the projections of ended games give way to the clock
+CLOCK_LATE = timedelta(milliseconds=250)
+
+
+def clocks_late() -> bool:
+    """Whether a game is more than ``CLOCK_LATE`` past its deadline (the ticker is behind)."""
+    return Game.objects.filter(deadline__lte=timezone.now() - CLOCK_LATE).exists()
+
+
 @shared_task(name="goat.tasks.games_tick_clocks", acks_late=True)
 def games_tick_clocks(budget_seconds: float = 0.9) -> int:
     """Time out every game past its deadline. Reads the due games again until none are left or the
     tick's budget is spent (the next tick, a second later, goes on)."""
     started = time.monotonic()
+    with projections.projections_batched():  # the games this tick ends: one projections message
+        timed_out = _tick(started, budget_seconds)
+    if timed_out:
+        logger.info("tick: %d game(s) timed out", timed_out)
+    return timed_out
+
+
+def _tick(started: float, budget_seconds: float) -> int:
     timed_out = 0
     while True:
         now = timezone.now()
@@ -52,10 +71,7 @@ def games_tick_clocks(budget_seconds: float = 0.9) -> int:
             except OperationalError:  # a dropped connection or a busy database: the next tick retries
                 logger.warning("tick: game %s could not be timed out this time", game_id, exc_info=True)
         if len(due) < TICK_BATCH or time.monotonic() - started > budget_seconds:
-            break
-    if timed_out:
-        logger.info("tick: %d game(s) timed out", timed_out)
-    return timed_out
+            return timed_out
 
 
 @shared_task(name="goat.tasks.projections_apply_game", acks_late=True, autoretry_for=(OperationalError,),
@@ -63,6 +79,25 @@ def games_tick_clocks(budget_seconds: float = 0.9) -> int:
 def projections_apply_game(game_id: int) -> list[str]:
     """Every projection of one ended game, each exactly once (tracked)."""
     return projections.projections_apply_game(game_id=game_id)
+
+
+@shared_task(name="goat.tasks.projections_apply_games", acks_late=True, autoretry_for=(OperationalError,),
+             retry_backoff=True, max_retries=8)
+def projections_apply_games(game_ids: list[int]) -> int:
+    """Every projection of each of these ended games (a tick's), each exactly once; how many applied.
+
+    Gives way to a late clock: while a deadline is more than ``CLOCK_LATE`` past (the ticker is
+    behind, e.g. a burst of timeouts), the rest of the games are queued again for a second later, so
+    the projections of the games a burst ended do not take the database (SQLite's one writer) or the
+    cores from the timeouts still due. They catch up once the clock does.
+    """
+    applied = 0
+    for index, game_id in enumerate(game_ids):
+        if clocks_late():
+            projections_apply_games.apply_async((game_ids[index:],), countdown=1)
+            break
+        applied += bool(projections.projections_apply_game(game_id=game_id))
+    return applied
 
 
 @shared_task(name="goat.tasks.projections_catch_up", acks_late=True)

@@ -28,12 +28,14 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='game',
-            index=models.Index(condition=models.Q(('deadline__isnull', False)), fields=['deadline'], name='game_deadline_idx'),
+            index=models.Index(condition=models.Q(('deadline__isnull', False)), fields=['deadline'],
+                               name='game_deadline_idx'),
         ),
         migrations.AddField(
             model_name='projectionrecord',
             name='game',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='goat.game'),
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+',
+                                    to='goat.game'),
         ),
         migrations.AddConstraint(
             model_name='projectionrecord',
