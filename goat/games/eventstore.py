@@ -112,13 +112,14 @@ def _postgresql() -> bool:
 
 
 def _fetch(sql: str, params: Sequence[Any], *, binary: bool = False) -> list[tuple]:
+    """The rows of one of the store's statements (each returns rows: a SELECT, or ``RETURNING``)."""
     if _postgresql():
         with fixed_cursor() as cursor:
             cursor.execute(sql, params, prepare=True, binary=binary)
-            return cursor.fetchall() if cursor.description is not None else []
+            return cursor.fetchall()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall() if cursor.description is not None else []
+        return cursor.fetchall()
 
 
 def _converters(model, names: Sequence[str]) -> list[tuple[int, Any, Any]]:
