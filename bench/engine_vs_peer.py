@@ -10,7 +10,11 @@ Both sides play random legal games in this process until they have made the same
 * peer: ``dominoes.Game.new()`` (4 players, 7 tiles each, no bazaar) with ``game.make_move(domino,
   left)`` chosen from ``game.valid_moves`` (mutable state, passes handled inside ``make_move``).
 
-Repetitions alternate the two sides; the figure is the ratio of medians, ours / peer. Target >= 1.0.
+* simulate: ``goat.engine.simulate.simulate_game`` over every ruleset and seat count, producing full
+  event logs (``seq``, ``at`` timestamps, every forced draw, knock and deal), counted by its plays.
+
+Repetitions alternate the sides; the figures are ratios of medians, ours / peer. Targets: ours >= 1.2,
+simulate >= 1.0.
 """
 
 from __future__ import annotations
@@ -27,8 +31,15 @@ import dominoes  # noqa: E402
 from _common import emit, interleaved  # noqa: E402
 
 from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
+from goat.engine.simulate import simulate_game  # noqa: E402
 
-TARGET = 1.0
+TARGET = 1.2
+SIMULATE_TARGET = 1.0
+MIXES = [
+    ("goat-classic", 2, None), ("goat-classic", 3, {"fish_scoring": "fish_for_one"}), ("goat-classic", 4, None),
+    ("goat-gamesburg", 2, None), ("goat-gamesburg", 3, None), ("goat-gamesburg", 4, None),
+    ("domino-3rounds", 2, None), ("domino-3rounds", 3, None), ("domino-3rounds", 4, None),
+]
 
 
 def ours(moves: int, seed: int) -> int:
@@ -55,6 +66,20 @@ def ours(moves: int, seed: int) -> int:
     return made
 
 
+def simulated(moves: int, seed: int) -> int:
+    """Whole simulated games (full event logs) across the mixes until at least ``moves`` plays; the
+    plays made (the timed figure is per play, as for the peer)."""
+    rng = random.Random(seed)
+    made = 0
+    n = 0
+    while made < moves:
+        ruleset, seats, options = MIXES[n % len(MIXES)]
+        log = simulate_game(random.Random(rng.getrandbits(32)), ruleset=ruleset, seats=seats, options=options)
+        made += sum(1 for e in log if e["type"] == "tile_played")
+        n += 1
+    return made
+
+
 def peer(moves: int, seed: int) -> int:
     """Random ``dominoes`` games until ``moves`` plays; returns the plays made."""
     random.seed(seed)  # dominoes deals with the module-level random
@@ -70,17 +95,23 @@ def peer(moves: int, seed: int) -> int:
 
 
 def run(moves: int, repeat: int) -> dict:
-    ours(200, 0), peer(200, 0)  # warm-up (imports, caches)
-    medians = interleaved({"ours": lambda: ours(moves, 1), "peer": lambda: peer(moves, 1)}, repeat)
+    ours(200, 0), peer(200, 0), simulated(200, 0)  # warm-up (imports)
+    simulated_moves = simulated(moves, 1)
+    medians = interleaved({"ours": lambda: ours(moves, 1), "peer": lambda: peer(moves, 1),
+                           "simulate": lambda: simulated(moves, 1)}, repeat)
     ours_rate = moves / medians["ours"]
     peer_rate = moves / medians["peer"]
+    simulate_rate = simulated_moves / medians["simulate"]
     ratio = ours_rate / peer_rate
+    simulate_ratio = simulate_rate / peer_rate
     return {
         "bench": "engine_vs_peer",
         "peer": f"dominoes {metadata.version('dominoes')}",
         "moves": moves, "repeat": repeat,
         "ours_moves_per_s": round(ours_rate), "peer_moves_per_s": round(peer_rate),
         "ratio": round(ratio, 3), "target": f">= {TARGET}", "pass": ratio >= TARGET,
+        "simulate_moves_per_s": round(simulate_rate), "simulate_ratio": round(simulate_ratio, 3),
+        "simulate_target": f">= {SIMULATE_TARGET}", "simulate_pass": simulate_ratio >= SIMULATE_TARGET,
     }
 
 
@@ -98,7 +129,10 @@ def main(argv=None) -> int:
         f"random games, {f['moves']} plays each side, median of {f['repeat']}",
         f"  ours (goat engine decide)   {f['ours_moves_per_s']:>10,} moves/s",
         f"  peer ({f['peer']})   {f['peer_moves_per_s']:>10,} moves/s",
+        f"  simulate (full logs)        {f['simulate_moves_per_s']:>10,} moves/s",
         f"  ours / peer = {f['ratio']:.2f} (target >= {TARGET}): {'PASS' if f['pass'] else 'MISS'}",
+        f"  simulate / peer = {f['simulate_ratio']:.2f} (target >= {SIMULATE_TARGET}): "
+        f"{'PASS' if f['simulate_pass'] else 'MISS'}",
     ])
     return 0
 

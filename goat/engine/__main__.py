@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from .replay import verify_log
 from .rulesets import RULESETS
 from .simulate import simulate
 
 
-def load_log(path: str) -> list:
+def load_log(path: str) -> list[Any]:
     """A JSON array of events, or JSON Lines (one event per line)."""
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
@@ -24,7 +25,7 @@ def load_log(path: str) -> list:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def cmd_verify(args) -> int:
+def cmd_verify(args: argparse.Namespace) -> int:
     bad = 0
     for path in args.files:
         try:
@@ -38,7 +39,7 @@ def cmd_verify(args) -> int:
     return 1 if bad else 0
 
 
-def cmd_simulate(args) -> int:
+def cmd_simulate(args: argparse.Namespace) -> int:
     options = json.loads(args.options) if args.options else None
     for log in simulate(ruleset=args.ruleset, seats=args.seats, seed=args.seed, count=args.count,
                         options=options, interrupt_chance=args.interrupt_chance):
@@ -46,7 +47,7 @@ def cmd_simulate(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m goat.engine", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="verify unredacted event logs (JSON array or JSON Lines)")
@@ -62,7 +63,8 @@ def main(argv=None) -> int:
                    help="share of games cut short by a timeout or resignation (default 0.1)")
     s.set_defaults(func=cmd_simulate)
     args = parser.parse_args(argv)
-    return args.func(args)
+    status: int = args.func(args)
+    return status
 
 
 if __name__ == "__main__":

@@ -5,21 +5,20 @@ Every round's shuffle is derived from :func:`deal_key` (server seed plus the pla
 with an HMAC-SHA256 byte stream and a Fisher–Yates shuffle over the canonical order of the set, so
 that anyone holding the revealed server seed can recompute every deal of a finished game.
 
-Everything here is pure and stdlib-only; :func:`shuffled_order` is on the replay hot path.
+Everything here is pure and stdlib-only.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import hmac
+import itertools
 import secrets
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from operator import itemgetter as _itemgetter
 
 from .errors import InvalidOptions
-from .tiles import ALL_TILES, Tile
+from .tiles import ALL_TILES, HALVES, Tile
 
 __all__ = [
     "new_server_seed",
@@ -28,6 +27,7 @@ __all__ = [
     "shuffled_order",
     "deal_hands",
     "needs_redeal",
+    "deal_round",
 ]
 
 _TWO_32 = 2**32
@@ -35,51 +35,47 @@ _TWO_32 = 2**32
 #: For each modulus ``m`` used by the shuffle, the first rejected 32-bit value: ``x >= limit`` is discarded.
 _REJECT_FROM: tuple[int, ...] = tuple(_TWO_32 - (_TWO_32 % m) if m else 0 for m in range(len(ALL_TILES) + 1))
 
-_IPAD = bytes(x ^ 0x36 for x in range(256))
-_OPAD = bytes(x ^ 0x5C for x in range(256))
 
 
-@functools.lru_cache(maxsize=256)
-def _hmac_sha256_pads(key: bytes):
-    """SHA-256 states after the inner and the outer padded key (RFC 2104); the same for every block of
-    every deal of a game, so computed once per key."""
+def _hmac_blocks(key: bytes, prefix: bytes, start: int, count: int) -> bytes:
+    """``HMAC-SHA256(key, prefix + str(i))`` for ``i`` from ``start``, ``count`` blocks, concatenated.
+
+    HMAC as RFC 2104 writes it: the inner hash absorbs the padded key and ``prefix`` once, and each
+    block continues a copy of it, so the key is prepared once per stream rather than once per block.
+    """
     if len(key) > 64:
         key = hashlib.sha256(key).digest()
     key = key.ljust(64, b"\0")
-    return hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
+    inner = hashlib.sha256(key.translate(_IPAD))
+    inner.update(prefix)
+    outer = hashlib.sha256(key.translate(_OPAD))
+    out = []
+    for i in range(start, start + count):
+        h = inner.copy()
+        h.update(b"%d" % i)
+        o = outer.copy()
+        o.update(h.digest())
+        out.append(o.digest())
+    return b"".join(out)
 
 
-def _hmac_sha256(key: bytes, msg: bytes, digest: str) -> bytes:
-    """``hmac.digest(key, msg, digest)``; for SHA-256 from the key's cached pad states, which is about
-    twice as fast as the one-shot call (that prepares the key again on every block)."""
-    if digest != "sha256":
-        return hmac.digest(key, msg, digest)
-    inner, outer = _hmac_sha256_pads(key)
-    inner = inner.copy()
-    inner.update(msg)
-    outer = outer.copy()
-    outer.update(inner.digest())
-    return outer.digest()
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+#: the byte stream of a deal; a module global so that tests can substitute a crafted stream
+_stream_blocks = _hmac_blocks
 
-
-#: HMAC-SHA256 of one message; a module global so that tests can substitute a crafted stream.
-_hmac_digest = _hmac_sha256
-
-_UNPACK_BLOCK = struct.Struct(">8I").unpack
-# 27 swaps need 27 words; four 32-byte blocks give 32, so a single refill is almost never needed.
+#: 27 swaps need 27 words; four 32-byte blocks give 32, so a fifth block is almost never needed
 _FIRST_BLOCKS = 4
 _UNPACK_FIRST = struct.Struct(f">{8 * _FIRST_BLOCKS}I").unpack
-_UNPACK_SWAPS = struct.Struct(f">{len(ALL_TILES) - 1}I").unpack_from  # the words of the 27 swaps
-_FIRST_SUFFIXES = tuple(str(b).encode("ascii") for b in range(_FIRST_BLOCKS))
-# The swaps in order (i = 27 .. 1), their moduli m = i + 1 and rejection limits, for the fast path.
-_FAST_I = tuple(range(len(ALL_TILES) - 1, 0, -1))
-_FAST_M = tuple(i + 1 for i in _FAST_I)
-_POSITIONS = tuple(range(len(ALL_TILES)))
-#: A word below every limit is never discarded, whatever its m.
-_NEVER_DISCARDED = min(_REJECT_FROM[m] for m in _FAST_M)
-#: every word from _NEVER_DISCARDED up starts with these bytes (big-endian)
-_THREE_FF = b"\xff\xff\xff"
-assert _NEVER_DISCARDED >= 0xFFFFFF00
+_UNPACK_BLOCK = struct.Struct(">8I").unpack
+#: the swaps in order: ``(i, m, first rejected word)`` for i = 27 .. 1, m = i + 1
+_SWAPS = tuple((i, i + 1, _REJECT_FROM[i + 1]) for i in range(len(ALL_TILES) - 1, 0, -1))
+
+
+def _more_words(key: bytes, prefix: bytes) -> Iterator[int]:
+    """The words of the stream after the first blocks, block by block, for as long as they are read."""
+    for block in itertools.count(_FIRST_BLOCKS):
+        yield from _UNPACK_BLOCK(_stream_blocks(key, prefix, block, 1))
 
 
 def new_server_seed() -> str:
@@ -101,71 +97,6 @@ def deal_key(server_seed_hex: str, client_seeds: Sequence[str]) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
-def _swaps_without_discard(w: Sequence[int]) -> list[int]:
-    """Fisher–Yates over the positions 0..27 when no word is discarded: word ``k`` swaps item ``27 - k``
-    with item ``w[k] % (28 - k)``.
-
-    The 27 swaps written out: a loop over ``zip(_FAST_I, map(_mod, w, _FAST_M))`` does the same and
-    costs about twice as much; tests/engine/test_deal.py pins this against the plain reference.
-    """
-    t = list(_POSITIONS)
-    j = w[0] % 28
-    t[27], t[j] = t[j], t[27]
-    j = w[1] % 27
-    t[26], t[j] = t[j], t[26]
-    j = w[2] % 26
-    t[25], t[j] = t[j], t[25]
-    j = w[3] % 25
-    t[24], t[j] = t[j], t[24]
-    j = w[4] % 24
-    t[23], t[j] = t[j], t[23]
-    j = w[5] % 23
-    t[22], t[j] = t[j], t[22]
-    j = w[6] % 22
-    t[21], t[j] = t[j], t[21]
-    j = w[7] % 21
-    t[20], t[j] = t[j], t[20]
-    j = w[8] % 20
-    t[19], t[j] = t[j], t[19]
-    j = w[9] % 19
-    t[18], t[j] = t[j], t[18]
-    j = w[10] % 18
-    t[17], t[j] = t[j], t[17]
-    j = w[11] % 17
-    t[16], t[j] = t[j], t[16]
-    j = w[12] % 16
-    t[15], t[j] = t[j], t[15]
-    j = w[13] % 15
-    t[14], t[j] = t[j], t[14]
-    j = w[14] % 14
-    t[13], t[j] = t[j], t[13]
-    j = w[15] % 13
-    t[12], t[j] = t[j], t[12]
-    j = w[16] % 12
-    t[11], t[j] = t[j], t[11]
-    j = w[17] % 11
-    t[10], t[j] = t[j], t[10]
-    j = w[18] % 10
-    t[9], t[j] = t[j], t[9]
-    j = w[19] % 9
-    t[8], t[j] = t[j], t[8]
-    j = w[20] % 8
-    t[7], t[j] = t[j], t[7]
-    j = w[21] % 7
-    t[6], t[j] = t[j], t[6]
-    j = w[22] % 6
-    t[5], t[j] = t[j], t[5]
-    j = w[23] % 5
-    t[4], t[j] = t[j], t[4]
-    j = w[24] % 4
-    t[3], t[j] = t[j], t[3]
-    j = w[25] % 3
-    t[2], t[j] = t[j], t[2]
-    j = w[26] % 2
-    t[1], t[j] = t[j], t[1]
-    return t
-
-
 def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     """The 28 tiles shuffled for round ``round_no`` (1-based), deal attempt ``attempt`` (0-based).
 
@@ -174,65 +105,19 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     down to 1 with ``m = i + 1``; a word ``x >= 2**32 - (2**32 % m)`` is discarded (rejection
     sampling keeps the shuffle unbiased), otherwise items ``i`` and ``x % m`` are swapped.
     """
-    return _itemgetter(*shuffled_positions(key, round_no, attempt))(ALL_TILES)
+    order: tuple[Tile, ...] = _itemgetter(*shuffled_positions(key, round_no, attempt))(ALL_TILES)
+    return order
 
 
 def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
-    """:func:`shuffled_order` as positions in the canonical order: ``ALL_TILES[p]`` for each ``p``.
-
-    The shuffle itself: Fisher–Yates moves the same items whether they are tiles or their positions,
-    and ints are what the deal indexes its tables with (no tile is hashed).
-    """
-    digest = _hmac_digest
-    prefix = f"deal:{round_no}:{attempt}:".encode("ascii")
-    if digest is _hmac_sha256:
-        # HMAC-SHA256 of the four messages that share ``prefix``: the inner hash absorbs the pad and the
-        # prefix once, and each block copies it (the same bytes as four calls of _hmac_sha256).
-        inner, outer = _hmac_sha256_pads(key)
-        inner = inner.copy()
-        inner.update(prefix)
-        copy_inner, copy_outer = inner.copy, outer.copy
-        # the four blocks written out (the suffixes are _FIRST_SUFFIXES)
-        h0, h1, h2, h3 = copy_inner(), copy_inner(), copy_inner(), copy_inner()
-        h0.update(b"0")
-        h1.update(b"1")
-        h2.update(b"2")
-        h3.update(b"3")
-        o0, o1, o2, o3 = copy_outer(), copy_outer(), copy_outer(), copy_outer()
-        o0.update(h0.digest())
-        o1.update(h1.digest())
-        o2.update(h2.digest())
-        o3.update(h3.digest())
-        stream = o0.digest() + o1.digest() + o2.digest() + o3.digest()
-    else:
-        stream = b"".join([digest(key, prefix + suffix, "sha256") for suffix in _FIRST_SUFFIXES])
-    # No word is discarded (all but ~1 in 10**7 deals): word k is the swap for i = 27 - k, so the swaps
-    # are known up front. A discarded word is >= _NEVER_DISCARDED > 0xFFFFFF00, so its first three bytes
-    # are FF: without three FF bytes in a row in the stream no word is discarded (one C search instead
-    # of max(words)), and only the 27 words of the swaps are read.
-    if _THREE_FF not in stream:
-        return _swaps_without_discard(_UNPACK_SWAPS(stream))
-    words = _UNPACK_FIRST(stream)
-    if max(words) < _NEVER_DISCARDED:
-        return _swaps_without_discard(words)
-    items = list(_POSITIONS)
-    block = _FIRST_BLOCKS
-    pos = 0
-    available = len(words)
-    reject_from = _REJECT_FROM
-    for i in range(len(items) - 1, 0, -1):
-        m = i + 1
-        limit = reject_from[m]
-        while True:
-            if pos == available:
-                words = _UNPACK_BLOCK(digest(key, prefix + str(block).encode("ascii"), "sha256"))
-                block += 1
-                pos = 0
-                available = 8
-            x = words[pos]
-            pos += 1
-            if x < limit:
-                break
+    """:func:`shuffled_order` as canonical indexes (a :class:`~goat.engine.tiles.Tile` is its index)."""
+    prefix = b"deal:%d:%d:" % (round_no, attempt)
+    words = itertools.chain(_UNPACK_FIRST(_stream_blocks(key, prefix, 0, _FIRST_BLOCKS)), _more_words(key, prefix))
+    items = list(range(len(ALL_TILES)))
+    # zip takes one word per swap; a rejected word is replaced by the next one, which zip then skips
+    for (i, m, limit), x in zip(_SWAPS, words, strict=False):
+        while x >= limit:  # rejection sampling keeps the shuffle unbiased
+            x = next(words)
         j = x % m
         items[i], items[j] = items[j], items[i]
     return items
@@ -254,59 +139,40 @@ def deal_hands(
             hand_size=hand_size,
         )
     order = tuple(order)
-    hands = tuple(order[s * hand_size : (s + 1) * hand_size] for s in range(seats))
+    hands = tuple([order[s * hand_size : (s + 1) * hand_size] for s in range(seats)])
     return hands, order[seats * hand_size :]
 
 
-def needs_redeal(hands: Sequence[Sequence[Tile]]) -> bool:
-    """True if any hand holds five or more doubles, or six or more tiles sharing one value.
-
-    A double counts once toward its value.
-    """
-    for hand in hands:
-        doubles = 0
-        per_value = [0] * 7
-        for low, high in hand:
-            if low == high:
-                doubles += 1
-                per_value[low] += 1
-            else:
-                per_value[low] += 1
-                per_value[high] += 1
-        if doubles >= 5 or max(per_value) >= 6:
-            return True
-    return False
-
-
-# needs_redeal for hands of distinct tiles (hands cut from one shuffled set), in integer arithmetic: each
-# tile is a number with a 4-bit field per value 0..6 (1 in the fields of its values, a double once) and
-# an eighth field counting doubles. A hand's sum then holds its counts; no field exceeds 7 (a value is on
-# 7 tiles of the set, and there are 7 doubles), so fields never carry into each other. Adding 2 to each
-# value field and 3 to the doubles field sets a field's top bit (8) exactly when the count is >= 6,
-# resp. >= 5: the redeal test is one mask.
+# The redeal test counts in one integer per hand: each tile is a number with a 4-bit field per value
+# 0..6 (1 in the fields of its values, a double once) and an eighth field counting doubles, so a hand's
+# sum holds its counts. No field exceeds 7 (a value is on 7 tiles of the set, and there are 7 doubles),
+# so fields never carry into each other. Adding 2 to each value field and 3 to the doubles field sets a
+# field's top bit (8) exactly when the count is >= 6, resp. >= 5: the test is one mask.
 _FIELD = 4
 _DOUBLES_SHIFT = 7 * _FIELD
-#: the packed counts of each tile, by its position in ALL_TILES
-_POSITION_COUNTS = tuple(
-    (1 << (_FIELD * a)) + ((1 << (_FIELD * b)) if a != b else (1 << _DOUBLES_SHIFT)) for a, b in ALL_TILES
+#: the packed counts of each tile
+_COUNTS = tuple(
+    (1 << (_FIELD * a)) + ((1 << (_FIELD * b)) if a != b else (1 << _DOUBLES_SHIFT)) for a, b in HALVES
 )
 _REDEAL_BIAS = sum(2 << (_FIELD * v) for v in range(7)) + (3 << _DOUBLES_SHIFT)
 _REDEAL_MASK = sum(8 << (_FIELD * f) for f in range(8))
 
 
-def _needs_redeal_positions(positions: Sequence[int], seats: int, hand_size: int) -> bool:
-    """:func:`needs_redeal` of the hands dealt from ``positions`` (:func:`shuffled_positions`): seat ``s``
-    holds ``positions[s*hand_size:(s+1)*hand_size]``; the tiles are distinct, as in any deal of one set."""
-    return _needs_redeal_counts(_itemgetter(*positions)(_POSITION_COUNTS), seats, hand_size)
+def needs_redeal(hands: Sequence[Sequence[int]]) -> bool:
+    """True if any hand holds five or more doubles, or six or more tiles sharing one value (RULES.md §3).
 
-
-def _needs_redeal_counts(counts: Sequence[int], seats: int, hand_size: int) -> bool:
-    """:func:`_needs_redeal_positions` given the packed counts of the positions, in the dealt order."""
-    for start in range(0, seats * hand_size, hand_size):
-        if (sum(counts[start:start + hand_size]) + _REDEAL_BIAS) & _REDEAL_MASK:
+    A double counts once toward its value. The hands are of distinct tiles, as any deal of one set.
+    """
+    count = _COUNTS.__getitem__
+    for hand in hands:
+        if (sum(map(count, hand)) + _REDEAL_BIAS) & _REDEAL_MASK:
             return True
     return False
 
 
-#: the shifts of the value fields 0..6 in packed counts
-VALUE_SHIFTS = tuple(_FIELD * v for v in range(7))
+def deal_round(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool,
+               ) -> tuple[list[list[Tile]], list[Tile], bool]:
+    """The deal of round ``round_no``, attempt ``attempt``: each seat's hand, the bazaar, and whether the
+    deal is void by the redeal rule (only when ``redeal``)."""
+    hands, bazaar = deal_hands(shuffled_order(key, round_no, attempt), seats, hand_size)
+    return [list(hand) for hand in hands], list(bazaar), redeal and needs_redeal(hands)

@@ -7,6 +7,8 @@ class RulesError(Exception):
     """Base class of every error the engine raises on purpose."""
 
     code: str = "rules_error"
+    #: the position of the refused event in a log, when a replay refused it
+    seq: int | None = None
 
     def __init__(self, code: str | None = None, detail: str = "", **context: object) -> None:
         if code is not None:
@@ -32,3 +34,15 @@ class InvalidEvent(RulesError):
     """An event that cannot follow the events before it (found while replaying or verifying a log)."""
 
     code = "invalid_event"
+
+
+class StateFormatError(RulesError):
+    """A state's JSON form that cannot be read (see :mod:`goat.engine.json_form`): rebuild it from events."""
+
+    code = "invalid_state_format"
+
+
+class UnknownStateFormat(StateFormatError):
+    """A state's JSON form written in a format version this engine does not read."""
+
+    code = "unknown_state_format"

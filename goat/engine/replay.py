@@ -8,11 +8,16 @@ knock against the rules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
+from .deal import commitment
 from .errors import RulesError
-from .rules import CHOICES, Fold, is_seed_hex, pending, seed_commitment
+from .events import is_seed_hex
+from .fold import Fold
+from .machine import Game
+from .moves import CHOICES, pending
 from .state import GameState
 
 
@@ -60,7 +65,7 @@ def _fold(events: Iterable[Mapping[str, Any]], server_seed: str | None, require_
     except RulesError as exc:
         return fold, exc.seq, exc.code, exc.detail
     if require_complete:
-        g = fold.machine
+        g: Game = fold.machine  # type: ignore[assignment]  # the first event was applied
         kind, seat = pending(g)  # reads the machine as it reads a GameState
         if kind not in CHOICES:
             who = "" if seat is None else f" by seat {seat}"
@@ -93,14 +98,14 @@ def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:
     created = first.get("data") if first.__class__ is dict or isinstance(first, Mapping) else None
     committed = (created.get("server_seed_commitment") if created.__class__ is dict or isinstance(created, Mapping)
                  else None)
-    if not is_seed_hex(revealed) or seed_commitment(revealed) != committed:
+    if not is_seed_hex(revealed) or commitment(revealed) != committed:
         # A reveal that does not open the commitment proves nothing: replay without it, so that the
         # reveal itself is refused (seed_mismatch at its seq) unless an earlier event already is.
         revealed = None
     fold, seq, code, detail = _fold(events, revealed, True)
     if code is not None:
         return {"valid": False, "seq": seq, "code": code, "detail": detail}
-    return {"valid": True, **report(fold.machine)}  # the machine has the state's result and rounds
+    return {"valid": True, **report(fold.machine)}  # type: ignore[union-attr, arg-type]  # (as a GameState)
 
 
 def report(state: GameState) -> dict[str, Any]:

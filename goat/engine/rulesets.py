@@ -7,11 +7,10 @@ today's defaults: :func:`resolve_options` is only called when a game is created,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from .errors import InvalidOptions
-from .pickling import by_fields
 
 MIN_SEATS, MAX_SEATS = 2, 4
 
@@ -76,9 +75,9 @@ PRESETS: dict[str, dict[str, Any]] = {
 RULESETS = tuple(PRESETS)
 
 
-@by_fields
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(NamedTuple):
+    """The fully resolved options of a game (RULES.md §2): a typed named tuple, read on every rule."""
+
     hand_size: int
     redeal: bool
     opener: str
@@ -95,18 +94,17 @@ class Options:
     move_time: int
 
     def to_dict(self) -> dict[str, Any]:
-        # What ``dataclasses.asdict`` returns (every value is a scalar), without its recursive deep copy.
-        return {name: getattr(self, name) for name in OPTION_KEYS}
+        return dict(zip(OPTION_KEYS, self, strict=True))
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Options":
+    def from_dict(cls, data: Mapping[str, Any]) -> Options:
         try:
-            return cls(**{f.name: data[f.name] for f in fields(cls)})
+            return cls(*[data[key] for key in OPTION_KEYS])
         except (KeyError, TypeError) as exc:
             raise InvalidOptions(detail=f"the stored options are incomplete: {exc}") from exc
 
 
-OPTION_KEYS = tuple(f.name for f in fields(Options))
+OPTION_KEYS: tuple[str, ...] = Options._fields
 
 _INT_RANGES = {
     "hand_size": (1, 14),

@@ -8,11 +8,9 @@ The words are the game's words: ``open``, ``score``, ``remembered``, ``points``,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from typing import NamedTuple
 
-from .pickling import by_fields
-from .tiles import Tile
+from .tiles import DOUBLE_ZERO, PIPS
 
 __all__ = [
     "PlayerScore",
@@ -36,20 +34,18 @@ END_FISH = "fish"
 FISH_FOR_ALL = "fish_for_all"
 FISH_FOR_ONE = "fish_for_one"
 
-_DOUBLE_ZERO: Tile = (0, 0)
-
-
-def hand_value(hand: Sequence[Tile], lone_double_zero: int) -> int:
-    """Pips left in a hand (§7.1); a hand of exactly the single tile ``0-0`` counts ``lone_double_zero``."""
-    if len(hand) == 1 and tuple(hand[0]) == _DOUBLE_ZERO:
+def hand_value(hand: Sequence[int], lone_double_zero: int) -> int:
+    """Pips left in a hand of tiles (§7.1); a hand of exactly the single tile ``0-0`` counts
+    ``lone_double_zero``."""
+    if len(hand) == 1 and hand[0] == DOUBLE_ZERO:
         return lone_double_zero
-    return sum([low + high for low, high in hand])
+    return sum([PIPS[tile] for tile in hand])
 
 
-@by_fields
-@dataclass(frozen=True, slots=True)
-class PlayerScore:
-    """A player's running account between rounds (§7): ``points = score + remembered`` [D-8]."""
+class PlayerScore(NamedTuple):
+    """A player's running account between rounds (§7): ``points = score + remembered`` [D-8].
+
+    Small immutable records built for every seat at every round end, so typed named tuples."""
 
     open: bool = False
     score: int = 0
@@ -63,8 +59,7 @@ class PlayerScore:
         return {"open": self.open, "score": self.score, "remembered": self.remembered, "points": self.points}
 
 
-@dataclass(frozen=True, slots=True)
-class RoundOutcome:
+class RoundOutcome(NamedTuple):
     """The accounts after a round, the final round points per seat, the carried fish pot, and whether
     the round was a fish_for_one draw."""
 
@@ -72,29 +67,6 @@ class RoundOutcome:
     round_points: tuple[int, ...]
     fish_pot: int
     draw: bool
-
-
-def field_setters(cls) -> tuple:
-    """The ``__set__`` of each slot of a slotted dataclass ``cls``, in field order.
-
-    For the engine's fast constructors: ``object.__new__(cls)`` with every slot filled through these
-    is the object that ``cls(*values)`` builds (a frozen dataclass's ``__init__`` does the same through
-    ``object.__setattr__`` by name, ~1.6x the time), for a class with no ``__post_init__``.
-    """
-    return tuple(getattr(cls, f.name).__set__ for f in fields(cls))
-
-
-_new = object.__new__
-_set_open, _set_score, _set_remembered = field_setters(PlayerScore)
-
-
-def _player_score(open: bool, score: int, remembered: int) -> PlayerScore:
-    """``PlayerScore(open, score, remembered)``, faster (see :func:`field_setters`)."""
-    p = _new(PlayerScore)
-    _set_open(p, open)
-    _set_score(p, score)
-    _set_remembered(p, remembered)
-    return p
 
 
 def _unique_top(values: Sequence[int]) -> int | None:
@@ -119,12 +91,6 @@ def score_goat_round(
     ``end`` is ``"out"`` or ``"fish"``; ``seat`` is the player who went out, or the fisher.
     ``fish_pot`` is the pot carried into this round.
     """
-    return RoundOutcome(*_score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, fish_pot))
-
-
-def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, fish_pot):
-    """:func:`score_goat_round`, positionally, as the tuple of the RoundOutcome's fields (players,
-    round_points, fish_pot, draw): what the engine's round end reads, without building the record."""
     n = len(players)
     if len(hand_values) != n:
         raise ValueError(f"{len(hand_values)} hand values for {n} players")
@@ -134,7 +100,6 @@ def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, f
         raise ValueError(f"unknown fish scoring {fish_scoring!r}")
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat} out of range for {n} players")
-
     players = tuple(players)
 
     # §7.2: round points. ``keep``: the seat whose remembered points stay when the others' are wiped
@@ -150,7 +115,7 @@ def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, f
         top = _unique_top(hand_values)
         if top is None:
             # A draw: nobody scores, remembered points stay, the whole round goes into the pot.
-            return players, (0,) * n, fish_pot + total, True
+            return RoundOutcome(players, (0,) * n, fish_pot + total, True)
         rp = [0] * n
         rp[top] = total
         keep = top
@@ -162,8 +127,15 @@ def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, f
             rp[top] += fish_pot
             fish_pot = 0
 
-    # §7.4: write the round.
     went_out = seat if end == END_OUT else -1
+    return RoundOutcome(_write_round(players, rp, went_out, keep, open_threshold), tuple(rp), fish_pot, False)
+
+
+def _write_round(players: Sequence[PlayerScore], rp: Sequence[int], went_out: int, keep: int | None,
+                 open_threshold: int) -> tuple[PlayerScore, ...]:
+    """§7.4: each account after writing its final round points ``rp``. ``went_out`` is the seat that
+    went out (-1 after a fish); ``keep`` the only seat whose remembered points stay (fish_for_one),
+    ``None`` when every seat keeps its own."""
     written = []
     for p, before in enumerate(players):
         remembered = before.remembered if keep is None or p == keep else 0
@@ -176,26 +148,21 @@ def _score_goat(players, hand_values, end, seat, fish_scoring, open_threshold, f
             open_, score, remembered = True, before.score + points + remembered, 0
         else:
             open_, score, remembered = False, before.score, remembered + points
-        written.append(_player_score(open_, score, remembered))
-    return tuple(written), tuple(rp), fish_pot, False
+        written.append(PlayerScore(open_, score, remembered))
+    return tuple(written)
 
 
 def score_fixed_round(*, players: Sequence[PlayerScore], hand_values: Sequence[int]) -> RoundOutcome:
     """Score one round of a fixed-rounds game (§8): every player adds the pips in hand to ``score``."""
-    return RoundOutcome(*_score_fixed(players, hand_values))
-
-
-def _score_fixed(players, hand_values):
-    """:func:`score_fixed_round`, positionally, as the tuple of the RoundOutcome's fields."""
     if len(hand_values) != len(players):
         raise ValueError(f"{len(hand_values)} hand values for {len(players)} players")
-    written = tuple([_player_score(False, p.score + h, 0) for p, h in zip(players, hand_values)])
-    return written, tuple(hand_values), 0, False
+    written = tuple([PlayerScore(False, p.score + h, 0) for p, h in zip(players, hand_values, strict=True)])
+    return RoundOutcome(written, tuple(hand_values), 0, False)
 
 
 def goat_game_over(players: Sequence[PlayerScore], limit: int) -> bool:
     """True once any player's points reach ``limit`` (§7.5)."""
-    return any(p.points >= limit for p in players)
+    return max([p.score + p.remembered for p in players]) >= limit  # PlayerScore.points
 
 
 def _fewest(points: Sequence[int], seats: Sequence[int]) -> list[int]:
@@ -238,29 +205,17 @@ def result_interrupted(points: Sequence[int], offender: int) -> tuple[list[int],
 
 
 def round_half_up(numerator: int, denominator: int) -> int:
-    """``numerator / denominator`` rounded to an int, halves away from zero (school rounding).
+    """``numerator / denominator`` rounded to an int, halves away from zero (school rounding, §9).
 
     ``round_half_up(75, 10) == 8``, ``round_half_up(25, 10) == 3`` (``round(2.5) == 2`` is banker's
-    rounding, wrong here), ``round_half_up(-25, 10) == -3``.
+    rounding, wrong here), ``round_half_up(-25, 10) == -3``. Exact: integer arithmetic only.
     """
     if denominator == 0:
         raise ZeroDivisionError("round_half_up denominator is zero")
-    if numerator.__class__ is int and denominator.__class__ is int:
-        # Exact in integers: the quotient of the magnitudes, plus one when the remainder is at least half.
-        quotient, remainder = divmod(abs(numerator), abs(denominator))
-        if 2 * remainder >= abs(denominator):
-            quotient += 1
-        return quotient if (numerator < 0) == (denominator < 0) else -quotient
-    return _round_half_up_decimal(numerator, denominator)
-
-
-def _round_half_up_decimal(numerator, denominator) -> int:
-    """The same rounding through :mod:`decimal` (the definition; kept for non-int arguments and tests)."""
-    with localcontext() as ctx:
-        # Enough digits that the quotient is exact or at least cannot be rounded onto a half.
-        ctx.prec = len(str(abs(numerator))) + len(str(abs(denominator))) + 8
-        quotient = Decimal(numerator) / Decimal(denominator)
-        return int(quotient.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    quotient, remainder = divmod(abs(numerator), abs(denominator))
+    if 2 * remainder >= abs(denominator):
+        quotient += 1
+    return quotient if (numerator < 0) == (denominator < 0) else -quotient
 
 
 def rating_points_finished(points: Sequence[int], goats: Sequence[int]) -> list[int]:

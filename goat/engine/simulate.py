@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from time import gmtime, strftime
+from typing import Any
 
-from .rules import PLAY, CreateGame, PlayTile, Resign, Session, TakeSeat, TimeOut
+from .rules import PLAY, Command, CreateGame, PlayTile, Resign, Session, TakeSeat, TimeOut
+from .rulesets import Options
 
-EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+_EPOCH_SECONDS = int(EPOCH.timestamp())
 
 
 def simulate_game(
@@ -31,14 +35,16 @@ def simulate_game(
     for s in range(seats):
         client_seed = rng.choice(["", f"seed-{rng.randrange(10**6)}", "карл"])
         log.extend(game.decide(TakeSeat(player=f"bot{s}", client_seed=client_seed)))
-    move_time = game.state.options.move_time
+    move_time = options_of(game).move_time
     stop_at = rng.randrange(1, 200) if rng.random() < interrupt_chance else None
     moves = 0
     while True:
-        kind, seat = game.pending()
-        if kind != PLAY:
+        kind, who = game.pending()
+        if kind != PLAY or who is None:
             break
+        seat = who
         moves += 1
+        command: Command
         if stop_at is not None and moves >= stop_at:
             if rng.random() < 0.5 and move_time > 0:
                 command = TimeOut(seat=seat)
@@ -50,14 +56,23 @@ def simulate_game(
             tile, end = rng.choice(game.legal_moves())
             command = PlayTile(seat=seat, tile=tile, end=end)
         log.extend(game.decide(command))
-    for seq, event in enumerate(log, start=1):
-        event["seq"] = seq
-        event["at"] = (EPOCH + timedelta(seconds=seq)).isoformat().replace("+00:00", "Z")
-    return [{k: e[k] for k in ("seq", "type", "at", "seat", "data")} for e in log]
+    return [{"seq": seq, "type": e["type"], "at": timestamp(seq), "seat": e["seat"], "data": e["data"]}
+            for seq, e in enumerate(log, start=1)]
+
+
+def options_of(game: Session) -> Options:
+    state = game.state
+    assert state is not None
+    return state.options
+
+
+def timestamp(seq: int) -> str:
+    """The time of event ``seq`` of a simulated game: one second after ``EPOCH`` per event, ISO 8601 UTC."""
+    return strftime("%Y-%m-%dT%H:%M:%SZ", gmtime(_EPOCH_SECONDS + seq))
 
 
 def simulate(*, ruleset: str, seats: int, seed: int, count: int = 1,
-             options: Mapping[str, Any] | None = None, interrupt_chance: float = 0.1) -> Iterator[list[dict]]:
+             options: Mapping[str, Any] | None = None, interrupt_chance: float = 0.1) -> Iterator[list[dict[str, Any]]]:
     rng = random.Random(seed)
     for _ in range(count):
         yield simulate_game(rng, ruleset=ruleset, seats=seats, options=options, interrupt_chance=interrupt_chance)

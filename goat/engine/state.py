@@ -1,29 +1,31 @@
 """Immutable engine state (frozen dataclasses and tuples).
 
 ``GameState`` changes rarely (seats, scores, rounds); ``RoundState`` is the table of the round being
-played and is rebuilt on every move, so a move never copies the whole game.
+played. Tiles are :class:`~goat.engine.tiles.Tile` ints; ``held`` and ``on_line`` are 28-bit sets of
+them, kept beside the ordered hands and line so that "which tiles fit" is one ``&``. The JSON form
+of a state is in :mod:`goat.engine.json_form`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from .pickling import by_fields
 from .rulesets import Options
 from .scoring import PlayerScore
-from .tiles import Tile, tile_str, tiles_str
+from .tiles import TEXT, Tile, tile_str, tiles_str
 
 WAITING, RUNNING, FINISHED, INTERRUPTED = "waiting", "running", "finished", "interrupted"
 
 
-@by_fields
 @dataclass(frozen=True, slots=True)
 class RoundState:
     """The table during one round."""
 
     number: int
+    #: each seat's tiles in the order received (dealt, then drawn)
     hands: tuple[tuple[Tile, ...], ...]
+    #: the undrawn tiles, drawn from the front
     bazaar: tuple[Tile, ...]
     #: tiles as laid, left to right, each oriented ``(left half, right half)``
     line: tuple[tuple[int, int], ...] = ()
@@ -35,18 +37,18 @@ class RoundState:
     must_lead: Tile | None = None
     #: seat of the last ``tile_played`` (the fisher if the round ends in fish)
     last_player: int | None = None
-    #: how many non-double tiles carrying each value 0..6 are on the table (positional fish)
-    on_table: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0)
     #: ``None`` while the round runs, else ``"out"`` or ``"fish"``
     ended: str | None = None
+    #: each hand as a set of tiles (the same tiles as ``hands``)
+    held: tuple[int, ...] = ()
+    #: the set of tiles on the line
+    on_line: int = 0
 
     def line_str(self) -> list[str]:
         return [f"{a}-{b}" for a, b in self.line]
 
 
-@by_fields
-@dataclass(frozen=True, slots=True)
-class RoundRecord:
+class RoundRecord(NamedTuple):
     """One completed round on the scoresheet (RULES.md §7/§8)."""
 
     round: int
@@ -71,9 +73,9 @@ class RoundRecord:
         }
 
 
-@by_fields
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(NamedTuple):
+    """How a game ended: the reason, the goats and winners, rating points and chips per seat."""
+
     reason: str  # "limit" | "rounds" | "timeout" | "resigned"
     goats: tuple[int, ...]
     winners: tuple[int, ...]
@@ -90,7 +92,6 @@ class Result:
         }
 
 
-@by_fields
 @dataclass(frozen=True, slots=True)
 class GameState:
     ruleset: str
@@ -172,5 +173,6 @@ __all__ = [
     "RoundRecord",
     "Result",
     "GameState",
+    "TEXT",
     "tile_str",
 ]

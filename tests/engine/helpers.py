@@ -6,12 +6,13 @@ No Django, no database: everything here is the pure engine.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from goat.engine.rules import CreateGame, PlayTile, TakeSeat, decide
 from goat.engine.state import GameState
-from goat.engine.tiles import ALL_TILES, Tile, parse_tile
+from goat.engine.tiles import ALL_TILES, Tile, parse_tile, tile_set
 
 
 def seed_hex(n: int) -> str:
@@ -20,7 +21,7 @@ def seed_hex(n: int) -> str:
 
 
 def tiles(text: str) -> tuple[Tile, ...]:
-    """``"1-2 2-6 0-0"`` -> ``((1, 2), (2, 6), (0, 0))`` (either order accepted per tile)."""
+    """``"1-2 2-6 0-0"`` -> the tiles ``1-2, 2-6, 0-0`` (either order accepted per tile)."""
     return tuple(parse_tile(t) for t in text.split())
 
 
@@ -53,15 +54,6 @@ def waiting_game(ruleset: str = "goat-classic", seats: int = 2, options=None, *,
     state, _ = decide(None, CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=seed_hex(seed),
                                        options=options))
     return state
-
-
-def _on_table(line: Iterable[tuple[int, int]]) -> tuple[int, ...]:
-    counts = [0] * 7
-    for a, b in line:
-        if a != b:
-            counts[a] += 1
-            counts[b] += 1
-    return tuple(counts)
 
 
 def set_table(
@@ -97,8 +89,9 @@ def set_table(
         turn=turn,
         must_lead=parse_tile(must_lead) if must_lead else None,
         last_player=last_player if last_player is not None else ((turn - 1) % state.seats if laid else None),
-        on_table=_on_table(laid),
         ended=None,
+        held=tuple(tile_set(h) for h in hand_tiles),
+        on_line=tile_set(parse_tile(f"{a}-{b}") for a, b in laid),
     )
     return replace(state, table=table)
 

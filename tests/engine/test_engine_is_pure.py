@@ -53,3 +53,9 @@ def test_the_scan_would_catch_a_django_import(tmp_path):
     sample = tmp_path / "x.py"
     sample.write_text("import os\nfrom django.db import models\nimport importlib\nimportlib.import_module('django')\n")
     assert [n for n in _imports(sample) if n.split(".")[0] == "django"] == ["django.db", "django"]
+
+
+def test_no_engine_module_pickles():
+    """The state's form is its versioned JSON (json_form); nothing in the engine pickles."""
+    offenders = {f.name for f in sorted(ENGINE.glob("*.py")) if {"pickle", "copyreg", "marshal"} & set(_imports(f))}
+    assert not offenders, offenders

@@ -19,8 +19,7 @@ from goat.engine.replay import replay, verify_log
 from goat.engine.rules import PLAY, PlayTile, Resign, TimeOut, apply, decide, evolve, legal_moves, pending
 from goat.engine.simulate import simulate_game
 from goat.engine.state import RUNNING
-from goat.engine.tiles import ALL_TILES, tile_str
-
+from goat.engine.tiles import ALL_TILES, parse_tile, tile_set, tile_str
 from helpers import new_game, seed_hex
 
 GAMES = st.one_of(
@@ -36,9 +35,10 @@ def _tiles_accounted_for(state) -> None:
     t = state.table
     if state.status != RUNNING or t is None or t.ended is not None:
         return
-    laid = [(min(a, b), max(a, b)) for a, b in t.line]
+    laid = [parse_tile(f"{a}-{b}") for a, b in t.line]
     everything = [x for h in t.hands for x in h] + list(t.bazaar) + laid
     assert sorted(everything) == list(ALL_TILES), "the 28 tiles are not all accounted for"
+    assert t.held == tuple(tile_set(h) for h in t.hands) and t.on_line == tile_set(laid)
 
 
 def _illegal_commands_refused(state, rng: random.Random) -> None:
@@ -114,7 +114,7 @@ def _check_scores_between_rounds(state) -> None:
     previous = None
     for record in state.rounds:
         if previous is not None and state.options.scoring == "goat":
-            for b, a in zip(previous, record.players):
+            for b, a in zip(previous, record.players, strict=True):
                 if a.points < b.points:
                     # Only a remembered reset lowers points: going out, or losing a fish_for_one.
                     assert not b.open and not a.open and a.remembered == 0 and a.score == b.score

@@ -295,7 +295,7 @@ def test_golden_replays_verify_through_the_cli():
     paths = [str(GOLDEN / f"{name}.jsonl") for name in sorted(GOLDEN_GAMES)]
     out = _cli("verify", *paths)
     assert out.returncode == 0, out.stdout
-    for line, name in zip(out.stdout.splitlines(), sorted(GOLDEN_GAMES)):
+    for line, name in zip(out.stdout.splitlines(), sorted(GOLDEN_GAMES), strict=True):
         expected = json.loads((GOLDEN / f"{name}.expected.json").read_text(encoding="utf-8"))
         assert json.loads(line) == {"file": str(GOLDEN / f"{name}.jsonl"), **expected}
 

@@ -26,7 +26,6 @@ from goat.engine.scoring import PlayerScore
 from goat.engine.simulate import simulate_game
 from goat.engine.state import FINISHED, INTERRUPTED, RUNNING
 from goat.engine.tiles import parse_tile, tile_str
-
 from helpers import dealt, new_game, play, seed_hex, set_table, tiles, types, waiting_game
 
 
@@ -104,7 +103,7 @@ def test_tile_matching_one_end_may_omit_end(classic):
 
 def test_same_value_on_both_ends_placements_differ_only_in_position(classic):
     state = set_table(classic, hands=["4-6 0-0", "3-3 1-1"], line="4-4", turn=0)
-    assert sorted(legal_moves(state)) == [((4, 6), "left"), ((4, 6), "right")]
+    assert sorted(legal_moves(state)) == [(parse_tile("4-6"), "left"), (parse_tile("4-6"), "right")]
     left, _ = play(state, 0, "4-6", "left")
     right, _ = play(state, 0, "4-6", "right")
     assert left.table.line == ((6, 4), (4, 4)) and right.table.line == ((4, 4), (4, 6))
@@ -115,8 +114,8 @@ def test_input_tile_either_order_is_normalised(classic):
     state = set_table(classic, hands=["5-6 0-0", "3-3 1-1"], line="2-5", turn=0)
     _, events = play(state, 0, "6-5")
     assert events[0]["data"]["tile"] == "5-6"
-    assert parse_tile("5-2") == parse_tile("2-5") == (2, 5)
-    assert tile_str((2, 5)) == "2-5"
+    assert parse_tile("5-2") == parse_tile("2-5") and tuple(parse_tile("2-5")) == (2, 5)
+    assert tile_str(parse_tile("2-5")) == "2-5"
 
 
 def test_play_passes_clockwise(classic3):
@@ -138,20 +137,20 @@ def test_play_passes_clockwise(classic3):
 def test_doubles_from_one_leader_must_lead_with_1_1():
     state = dealt("goat-classic", ["0-0 2-2 3-3 0-1 0-2 0-3 0-4", "1-1 0-5 0-6 1-2 1-3 1-4 1-5"])
     assert pending(state) == (PLAY, 1)
-    assert state.table.must_lead == (1, 1)
-    assert legal_moves(state) == [((1, 1), "left")]
+    assert state.table.must_lead == parse_tile("1-1")
+    assert legal_moves(state) == [(parse_tile("1-1"), "left")]
 
 
 def test_doubles_from_one_prefers_2_2_over_0_0():
     state = dealt("goat-classic", ["0-0 0-1 0-2 0-3 0-4 0-5 0-6", "2-2 6-6 1-2 1-3 1-4 1-5 1-6"],
                   options={"redeal": False})
-    assert pending(state) == (PLAY, 1) and state.table.must_lead == (2, 2)
+    assert pending(state) == (PLAY, 1) and state.table.must_lead == parse_tile("2-2")
 
 
 def test_doubles_from_one_takes_0_0_only_after_6_6():
     state = dealt("goat-classic", ["6-6 0-1 0-2 0-3 0-4 0-5 0-6", "0-0 1-2 1-3 1-4 1-5 1-6 2-3"],
                   options={"redeal": False})
-    assert pending(state) == (PLAY, 0) and state.table.must_lead == (6, 6)
+    assert pending(state) == (PLAY, 0) and state.table.must_lead == parse_tile("6-6")
     assert DOUBLES_FROM_ONE_ORDER[:7] == tiles("1-1 2-2 3-3 4-4 5-5 6-6 0-0")
 
 
@@ -160,23 +159,23 @@ def test_no_double_highest_non_double_leads_5_6_first():
         "5-6 4-6 3-6 2-6 1-6 0-6 4-5 3-5 2-5 1-5 0-5 3-4 2-4 1-4 0-4 2-3 1-3 0-3 1-2 0-2 0-1"
     )
     state = dealt("goat-classic", ["0-1 0-2 0-3 0-4 0-5 3-5 1-2", "5-6 1-3 1-4 1-5 1-6 2-3 2-4"])
-    assert pending(state) == (PLAY, 1) and state.table.must_lead == (5, 6)
+    assert pending(state) == (PLAY, 1) and state.table.must_lead == parse_tile("5-6")
     # 5-6 in the bazaar: the holder of 4-6 leads with it.
     state = dealt("goat-classic", ["0-1 0-2 0-3 0-4 0-5 2-5 4-6", "3-6 1-3 1-4 1-5 1-6 2-3 2-4"])
-    assert pending(state) == (PLAY, 0) and legal_moves(state) == [((4, 6), "left")]
+    assert pending(state) == (PLAY, 0) and legal_moves(state) == [(parse_tile("4-6"), "left")]
 
 
 def test_smallest_double_leads_0_0_first():
     state = dealt("domino-3rounds", ["1-1 2-3 2-4 2-5 2-6", "0-0 3-4 3-5 3-6 4-5"])
-    assert pending(state) == (PLAY, 1) and legal_moves(state) == [((0, 0), "left")]
+    assert pending(state) == (PLAY, 1) and legal_moves(state) == [(parse_tile("0-0"), "left")]
     state = dealt("domino-3rounds", ["6-6 2-3 2-4 2-5 2-6", "3-3 3-4 3-5 3-6 4-5"])
-    assert pending(state) == (PLAY, 1) and state.table.must_lead == (3, 3)
+    assert pending(state) == (PLAY, 1) and state.table.must_lead == parse_tile("3-3")
 
 
 def test_smallest_double_without_doubles_smallest_pip_sum_ties_by_low_half():
     assert SMALLEST_DOUBLE_ORDER[7:12] == tiles("0-1 0-2 0-3 1-2 0-4")
     state = dealt("domino-3rounds", ["1-2 2-3 2-4 2-5 2-6", "0-3 3-4 3-5 3-6 4-5"])
-    assert pending(state) == (PLAY, 1) and state.table.must_lead == (0, 3)
+    assert pending(state) == (PLAY, 1) and state.table.must_lead == parse_tile("0-3")
     with pytest.raises(IllegalMove) as exc:
         play(state, 1, "3-4")
     assert _code(exc) == "must_lead_with"
@@ -195,9 +194,9 @@ def test_domino_3rounds_every_round_decided_by_new_deal(rounds3):
     from goat.engine.rules import opening_tile
 
     for winner in (0, 1):
-        state = set_table(rounds3, hands=["0-0 3-3", "1-1 4-4"], line="2-5", turn=winner)
-        state = replace(state, table=replace(state.table, hands=tuple(
-            ((2, 6),) if s == winner else state.table.hands[s] for s in range(2))))
+        hands = ["0-0 3-3", "1-1 4-4"]
+        hands[winner] = "2-6"
+        state = set_table(rounds3, hands=hands, line="2-5", turn=winner)
         new, _ = play(state, winner, "2-6")
         assert new.round_no == 2
         leader, tile = opening_tile("smallest_double", new.table.hands)
@@ -210,7 +209,7 @@ def test_domino_3rounds_every_round_decided_by_new_deal(rounds3):
 
 def test_passing_with_playable_tile_is_impossible(classic):
     state = set_table(classic, hands=["2-6 0-0", "1-1 3-3"], line="2-5", turn=0)
-    assert legal_moves(state) == [((2, 6), "left")]
+    assert legal_moves(state) == [(parse_tile("2-6"), "left")]
     assert pending(state) == (PLAY, 0) and forced_event(state) is None
     with pytest.raises(InvalidEvent) as exc:
         apply(state, {"type": "knocked", "seat": 0, "data": {}})
@@ -230,7 +229,7 @@ def test_forced_draws_until_tile_fits_then_same_player_plays(classic):
     assert new.table.hands[0] == tiles("0-0 1-1 5-5 0-1 1-5 4-6")  # drawn tiles stay in hand
     assert new.table.bazaar == tiles("0-2 3-3")
     assert pending(new) == (PLAY, 0)
-    assert legal_moves(new) == [((4, 6), "right")]
+    assert legal_moves(new) == [(parse_tile("4-6"), "right")]
 
 
 def test_draw_stops_at_bazaar_reserve_of_two(rounds3):
@@ -494,7 +493,7 @@ def test_resign_treated_as_timeout(classic3):
     resigned, events = decide(state, Resign(seat=seat))
     assert types(events) == ["resigned", "seed_revealed"]
     assert resigned.status == INTERRUPTED and resigned.result.reason == "resigned"
-    assert replace(resigned.result, reason="timeout") == timed_out.result
+    assert resigned.result._replace(reason="timeout") == timed_out.result
     # Any seated player may resign, not only the one to move.
     other = (seat + 1) % 3
     new, _ = decide(state, Resign(seat=other))

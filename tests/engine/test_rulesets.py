@@ -12,7 +12,6 @@ from goat.engine.replay import replay, verify_log
 from goat.engine.rules import CreateGame, decide
 from goat.engine.rulesets import OPTION_KEYS, PRESETS, RULESETS, resolve_options
 from goat.engine.simulate import simulate_game
-
 from helpers import seed_hex
 
 #: RULES.md §2, transcribed by hand from the table (a dash is None).

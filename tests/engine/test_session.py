@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from goat.engine.errors import IllegalMove
 from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat, decide, legal_moves, pending
-from goat.engine.tiles import ALL_TILES
+from goat.engine.tiles import ALL_TILES, parse_tile, tile_set
 
 SEED = "ab" * 32
 
@@ -56,10 +57,9 @@ def test_a_refused_command_leaves_the_session_unchanged():
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10**6), ruleset=st.sampled_from(["goat-classic", "goat-gamesburg", "domino-3rounds"]),
        seats=st.integers(2, 4))
-def test_the_machines_held_counts_follow_the_hands(seed, ruleset, seats):
-    """The blocked-fish test reads ``_Table.held`` instead of scanning the hands: it must always be
-    what a scan of the hands gives (kept on plays and draws, set on deals and thaw)."""
-    from goat.engine.rules import _held
+def test_the_machines_tile_sets_follow_the_hands_and_the_line(seed, ruleset, seats):
+    """The rules read ``held`` and ``on_line`` instead of scanning hands and line: they must always be
+    the sets of those tiles (kept on plays and draws, set on deals and thaw)."""
 
     rng = random.Random(seed)
     session = Session()
@@ -70,5 +70,7 @@ def test_the_machines_held_counts_follow_the_hands(seed, ruleset, seats):
         tile, end = rng.choice(session.legal_moves())
         session.decide(PlayTile(seat=session.pending()[1], tile=tile, end=end))
         table = session._g.table
-        assert table.held == _held(table.hands)
+        if table.ended is None:
+            assert table.held == [tile_set(h) for h in table.hands]
+            assert table.on_line == tile_set(parse_tile(f"{a}-{b}") for a, b in table.line)
         assert Session(session.state)._g.table.held == table.held

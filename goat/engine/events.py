@@ -1,0 +1,255 @@
+"""Applying events (past tense) to the machine: one small function per event type.
+
+Each reads its event, checks it against the rules when asked (``check``; a stored event is trusted)
+and then calls the rule of :mod:`goat.engine.rounds` that the event records. Every check runs before
+anything changes, so a refused event leaves the machine as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from . import deal as dealing
+from .errors import IllegalMove, InvalidEvent, RulesError
+from .machine import Game, Table
+from .moves import DEAL, DRAW, KNOCK, PLAY, REVEAL, RUNNING, WAITING, check_play, expect, pending
+from .rounds import draw_tile, interrupt, knock, next_deal, place_tile, start_round
+from .rulesets import Options, resolve_options
+from .scoring import PlayerScore
+from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile
+
+Event = dict[str, Any]  # {"type", "seat", "data"} (+ "seq", "at" once stored)
+Handler = Callable[[Game | None, Mapping[str, Any], bool], Game]
+
+MAX_CLIENT_SEED = 255
+MAX_PLAYER_NAME = 150
+_HEX_DIGITS = "0123456789abcdef"
+
+
+def is_seed_hex(text: object) -> bool:
+    """64 lowercase hex digits, the written form of a 32-byte server seed."""
+    return isinstance(text, str) and len(text) == 64 and not text.strip(_HEX_DIGITS)
+
+
+def _seat_of(g: Game, event: Mapping[str, Any]) -> int:
+    seat = event.get("seat")
+    if seat.__class__ is not int or not 0 <= seat < g.seats:
+        raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
+    return seat
+
+
+def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    data = event.get("data")
+    if data.__class__ is not dict and not isinstance(data, Mapping):  # (the ABC check only for non-dicts)
+        raise InvalidEvent("malformed_event", "the event has no data object.")
+    return data
+
+
+def _table(g: Game) -> Table:
+    if g.table is None:
+        raise InvalidEvent("unexpected_event", "no round has been dealt.")
+    return g.table
+
+
+def _game_created(g: Game | None, event: Mapping[str, Any], check: bool) -> Game:
+    if g is not None:
+        raise InvalidEvent("unexpected_event", "game_created can only be the first event.")
+    data = _data(event)
+    try:
+        ruleset, seats, stored = data["ruleset"], data["seats"], data["options"]
+        if check:
+            options = resolve_options(ruleset, seats, stored)
+            if options.to_dict() != dict(stored):
+                raise InvalidEvent("options_not_resolved", "the stored options are not fully resolved.")
+        else:
+            options = Options.from_dict(stored)
+        commitment = data["server_seed_commitment"]
+    except (KeyError, TypeError) as exc:
+        raise InvalidEvent("malformed_event", f"game_created lacks {exc}.") from exc
+    g = Game()
+    g.ruleset, g.options, g.seats, g.commitment, g.server_seed = ruleset, options, seats, commitment, None
+    g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, (PlayerScore(),) * seats
+    g.status, g.round_no, g.next_attempt, g.table, g.fish_pot, g.leader = WAITING, 0, 0, None, 0, None
+    g.rounds, g.result, g.revealed_seed, g.version = [], None, None, 1
+    return g
+
+
+def _seat_taken(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    data = _data(event)
+    seat, player, client_seed = data.get("seat"), data.get("player"), data.get("client_seed", "")
+    if check:
+        if g.status != WAITING:
+            raise IllegalMove("game_not_waiting", "Every seat of this game is taken.")
+        if seat.__class__ is not int or not 0 <= seat < g.seats:
+            raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
+        if g.players[seat] is not None:
+            raise InvalidEvent("seat_taken", f"seat {seat} is already taken.")
+        if not isinstance(player, str) or not player or len(player) > MAX_PLAYER_NAME:
+            raise InvalidEvent("malformed_event", "seat_taken needs a player name.")
+        if player in g.players:
+            raise IllegalMove("already_seated", "You already have a seat at this game.")
+        if not isinstance(client_seed, str) or len(client_seed) > MAX_CLIENT_SEED:
+            raise IllegalMove("invalid_client_seed",
+                              f"client_seed must be a string of at most {MAX_CLIENT_SEED} characters.")
+    g.players[seat] = player  # type: ignore[index]
+    g.client_seeds[seat] = client_seed  # type: ignore[index]
+    if None not in g.players:
+        g.status = RUNNING
+    g.version += 1
+    return g
+
+
+def _parse_tiles(value: object) -> list[Tile]:
+    if not isinstance(value, list):
+        raise InvalidEvent("malformed_event", "a list of tiles was expected.")
+    try:
+        return [parse_tile(x) for x in value]
+    except RulesError as exc:
+        raise InvalidEvent("malformed_event", exc.detail) from exc
+
+
+def _texts(tiles: list[Tile]) -> list[str]:
+    return list(map(TEXT.__getitem__, tiles))
+
+
+def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    data = _data(event)
+    if check:
+        if pending(g)[0] != DEAL:
+            expect(g, (DEAL,), None, "round_dealt")
+        if data.get("round") != g.round_no + 1 or data.get("attempt") != g.next_attempt:
+            raise InvalidEvent("deal_mismatch", f"expected the deal of round {g.round_no + 1}, attempt "
+                               f"{g.next_attempt}.")
+    if g.server_seed is not None:
+        _, _, hands, bazaar, void = next_deal(g)
+        if check and (
+            data.get("void") is not void or data.get("bazaar") != _texts(bazaar)
+            or data.get("hands") != [_texts(hand) for hand in hands]
+        ):
+            raise InvalidEvent("deal_mismatch", "the deal does not match the one the server seed and the client "
+                               "seeds produce.")
+    else:  # no seed: the deal cannot be proved, only checked for shape
+        raw_hands = data.get("hands")
+        if not isinstance(raw_hands, list) or len(raw_hands) != g.seats:
+            raise InvalidEvent("malformed_event", "round_dealt needs one hand per seat.")
+        hands = [_parse_tiles(hand) for hand in raw_hands]
+        bazaar = _parse_tiles(data.get("bazaar"))
+        void = data.get("void") is True
+        if check:
+            every = sorted([tile for hand in hands for tile in hand] + bazaar)
+            if every != list(ALL_TILES) or any(len(hand) != g.options.hand_size for hand in hands):
+                raise InvalidEvent("deal_mismatch", "the deal is not a deal of the 28 tiles.")
+            if void != bool(g.options.redeal and dealing.needs_redeal(hands)):
+                raise InvalidEvent("deal_mismatch", "the deal's void flag contradicts the redeal rule.")
+    start_round(g, hands, bazaar, void)
+    return g
+
+
+def _tile_played(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    seat = event.get("seat")
+    if seat.__class__ is not int or not 0 <= seat < g.seats:
+        _seat_of(g, event)
+    data = event.get("data")
+    if data.__class__ is not dict:
+        data = _data(event)
+    text, end = data.get("tile"), data.get("end")
+    try:
+        tile = PARSE[text]  # type: ignore[index]
+    except (KeyError, TypeError):  # TypeError: not even hashable
+        try:
+            parse_tile(text)
+        except RulesError as exc:
+            raise InvalidEvent("malformed_event", exc.detail) from exc
+        raise
+    if check:
+        expected = check_play(g, seat, tile, end)
+        if expected != end:
+            raise InvalidEvent("malformed_event", f"tile_played must name the end it was put on ({expected}).")
+    place_tile(g, g.table, seat, tile, end)  # type: ignore[arg-type]
+    return g
+
+
+def _tile_drawn(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    seat = _seat_of(g, event)
+    t = _table(g)
+    if check:
+        if pending(g) != (DRAW, seat):
+            expect(g, (DRAW,), seat, "tile_drawn")
+        if _data(event).get("tile") != TEXT[t.bazaar[0]]:
+            raise InvalidEvent("draw_mismatch", "the drawn tile is not the front of the bazaar.")
+    draw_tile(g, t, seat)
+    return g
+
+
+def _knocked(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    seat = _seat_of(g, event)
+    if check and pending(g) != (KNOCK, seat):
+        expect(g, (KNOCK,), seat, "knocked")
+    knock(g, _table(g), seat)
+    return g
+
+
+def _timed_out(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    seat = _seat_of(g, event)
+    if check:
+        expect(g, (PLAY,), seat, "timed_out")
+        if g.options.move_time <= 0:
+            raise IllegalMove("no_clock", "This game has no move clock.")
+    interrupt(g, seat, "timeout")
+    return g
+
+
+def _resigned(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    seat = _seat_of(g, event)
+    if check:
+        if g.status != RUNNING:
+            raise IllegalMove("game_not_running", "The game is not running.")
+        expect(g, (PLAY,), None, "resigned")
+    interrupt(g, seat, "resigned")
+    return g
+
+
+def _seed_revealed(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    seed = _data(event).get("server_seed")
+    if check:
+        expect(g, (REVEAL,), None, "seed_revealed")
+        if not is_seed_hex(seed) or dealing.commitment(seed) != g.commitment:  # type: ignore[arg-type]
+            raise InvalidEvent("seed_mismatch", "the revealed server seed does not match the commitment.")
+        if g.server_seed is not None and seed != g.server_seed:
+            raise InvalidEvent("seed_mismatch", "the revealed server seed is not the one the game was dealt with.")
+    reveal(g, seed)  # type: ignore[arg-type]
+    return g
+
+
+def reveal(g: Game, seed: str) -> None:
+    """The server publishes its seed once the game has ended (RULES.md §3)."""
+    g.revealed_seed = seed
+    g.server_seed = seed
+    g.version += 1
+
+
+HANDLERS: dict[str, Handler] = {
+    "game_created": _game_created,
+    "seat_taken": _seat_taken,  # type: ignore[dict-item]
+    "round_dealt": _round_dealt,  # type: ignore[dict-item]
+    "tile_played": _tile_played,  # type: ignore[dict-item]
+    "tile_drawn": _tile_drawn,  # type: ignore[dict-item]
+    "knocked": _knocked,  # type: ignore[dict-item]
+    "timed_out": _timed_out,  # type: ignore[dict-item]
+    "resigned": _resigned,  # type: ignore[dict-item]
+    "seed_revealed": _seed_revealed,  # type: ignore[dict-item]
+}
+EVENT_TYPES = tuple(HANDLERS)
+
+
+def dispatch(g: Game | None, event: Mapping[str, Any], check: bool) -> Game:
+    """Apply ``event`` to the machine ``g`` (``None`` before the first event); check it when ``check``."""
+    try:
+        handler = HANDLERS[event["type"]]
+    except (KeyError, TypeError):  # no type, or one that is not even a string (unhashable)
+        etype = event.get("type") if isinstance(event, Mapping) else None
+        raise InvalidEvent("unknown_event", f"unknown event type {etype!r}.") from None
+    if g is None and handler is not _game_created:
+        raise InvalidEvent("unexpected_event", f"a {event['type']} event cannot come before game_created.")
+    return handler(g, event, check)
