@@ -57,9 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     from django.core.handlers.wsgi import WSGIHandler
     from django.core.management import call_command
     from django.db import connection
-    from pyinstrument import Profiler
-
     from http_load import prepare_games
+    from pyinstrument import Profiler
 
     call_command("migrate", verbosity=0)
     handler = WSGIHandler()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import pickle
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,14 +24,13 @@ from django.db.models import Field
 from django.utils import timezone as dj_timezone
 
 from goat import engine
+from goat.engine.errors import StateFormatError
 from goat.engine.rules import evolve_all
 from goat.engine.state import GameState
 from goat.games.models import Game, GameEvent, Seat
 from goat.web.errors import ServiceError
 from goat.web.rows import fixed_cursor
 
-#: bump when GameState's layout changes: older snapshots are then rebuilt from events
-SNAPSHOT_FORMAT = b"goat-state-1:"
 GENESIS_HASH = "0" * 64
 
 
@@ -312,22 +310,20 @@ def hash_chain_check(events: Iterable[StoredEvent | GameEvent]) -> tuple[bool, i
 # --- snapshot ----------------------------------------------------------------------------------
 
 
-def snapshot_dump(state: GameState) -> bytes:
-    return SNAPSHOT_FORMAT + pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+def snapshot_dump(state: GameState) -> str:
+    """The snapshot of ``state``: the engine's versioned JSON form (``goat.engine.state_to_json``)."""
+    return engine.state_to_json(state)
 
 
-def snapshot_load(blob: bytes | memoryview | None) -> GameState | None:
-    """The cached state, or ``None`` if absent or of another format (then the caller rebuilds)."""
-    if blob is None:
-        return None
-    blob = bytes(blob)
-    if not blob.startswith(SNAPSHOT_FORMAT):
+def snapshot_load(text: str | None) -> GameState | None:
+    """The cached state, or ``None`` if absent, of another format version or unreadable: never trusted
+    then, the caller rebuilds it from the events (and the next command writes it anew)."""
+    if not text:
         return None
     try:
-        state = pickle.loads(blob[len(SNAPSHOT_FORMAT):])
-    except Exception:  # noqa: BLE001 - any unreadable cache is simply rebuilt
+        return engine.state_from_json(text)
+    except StateFormatError:
         return None
-    return state if isinstance(state, GameState) else None
 
 
 def state_rebuild(game: Game, *, upto: int | None = None) -> GameState:

@@ -33,8 +33,9 @@ class Game(models.Model):
     #: the secret 32-byte server seed as hex; never in a response before the game ended
     server_seed = models.CharField(max_length=64, editable=False)
     server_seed_commitment = models.CharField(max_length=64, editable=False)
-    #: the engine state after ``snapshot_version`` events (a cache: rebuildable from events)
-    snapshot = models.BinaryField(null=True, editable=False)
+    #: the engine state after ``snapshot_version`` events in the engine's versioned JSON form (a cache:
+    #: rebuilt from events when absent, stale or of another format version)
+    snapshot = models.TextField(null=True, editable=False)
     snapshot_version = models.PositiveIntegerField(default=0)
     #: hash of the last event, where the next append continues the chain
     last_hash = models.CharField(max_length=64, default="", editable=False)

@@ -104,7 +104,7 @@ def test_the_loaded_game_row_is_what_the_orm_loads(duo, django_user_model, who):
     orm = Game.objects.get(pk=game.pk)
     _assert_same(ours, orm)
     assert seat == {"creator": 0, "joiner": 1, "stranger": None, "nobody": None}[who]
-    assert ours.result is not None and ours.ended_at is not None and bytes(ours.snapshot) == bytes(orm.snapshot)
+    assert ours.result is not None and ours.ended_at is not None and ours.snapshot == orm.snapshot
     loaded = services._load(game.pk, player)
     assert loaded.seat == seat and loaded.state == eventstore.state_rebuild(orm)
 
