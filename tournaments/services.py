@@ -315,13 +315,17 @@ def standings_project(ended: EndedGame) -> None:
     transaction.on_commit(lambda: _queue_advance(tournament.pk))
 
 
+#: looked up by name in the Celery app's registry: the tasks module imports this one, not the other way round
+ADVANCE_TASK = "tournaments.tasks.tournament_advance"
+
+
 def _queue_advance(tournament_id: int) -> None:
     from kombu.exceptions import OperationalError as BrokerError
 
-    from .tasks import tournament_advance
+    from goat.celery import app
 
     try:
-        tournament_advance.delay(tournament_id)
+        app.tasks[ADVANCE_TASK].delay(tournament_id)
     except BrokerError:  # the periodic tournaments_arena_tick advances every running tournament
         logger.exception("tournaments: could not queue tournament_advance for tournament %s", tournament_id)
 
