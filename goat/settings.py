@@ -33,6 +33,11 @@ def env_int(name: str, default: int) -> int:
     return int(value) if value else default
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    return float(value) if value else default
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
@@ -168,8 +173,8 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
     # One file per test process, so that test runs started side by side never share a database.
     _db["TEST"] = {"NAME": str(GOAT_DATA_DIR / f"test-goat-{os.getpid()}.sqlite3")}
 elif _db["ENGINE"] == "django.db.backends.postgresql":
-    # goat's fixed SQL texts (goat/rows.py fixed_cursor: the token lookup, the move's row lock, the
-    # event store's append and load) are prepared once per connection; Django's own queries never are
+    # goat's fixed SQL texts (goat/web/rows.py fixed_cursor: the token lookup, the event store's game
+    # load, append and stream load) are prepared once per connection; Django's own queries never are
     # (client-side binding). Django turns psycopg's preparing off for PgBouncer in transaction mode:
     # behind one older than 1.22, or without its max_prepared_statements, set DB_PREPARED_STATEMENTS=0.
     _db.setdefault("OPTIONS", {})["prepare_threshold"] = 5 if env_bool("DB_PREPARED_STATEMENTS", True) else None
@@ -368,6 +373,10 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_out": str(_broker_dir / "queue"),
         "data_folder_processed": str(_broker_dir / "processed"),
         "control_folder": str(_broker_dir / "control"),
+        # kombu's virtual transports poll an empty queue every polling_interval seconds (1 s by
+        # default), which delayed the ticker's one-second task by up to a second more; the ticker
+        # needs it to arrive within a fraction of that (docs/performance.md, "Clocks")
+        "polling_interval": env_float("GOAT_BROKER_POLLING_SECONDS", 0.1),
     }
 
 from datetime import timedelta as _timedelta  # noqa: E402
@@ -395,12 +404,26 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         "unacked_restore_throttle": 1,
         "unacked_mutex_expire": max(5, min(300, _visibility)),
     }
-GOAT_CLOCK_SWEEP_SECONDS = env_int("GOAT_CLOCK_SWEEP_SECONDS", 5)
+# The ticker has a queue of its own, which every worker consumes besides the default one: a tick
+# must not wait behind the projection tasks of the games the last ticks ended.
+from kombu import Queue as _Queue  # noqa: E402
+
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = (_Queue("celery"), _Queue("clock"))
+CELERY_TASK_ROUTES = {"goat.tasks.games_tick_clocks": {"queue": "clock"}}
 CELERY_BEAT_SCHEDULE = {
-    "games-sweep-clocks": {
-        "task": "goat.tasks.games_sweep_clocks",
-        "schedule": _timedelta(seconds=GOAT_CLOCK_SWEEP_SECONDS),
-        "options": {"expires": GOAT_CLOCK_SWEEP_SECONDS},
+    # THE ticker: every second, times out every game past its deadline (goat.games.tasks). A tick
+    # that waited in the queue longer than a second is dropped: the next one does its work.
+    "games-tick-clocks": {
+        "task": "goat.tasks.games_tick_clocks",
+        "schedule": _timedelta(seconds=1),
+        "options": {"expires": 1},
+    },
+    # projections of ended games that no task applied (a killed worker, a lost message)
+    "projections-catch-up": {
+        "task": "goat.tasks.projections_catch_up",
+        "schedule": _timedelta(seconds=env_int("GOAT_PROJECTIONS_CATCH_UP_SECONDS", 30)),
+        "options": {"expires": env_int("GOAT_PROJECTIONS_CATCH_UP_SECONDS", 30)},
     },
     "idempotency-purge": {"task": "goat.tasks.idempotency_purge", "schedule": _timedelta(hours=1)},
     # ratings: apply games whose post-game task was lost, then recompute the current rating boards

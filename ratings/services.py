@@ -1,18 +1,20 @@
 """Ratings services: what happens to ratings, chips, skill and leaderboards when games start and end.
 
-- ``chips_stake_for_seat`` is a ``goat.services.SEAT_TAKING_HOOKS`` entry: it escrows the ante inside
-  the seat-taking transaction (or refuses the seat with ``insufficient_chips``).
-- ``ratings_apply_game`` runs after a game ended (Celery task queued on commit): in ONE transaction it
-  writes the rating ledger, the chip payouts, the skill changes and the leaderboard rows of that game.
-  The game row lock plus the unique (game, player) ledger entry make it exactly-once.
+- ``chips_stake_for_seat`` is a seat guard (``goat.games.services.seat_guard_register``): it escrows
+  the ante inside the seat-taking transaction (or refuses the seat with ``insufficient_chips``).
+- ``chips_move`` is the public service for every other change of a balance (tournaments' entry
+  fees, refunds and prizes go through it).
+- Four projections of an ended game (``goat.games.projections``, registered in RatingsConfig.ready):
+  ``ledger_project`` (rating ledger), ``chips_project`` (the payout), ``skill_project`` (openskill)
+  and ``leaderboards_project`` (the rating boards and their ranks). Each runs exactly once per game
+  (its tracking row is written in the same transaction as its rows), live after the game ended
+  and in ``ratings_rebuild`` alike.
 - ``leaderboards_refresh`` recomputes the rating boards from the ledger (periodic safety net).
 - ``ratings_rebuild`` recomputes every projection here from the game events alone.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -22,15 +24,15 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, Q, Sum
+from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import TruncMonth, TruncWeek
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from goat.engine.rules import evolve_all
-from goat.engine.state import GameState
-from goat.games.eventstore import format_at, state_load
-from goat.games.models import Game, GameEvent, GameStatus, Seat
+from goat.games import projections
+from goat.games.eventstore import events_load
+from goat.games.models import Game
+from goat.games.projections import EndedGame
 from goat.web.errors import ServiceError
 
 from .models import (
@@ -84,7 +86,12 @@ def boards_of(ruleset: str, at: datetime) -> list[str]:
 
 
 def _chip_account_locked(player) -> ChipAccount:
-    """The player's account, locked (``SELECT ... FOR UPDATE``); created with the initial grant if new."""
+    """The player's account, locked (``SELECT ... FOR UPDATE``); created with the initial grant if new.
+
+    The one lock of a chip change, and a narrow one: a balance is checked and then changed, and two
+    changes of one player's balance (two seats taken at once, a seat and a tournament fee) must not
+    both pass the check. It holds only that player's account row, never a game.
+    """
     account = ChipAccount.objects.select_for_update().filter(player=player).first()
     if account is not None:
         return account
@@ -105,31 +112,38 @@ def chips_balance(*, player) -> int:
     return settings.GOAT_INITIAL_CHIPS if balance is None else balance
 
 
-def chips_stake_for_seat(*, game: Game, player, seat: int, options) -> None:
-    """SEAT_TAKING_HOOK: escrow the ante (RULES.md §10) or refuse the seat. Runs inside the seat-taking
-    transaction, so a refused or failed seat leaves no stake behind."""
-    ante = options.ante
-    if ante <= 0:
-        return
+def chips_move(*, player, amount: int, kind: str, at: datetime | None = None, game_id: int | None = None,
+               refusal: str = INSUFFICIENT_CHIPS) -> int:
+    """Change ``player``'s balance by ``amount`` with a ledger entry, under the account's lock; returns the
+    new balance. A debit beyond the balance is refused with ``insufficient_chips`` (``refusal`` is its
+    message, formatted with the debit as ``ante`` and as ``fee``, and ``balance``). Runs inside the caller's
+    transaction."""
     account = _chip_account_locked(player)
-    if account.balance < ante:
-        raise ServiceError("insufficient_chips", INSUFFICIENT_CHIPS.format(ante=ante, balance=account.balance),
-                           status=422)
-    account.balance -= ante
-    account.save(update_fields=["balance"])
-    ChipLedgerEntry.objects.create(player=player, game=game, amount=-ante, kind=ChipKind.STAKE, at=timezone.now())
+    if amount < 0 and account.balance < -amount:
+        detail = refusal.format(ante=-amount, fee=-amount, balance=account.balance)
+        raise ServiceError("insufficient_chips", detail, status=422)
+    ChipLedgerEntry.objects.create(player=player, game_id=game_id, amount=amount, kind=kind, at=at or timezone.now())
+    ChipAccount.objects.filter(pk=account.pk).update(balance=F("balance") + amount)
+    return account.balance + amount
 
 
-def _pay_out(game_id: int, ante: int, chips: Sequence[int], seat_players: dict[int, Any], at: datetime) -> None:
-    """Each seat receives its stake back plus its net change (the engine's ``result.chips``)."""
+def chips_stake_for_seat(*, game: Game, player, seat: int, options) -> None:
+    """Seat guard: escrow the ante (RULES.md §10) or refuse the seat. Runs inside the seat-taking
+    transaction, so a refused or failed seat leaves no stake behind."""
+    if options.ante > 0:
+        chips_move(player=player, amount=-options.ante, kind=ChipKind.STAKE, game_id=game.pk)
+
+
+def chips_project(ended: EndedGame) -> None:
+    """Projection ``ratings.chips``: each seat receives its stake back plus its net change (the engine's
+    ``result.chips``), in player id order (no deadlock between concurrent payouts)."""
+    ante = ended.state.options.ante
     if ante <= 0:
         return
-    by_player = sorted(((seat_players[seat], ante + chips[seat]) for seat in range(len(chips))),
-                       key=lambda pair: pair[0].pk)
-    for player, amount in by_player:  # in player id order: no deadlock between concurrent payouts
-        _chip_account_locked(player)
-        ChipLedgerEntry.objects.create(player=player, game_id=game_id, amount=amount, kind=ChipKind.PAYOUT, at=at)
-        ChipAccount.objects.filter(player=player).update(balance=F("balance") + amount)
+    chips = ended.state.result.chips
+    for player, amount in sorted(((ended.players[seat], ante + chips[seat]) for seat in range(len(chips))),
+                                 key=lambda pair: pair[0].pk):
+        chips_move(player=player, amount=amount, kind=ChipKind.PAYOUT, at=ended.ended_at, game_id=ended.game.pk)
 
 
 # --- skill ---------------------------------------------------------------------------------------
@@ -333,64 +347,67 @@ def leaderboards_rerank(boards: Iterable[str] | None = None, *, now: datetime | 
     return changed
 
 
-# --- one ended game ------------------------------------------------------------------------------
+# --- the projections of one ended game (goat.games.projections) -----------------------------------
+#
+# Each is one function from the finished game to rows; projections.projection_apply runs it with its
+# tracking row in one transaction (exactly once per game). Registered in RatingsConfig.ready.
+
+LEDGER, CHIPS, SKILL, LEADERBOARDS = "ratings.ledger", "ratings.chips", "ratings.skill", "ratings.leaderboards"
+PROJECTIONS = (LEDGER, CHIPS, SKILL, LEADERBOARDS)
 
 
-def _project_game(*, game_id: int, ruleset: str, state: GameState, seat_players: dict[int, Any],
-                  at: datetime) -> list[RatingEntry]:
-    """Every projection of one ended game. The caller holds a transaction and guarantees "once"."""
-    result = state.result
-    reason = REASONS[result.reason]
-    goats = set(result.goats)
-    entries = [
-        RatingEntry(game_id=game_id, player=seat_players[seat], seat=seat, points=result.rating_points[seat],
-                    reason=reason, ruleset=ruleset, goat=seat in goats, at=at)
+def ledger_project(ended: EndedGame) -> None:
+    """Projection ``ratings.ledger``: each player's rating points of the game (RULES.md §9)."""
+    state, result = ended.state, ended.state.result
+    reason, goats = REASONS[result.reason], set(result.goats)
+    RatingEntry.objects.bulk_create([
+        RatingEntry(game_id=ended.game.pk, player=ended.players[seat], seat=seat, points=result.rating_points[seat],
+                    reason=reason, ruleset=state.ruleset, goat=seat in goats, at=ended.ended_at)
         for seat in range(state.seats)
-    ]
-    RatingEntry.objects.bulk_create(entries)  # unique (game, player): a second application fails here
-    _pay_out(game_id, state.options.ante, result.chips, seat_players, at)
-    ranks = skill_ranks(points=[score.points for score in state.scores], winners=result.winners, goats=goats)
-    _apply_skill(game_id, ruleset, ranks, seat_players)
-    _bump_boards(boards_of(ruleset, at), [(e.player.pk, e.player.get_username(), e.points, e.goat) for e in entries])
-    return entries
+    ])  # unique (game, player): a second application would fail here too
+
+
+def skill_project(ended: EndedGame) -> None:
+    """Projection ``ratings.skill``: the openskill update of every player of the game."""
+    state, result = ended.state, ended.state.result
+    ranks = skill_ranks(points=[score.points for score in state.scores], winners=result.winners, goats=result.goats)
+    _apply_skill(ended.game.pk, state.ruleset, ranks, ended.players)
+
+
+def leaderboards_project(ended: EndedGame) -> None:
+    """Projection ``ratings.leaderboards``: the game on the six rating boards it counts on, ranks exact."""
+    state, result = ended.state, ended.state.result
+    goats = set(result.goats)
+    entries = [(ended.players[seat].pk, ended.players[seat].get_username(), result.rating_points[seat], seat in goats)
+               for seat in range(state.seats)]
+    _bump_boards(boards_of(state.ruleset, ended.ended_at), entries)
+
+
+def ratings_register() -> None:
+    """Register the ratings projections and the ante's seat guard (RatingsConfig.ready)."""
+    from goat.games import services as games
+
+    games.seat_guard_register(chips_stake_for_seat)
+    projections.register(LEDGER, ledger_project, order=10)
+    projections.register(CHIPS, chips_project, order=20)
+    projections.register(SKILL, skill_project, order=30)
+    projections.register(LEADERBOARDS, leaderboards_project, order=40)
 
 
 def ratings_apply_game(*, game_id: int) -> bool:
-    """Apply an ended game to the ledger, chips, skill and leaderboards, exactly once.
-
-    Returns ``True`` if this call applied it, ``False`` if it was already applied (or the game has
-    not ended). Safe to run twice or concurrently: the game row lock serialises the callers and the
-    second one finds the ledger entries (the unique constraint backs this up).
-    """
-    try:
-        with transaction.atomic():
-            game = Game.objects.select_for_update().filter(pk=game_id).first()
-            if game is None or not game.ended or game.result is None:
-                return False
-            if RatingEntry.objects.filter(game_id=game_id).exists():
-                return False
-            state = state_load(game)
-            seat_players = {s.seat: s.player for s in Seat.objects.filter(game=game).select_related("player")}
-            _project_game(game_id=game.pk, ruleset=game.ruleset, state=state, seat_players=seat_players,
-                          at=game.ended_at or timezone.now())
-    except IntegrityError:
-        if RatingEntry.objects.filter(game_id=game_id).exists():
-            return False  # applied concurrently
-        raise
-    logger.info("ratings: applied game %s", game_id)
-    return True
+    """Apply an ended game to the ledger, chips, skill and leaderboards, each exactly once. Returns
+    whether this call applied any of them (False: already applied, or the game has not ended)."""
+    return bool(projections.projections_apply_game(game_id=game_id, prefix="ratings."))
 
 
 def ratings_apply_pending(*, now: datetime | None = None, window: timedelta = timedelta(days=7),
                           grace: timedelta = timedelta(minutes=1)) -> int:
-    """Safety net: apply the games that ended in the last ``window`` (but more than ``grace`` ago) and
-    have no ledger entries yet, e.g. because the broker was down when they ended. Returns how many."""
-    now = now or timezone.now()
-    pending = (Game.objects.filter(status__in=[GameStatus.FINISHED, GameStatus.INTERRUPTED],
-                                   ended_at__gte=now - window, ended_at__lt=now - grace)
-               .filter(~Exists(RatingEntry.objects.filter(game=OuterRef("pk"))))
-               .order_by("ended_at", "id").values_list("pk", flat=True))
-    return sum(ratings_apply_game(game_id=game_id) for game_id in list(pending))
+    """Safety net: apply the ratings projections to the games that ended in the last ``window`` (more
+    than ``grace`` ago) and that they have not tracked. Returns how many games were applied."""
+    pending = set()
+    for proj in projections.registered("ratings."):
+        pending.update(projections.projections_pending(name=proj.name, now=now, window=window, grace=grace))
+    return sum(ratings_apply_game(game_id=game_id) for game_id in sorted(pending))
 
 
 # --- full refresh of the rating boards -----------------------------------------------------------
@@ -472,128 +489,32 @@ def _period_start(period: str, now: datetime) -> datetime:
 
 # --- rebuild from events alone -------------------------------------------------------------------
 
-#: games per chunk of the rebuild: one query for their events, one bulk INSERT per table
-REBUILD_CHUNK = 250
+
+def _stakes_rebuild() -> int:
+    """The ante escrowed at each seat of every game with an ante, from its ``seat_taken`` events (a
+    stake is written by the command that takes the seat, not by a projection of the ended game)."""
+    stakes = []
+    for game_id, options in Game.objects.filter(version__gt=0).order_by("id").values_list("pk", "options"):
+        ante = (options or {}).get("ante") or 0
+        if ante <= 0:
+            continue
+        players = dict(Game.objects.get(pk=game_id).seat_set.values_list("seat", "player_id"))
+        for event in events_load(game_id=game_id):
+            if event.type == "seat_taken":
+                stakes.append(ChipLedgerEntry(player_id=players[event.data["seat"]], game_id=game_id, amount=-ante,
+                                              kind=ChipKind.STAKE, at=event.at))
+    for player_id in sorted({entry.player_id for entry in stakes}):  # accounts (with the grant) first
+        _chip_account_locked(get_user_model()(pk=player_id))
+    ChipLedgerEntry.objects.bulk_create(stakes, batch_size=1000)
+    return len(stakes)
 
 
-class _Rebuild:
-    """The rebuild's accumulators: skill ratings and board rows in memory (applied in game-end order),
-    ledger / skill-change / chip rows written per chunk with ``bulk_create``."""
-
-    def __init__(self) -> None:
-        self.user_ids: dict[str, int] = {}
-        self.usernames: dict[int, str] = {}
-        self.accounts: set[int] = set(ChipAccount.objects.values_list("player_id", flat=True))
-        self.skill: dict[tuple[int, str], list] = {}  # (player, ruleset) -> [mu, sigma, ordinal, games]
-        self.boards: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0])
-        self.ledger: list[RatingEntry] = []
-        self.changes: list[GameSkillChange] = []
-        self.chips: list[ChipLedgerEntry] = []
-        self.new_accounts: set[int] = set()
-
-    def users(self, names: Iterable[str]) -> None:
-        missing = {name for name in names if name not in self.user_ids}
-        if missing:
-            for pk, name in get_user_model().objects.filter(username__in=missing).values_list("pk", "username"):
-                self.user_ids[name] = pk
-                self.usernames[pk] = name
-
-    def chip(self, player_id: int, game_id: int, amount: int, kind: str, at: datetime) -> None:
-        if player_id not in self.accounts:
-            self.accounts.add(player_id)
-            self.new_accounts.add(player_id)
-        self.chips.append(ChipLedgerEntry(player_id=player_id, game_id=game_id, amount=amount, kind=kind, at=at))
-
-    def project(self, game_id: int, state: GameState, seat_players: dict[int, int], at: datetime) -> None:
-        """What ``_project_game`` writes for one ended game, accumulated in memory."""
-        result = state.result
-        reason = REASONS[result.reason]
-        goats = set(result.goats)
-        ruleset = state.ruleset
-        for seat in range(state.seats):
-            self.ledger.append(RatingEntry(game_id=game_id, player_id=seat_players[seat], seat=seat,
-                                           points=result.rating_points[seat], reason=reason, ruleset=ruleset,
-                                           goat=seat in goats, at=at))
-        ante = state.options.ante
-        if ante > 0:
-            for seat in sorted(range(len(result.chips)), key=lambda s: seat_players[s]):
-                self.chip(seat_players[seat], game_id, ante + result.chips[seat], ChipKind.PAYOUT, at)
-        ranks = skill_ranks(points=[score.points for score in state.scores], winners=result.winners, goats=goats)
-        seats = sorted(seat_players)
-        before = []
-        for s in seats:
-            row = self.skill.get((seat_players[s], ruleset))
-            if row is None:
-                fresh = _skill_model.rating()
-                row = self.skill[(seat_players[s], ruleset)] = [fresh.mu, fresh.sigma, fresh.ordinal(), 0]
-            before.append(row)
-        new = _skill_model.rate([[_skill_model.rating(mu=row[0], sigma=row[1])] for row in before],
-                                ranks=[ranks[s] for s in seats])
-        for s, row, [after] in zip(seats, before, new):
-            self.changes.append(GameSkillChange(game_id=game_id, player_id=seat_players[s], ruleset=ruleset,
-                                                rank=ranks[s], mu_before=row[0], sigma_before=row[1],
-                                                mu_after=after.mu, sigma_after=after.sigma))
-            row[:] = [after.mu, after.sigma, after.ordinal(), row[3] + 1]
-        for board in boards_of(ruleset, at):
-            for seat in range(state.seats):
-                line = self.boards[(board, seat_players[seat])]
-                line[0] += result.rating_points[seat]
-                line[1] += 1
-                line[2] += int(seat in goats)
-
-    def flush(self) -> None:
-        """Write the chunk's rows: accounts (with their initial grant) first, then the ledgers."""
-        if self.new_accounts:
-            initial, now = settings.GOAT_INITIAL_CHIPS, timezone.now()
-            ChipAccount.objects.bulk_create([ChipAccount(player_id=p, balance=initial)
-                                             for p in sorted(self.new_accounts)])
-            ChipLedgerEntry.objects.bulk_create([ChipLedgerEntry(player_id=p, game=None, amount=initial,
-                                                                 kind=ChipKind.INITIAL, at=now)
-                                                 for p in sorted(self.new_accounts)])
-            self.new_accounts.clear()
-        RatingEntry.objects.bulk_create(self.ledger, batch_size=1000)
-        GameSkillChange.objects.bulk_create(self.changes, batch_size=1000)
-        ChipLedgerEntry.objects.bulk_create(self.chips, batch_size=1000)
-        self.ledger, self.changes, self.chips = [], [], []
-
-    def finish(self) -> None:
-        """Skill ratings and leaderboards (with their ranks and counts) from the accumulated state."""
-        SkillRating.objects.bulk_create(
-            [SkillRating(player_id=player, ruleset=ruleset, mu=mu, sigma=sigma, ordinal=ordinal, games=games,
-                         username=self.usernames[player])
-             for (player, ruleset), (mu, sigma, ordinal, games) in self.skill.items()], batch_size=1000)
-        LeaderboardRow.objects.bulk_create(
-            [LeaderboardRow(board=board, player_id=player, username=self.usernames[player], rating=rating, games=games,
-                            goats=goats) for (board, player), (rating, games, goats) in self.boards.items()],
-            batch_size=1000)
-        leaderboards_rerank()
-
-
-def _chunk_events(game_ids: Sequence[int]) -> dict[int, list[tuple]]:
-    """The events of ``game_ids`` in one query, per game in ``seq`` order: (event dict, type, seat, at)."""
-    streams: dict[int, list[tuple]] = defaultdict(list)
-    if connection.vendor == "postgresql":  # one plain SELECT, ``data`` decoded once (as events_load does)
-        loads = json.loads
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT game_id, seq, type, at, seat, data FROM {GameEvent._meta.db_table} "
-                           "WHERE game_id = ANY(%s) ORDER BY game_id, seq", [list(game_ids)])
-            rows = [(g, q, t, a, s, loads(d) if d.__class__ is str else d) for g, q, t, a, s, d in cursor.fetchall()]
-    else:
-        rows = (GameEvent.objects.filter(game_id__in=game_ids).order_by("game_id", "seq")
-                .values_list("game_id", "seq", "type", "at", "seat", "data").iterator(chunk_size=5000))
-    for game_id, seq, type_, at, seat, data in rows:
-        streams[game_id].append(({"seq": seq, "type": type_, "at": format_at(at), "seat": seat, "data": data}, at))
-    return streams
-
-
-def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None,
-                    chunk_size: int = REBUILD_CHUNK) -> dict[str, int]:
+def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None) -> dict[str, int]:
     """Recompute the ledger, skill ratings, chip stakes/payouts/balances and leaderboards from the
-    game events alone (initial chip grants are kept): every game's stream is replayed with the engine,
-    the ended games are applied in end order (``ended_at``, id). Games are read in chunks (one query for
-    a chunk's events); skill ratings and board rows are accumulated in memory in that order, and the
-    rows are written with ``bulk_create`` per chunk. ``progress`` wraps the game iterator (a tqdm bar)."""
-    games = list(Game.objects.order_by(F("ended_at").asc(nulls_last=True), "id").values_list("pk", flat=True))
+    game events alone (initial chip grants are kept), in ONE transaction: every ratings projection's
+    rows and tracking rows are deleted, then the same projection functions as the live path run on
+    every ended game in end order (``ended_at``, id). ``progress`` wraps the game iterator (a tqdm bar)."""
+    ended = list(Game.objects.filter(ended_at__isnull=False).order_by("ended_at", "id").values_list("pk", flat=True))
     applied = 0
     with transaction.atomic():
         # every board's lock: no post-game task changes a board while it is rebuilt
@@ -602,35 +523,14 @@ def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None,
         SkillRating.objects.all().delete()
         RatingEntry.objects.all().delete()
         LeaderboardRow.objects.all().delete()
+        LeaderboardBoard.objects.update(players=0)
         ChipLedgerEntry.objects.filter(kind__in=[ChipKind.STAKE, ChipKind.PAYOUT]).delete()  # game entries only
-        acc = _Rebuild()
-        iterator = iter(progress(games) if progress else games)
-        while True:
-            chunk = list(itertools.islice(iterator, chunk_size))
-            if not chunk:
-                break
-            streams = _chunk_events(chunk)
-            states = {}
-            for game_id in chunk:
-                stream = streams.get(game_id)
-                if stream:
-                    states[game_id] = evolve_all(event for event, _ in stream)
-            acc.users(name for state in states.values() if state is not None for name in state.players if name)
-            for game_id, state in states.items():
-                if state is None:
-                    continue
-                stream = streams[game_id]
-                seat_players = {seat: acc.user_ids[name] for seat, name in enumerate(state.players) if name is not None}
-                ante = state.options.ante
-                if ante > 0:
-                    for event, at in stream:
-                        if event["type"] == "seat_taken":
-                            acc.chip(seat_players[event["data"]["seat"]], game_id, -ante, ChipKind.STAKE, at)
-                if state.ended and state.result is not None:
-                    acc.project(game_id, state, seat_players, stream[-1][1])
-                    applied += 1
-            acc.flush()
-        acc.finish()
+        projections.projection_records_forget(names=list(PROJECTIONS))
+        ChipAccount.objects.update(balance=0)  # set to the ledger's sums below
+        _stakes_rebuild()
+        for game_id in (progress(ended) if progress else ended):
+            applied += bool(projections.projections_apply_game(game_id=game_id, prefix="ratings.", from_events=True))
+        leaderboards_rerank()
         # Balances are the sum of each account's ledger.
         sums = dict(ChipLedgerEntry.objects.order_by().values("player").annotate(total=Sum("amount"))
                     .values_list("player", "total"))
@@ -638,4 +538,4 @@ def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None,
                     for pk, player, balance in ChipAccount.objects.values_list("pk", "player", "balance")
                     if balance != sums.get(player, 0)]
         ChipAccount.objects.bulk_update(accounts, ["balance"], batch_size=1000)
-    return {"games": len(games), "applied": applied}
+    return {"games": Game.objects.count(), "applied": applied}

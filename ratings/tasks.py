@@ -12,7 +12,8 @@ from . import services
 
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=8)
 def ratings_apply_game(game_id: int) -> bool:
-    """All post-game projections of one game (ledger, chips, skill, leaderboards), exactly once."""
+    """The ratings projections of one game (ledger, chips, skill, leaderboards), each exactly once.
+    (The live path queues goat.games' projections_apply_game, which runs these and every other.)"""
     return services.ratings_apply_game(game_id=game_id)
 
 

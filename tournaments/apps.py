@@ -1,8 +1,4 @@
-import logging
-
 from django.apps import AppConfig
-
-logger = logging.getLogger(__name__)
 
 
 class TournamentsConfig(AppConfig):
@@ -14,7 +10,6 @@ class TournamentsConfig(AppConfig):
     def ready(self) -> None:
         import django_filters
 
-        from goat.games import services as games
         from goat.games.filters import game_filter_register
 
         game_filter_register("tournament", django_filters.NumberFilter(
@@ -22,21 +17,6 @@ class TournamentsConfig(AppConfig):
             help_text="Only games of this tournament (its tables' games).",
         ))
 
-        if queue_tournament_advance not in games.GAME_ENDED_HOOKS:
-            games.GAME_ENDED_HOOKS.append(queue_tournament_advance)
+        from .services import tournaments_register
 
-
-def queue_tournament_advance(*, game_id: int, state=None) -> None:
-    """GAME_ENDED_HOOK (already called on commit): advance the game's tournament, if it has one."""
-    from kombu.exceptions import OperationalError as BrokerError
-
-    from .models import Table
-    from .tasks import tournament_advance
-
-    tournament_id = Table.objects.filter(game_id=game_id).values_list("tournament_id", flat=True).first()
-    if tournament_id is None:
-        return
-    try:
-        tournament_advance.delay(tournament_id)
-    except BrokerError:  # the periodic tournaments_arena_tick advances every running tournament
-        logger.exception("tournaments: could not queue tournament_advance for tournament %s", tournament_id)
+        tournaments_register()  # the standings projection of an ended tournament game

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.db.models import Count, QuerySet
 
-from goat.games.eventstore import state_load
 from goat.games.models import Game
+from goat.games.selectors import game_state
 
 from .models import Bye, Registration, Standing, Table, Tournament, TournamentRound, TournamentStatus
 
@@ -30,7 +30,7 @@ def table_view(table: Table) -> dict[str, Any]:
     points = [0] * game.seats
     if game.version:
         try:
-            state = state_load(game)
+            state = game_state(game=game)
             points = [score.points for score in state.scores] or points
         except LookupError:
             pass

@@ -22,13 +22,12 @@ from django.utils import timezone
 
 from goat import engine
 from goat.engine.errors import InvalidOptions
-from goat.games import notify
+from goat.games import notify, projections
 from goat.games import services as games
-from goat.games.eventstore import state_load
-from goat.games.models import Game, Seat
+from goat.games.projections import EndedGame
 from goat.web.errors import ServiceError
-from ratings.models import ChipAccount, ChipKind, ChipLedgerEntry
-from ratings.services import _chip_account_locked
+from ratings.models import ChipKind
+from ratings.services import chips_move
 
 from .models import (
     Bye,
@@ -101,12 +100,6 @@ def tournament_create(*, created_by, name: str, ruleset: str, format: str, table
 # --- registration and chips --------------------------------------------------------------------
 
 
-def _chips_move(player, amount: int, kind: str, at: datetime) -> None:
-    """Change a balance with a ledger entry (the caller holds the account lock)."""
-    ChipLedgerEntry.objects.create(player=player, game=None, amount=amount, kind=kind, at=at)
-    ChipAccount.objects.filter(player=player).update(balance=F("balance") + amount)
-
-
 def registration_open(tournament: Tournament, now: datetime | None = None) -> bool:
     """Swiss: until the start. Arena: also while it runs, until its end time (late entries wait for a table)."""
     if tournament.status == TournamentStatus.SCHEDULED:
@@ -127,11 +120,8 @@ def tournament_register(*, tournament_id: int, player, now: datetime | None = No
     if Registration.objects.filter(tournament=tournament).count() >= tournament.max_players:
         raise ServiceError("tournament_full", TOURNAMENT_FULL.format(max_players=tournament.max_players))
     fee = tournament.entry_fee
-    if fee > 0:
-        account = _chip_account_locked(player)
-        if account.balance < fee:
-            raise ServiceError("insufficient_chips", INSUFFICIENT_CHIPS.format(fee=fee, balance=account.balance))
-        _chips_move(player, -fee, ChipKind.ENTRY_FEE, now)
+    if fee > 0:  # through ratings' public chip service (the account lock, the balance check, the ledger)
+        chips_move(player=player, amount=-fee, kind=ChipKind.ENTRY_FEE, at=now, refusal=INSUFFICIENT_CHIPS)
         Tournament.objects.filter(pk=tournament.pk).update(prize_pool=F("prize_pool") + fee)
     registration = Registration.objects.create(tournament=tournament, player=player, registered_at=now, fee_paid=fee)
     if tournament.status == TournamentStatus.RUNNING:  # a late arena entry gets a line at once
@@ -152,8 +142,7 @@ def tournament_withdraw(*, tournament_id: int, player, now: datetime | None = No
     if tournament.status != TournamentStatus.SCHEDULED:
         raise ServiceError("registration_closed", REGISTRATION_CLOSED)
     if registration.fee_paid > 0:
-        _chip_account_locked(player)
-        _chips_move(player, registration.fee_paid, ChipKind.ENTRY_REFUND, now)
+        chips_move(player=player, amount=registration.fee_paid, kind=ChipKind.ENTRY_REFUND, at=now)
         Tournament.objects.filter(pk=tournament.pk).update(prize_pool=F("prize_pool") - registration.fee_paid)
     registration.delete()
 
@@ -295,14 +284,15 @@ def _rank(tournament: Tournament) -> None:
     Standing.objects.bulk_update(changed, ["rank"])
 
 
-def table_outcome(game: Game) -> list[tuple[int, int, bool, int]]:
+STANDINGS = "tournaments.standings"
+
+
+def table_outcome(ended: EndedGame) -> list[tuple[int, int, bool, int]]:
     """Per seat of an ended game: ``(player id, rating points, goat, game points)``."""
-    state = state_load(game)
-    result = game.result
-    goats = set(result["goats"])
-    players = dict(Seat.objects.filter(game=game).values_list("seat", "player_id"))
-    return [(players[seat], result["rating_points"][seat], seat in goats, state.scores[seat].points)
-            for seat in range(game.seats)]
+    result, state = ended.state.result, ended.state
+    goats = set(result.goats)
+    return [(ended.players[seat].pk, result.rating_points[seat], seat in goats, state.scores[seat].points)
+            for seat in range(state.seats)]
 
 
 def _apply_outcome(tournament: Tournament, outcome) -> None:
@@ -312,21 +302,54 @@ def _apply_outcome(tournament: Tournament, outcome) -> None:
             game_points=F("game_points") + game_points)
 
 
+def standings_project(ended: EndedGame) -> None:
+    """Projection ``tournaments.standings``: count a tournament table's ended game in the standings and
+    free its players (under the tournament's lock, which every standings writer takes), then advance
+    the tournament on commit (seat the next round or waiting players, or finish)."""
+    table = Table.objects.filter(game_id=ended.game.pk).first()
+    if table is None:
+        return
+    tournament = _locked(table.tournament_id)
+    _apply_outcome(tournament, table_outcome(ended))
+    table.recorded_at = timezone.now()
+    table.save(update_fields=["recorded_at"])
+    Seating.objects.filter(table=table).update(active=False, released_at=ended.game.ended_at)
+    _rank(tournament)
+    transaction.on_commit(lambda: _queue_advance(tournament.pk))
+
+
+#: looked up by name in the Celery app's registry: the tasks module imports this one, not the other way round
+ADVANCE_TASK = "tournaments.tasks.tournament_advance"
+
+
+def _queue_advance(tournament_id: int) -> None:
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from goat.celery import app
+
+    try:
+        app.tasks[ADVANCE_TASK].delay(tournament_id)
+    except BrokerError:  # the periodic tournaments_arena_tick advances every running tournament
+        logger.exception("tournaments: could not queue tournament_advance for tournament %s", tournament_id)
+
+
+def tournaments_register() -> None:
+    """Register the standings projection (TournamentsConfig.ready)."""
+    projections.register(STANDINGS, standings_project, order=50)
+
+
 def _record_ended_tables(tournament: Tournament, now: datetime) -> int:
-    """Count every newly ended table in the standings, free its players (the caller holds the lock)."""
+    """Count every ended table that the standings projection has not counted yet (the caller holds
+    the lock): the projection itself, tracked, so a table is counted once whoever gets there first."""
     tables = list(Table.objects.filter(tournament=tournament, recorded_at__isnull=True, game__ended_at__isnull=False)
-                  .select_related("game").order_by("game__ended_at", "id"))
-    for table in tables:
-        _apply_outcome(tournament, table_outcome(table.game))
-        table.recorded_at = now
-        table.save(update_fields=["recorded_at"])
-        Seating.objects.filter(table=table).update(active=False, released_at=table.game.ended_at)
-    return len(tables)
+                  .order_by("game__ended_at", "id").values_list("game_id", flat=True))
+    return sum(projections.projection_apply(name=STANDINGS, game_id=game_id) for game_id in tables)
 
 
 @transaction.atomic
 def standings_rebuild(*, tournament_id: int) -> int:
-    """Recompute the standings of a tournament from its registrations, byes and recorded tables alone."""
+    """Recompute the standings of a tournament from its registrations, byes and ended tables alone: the
+    standings projection runs again on every ended table (its tracking rows forgotten first)."""
     tournament = _locked(tournament_id)
     Standing.objects.filter(tournament=tournament).delete()
     if tournament.status == TournamentStatus.SCHEDULED:
@@ -335,9 +358,11 @@ def standings_rebuild(*, tournament_id: int) -> int:
     for bye in Bye.objects.filter(tournament=tournament):
         Standing.objects.filter(tournament=tournament, player_id=bye.player_id).update(
             points=F("points") + bye.points, byes=F("byes") + 1)
-    for table in (Table.objects.filter(tournament=tournament, recorded_at__isnull=False).select_related("game")
-                  .order_by("game__ended_at", "id")):
-        _apply_outcome(tournament, table_outcome(table.game))
+    games_ = list(Table.objects.filter(tournament=tournament, game__ended_at__isnull=False)
+                  .order_by("game__ended_at", "id").values_list("game_id", flat=True))
+    projections.projection_records_forget(names=[STANDINGS], game_ids=games_)
+    for game_id in games_:
+        projections.projection_apply(name=STANDINGS, game_id=game_id)
     _rank(tournament)
     return Standing.objects.filter(tournament=tournament).count()
 
@@ -432,8 +457,7 @@ def _finish(tournament: Tournament, now: datetime) -> None:
         for standing, amount in winners:
             Prize.objects.create(tournament=tournament, player=standing.player, place=standing.rank, amount=amount)
             if amount > 0:
-                _chip_account_locked(standing.player)
-                _chips_move(standing.player, amount, ChipKind.PRIZE, now)
+                chips_move(player=standing.player, amount=amount, kind=ChipKind.PRIZE, at=now)
         tournament.prizes_paid_at = now
         fields.append("prizes_paid_at")
     tournament.save(update_fields=fields)

@@ -29,7 +29,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from goat.games import audit, eventstore, selectors
+from goat.games import audit, selectors
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
 from goat.games.replay_svg import replay_context
 
@@ -53,7 +53,7 @@ def _require_unredacted(request, game: Game) -> None:
 
 def _events_for_log(game: Game, *, reveal: bool) -> list[dict]:
     """The stored events, redacted as a spectator sees them while the game runs unless ``reveal``."""
-    events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
+    events = selectors.event_log(game=game)
     if game.status == GameStatus.RUNNING and not reveal:
         return [selectors.redact(e, None) for e in events]
     return events
@@ -65,7 +65,7 @@ def scoresheet_table(game: Game) -> dict | None:
     winners of a domino-3rounds round (RULES.md §8). ``points`` follow the game's ``remembered_counts``."""
     if game.version == 0:
         return None
-    state = eventstore.state_load(game)
+    state = selectors.game_state(game=game)
     sheet = selectors.scoresheet(game=game, state=state)
     rows = []
     for r in sheet["rounds"]:
@@ -306,7 +306,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         _require_unredacted(request, game)
         if game.status == GameStatus.RUNNING:
             audit.audit_record_hidden_view(user=request.user, game=game, what="admin_export_events")
-        events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
+        events = selectors.event_log(game=game)
         response = HttpResponse(json.dumps(events, ensure_ascii=False, indent=1), content_type="application/json")
         response["Content-Disposition"] = f'attachment; filename="game-{game.pk}.json"'
         return response

@@ -15,11 +15,8 @@ class GoatConfig(AppConfig):
         # engine, goat.engine, never drags in Celery or Django).
         from goat import celery  # noqa: F401
         from goat.engine.errors import InvalidOptions, RulesError
-        from goat.games import services, tasks
+        from goat.games import tasks  # noqa: F401 (registers the tasks with the Celery app)
         from goat.web.problems import domain_error_register
 
         # A bad option combination is a bad request; any other rules refusal is a 422.
         domain_error_register(RulesError, lambda error: 400 if isinstance(error, InvalidOptions) else 422)
-
-        if tasks.queue_turn_clock not in services.TURN_STARTED_HOOKS:
-            services.TURN_STARTED_HOOKS.append(tasks.queue_turn_clock)

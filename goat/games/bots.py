@@ -10,8 +10,7 @@ from collections.abc import Callable, Iterable
 
 from goat import engine
 from goat.engine.tiles import tile_str
-from goat.games import services
-from goat.games.eventstore import state_load
+from goat.games import selectors, services
 from goat.games.models import Game, GameStatus, Seat
 from goat.web.errors import ServiceError
 
@@ -34,7 +33,7 @@ def bot_move(*, game_id: int, rng: random.Random, is_bot: Callable[[object], boo
     seat = Seat.objects.filter(game=game, seat=game.turn).select_related("player").first()
     if seat is None or not is_bot(seat.player):
         return False
-    state = state_load(game)
+    state = selectors.game_state(game=game)
     legal = engine.legal_moves(state)
     if not legal:
         return False

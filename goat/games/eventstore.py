@@ -1,10 +1,12 @@
-"""The event store: append and load a game's stream, the hash chain, and the engine snapshot.
+"""The event store: load a game (head, snapshot, the caller's seat), append to its stream, the hash
+chain, and the engine snapshot. The one module that speaks SQL by hand.
 
 One stream per game, its head the game row (``version``, ``last_hash``). ``(game, seq)`` is unique and
-gap-free: an append moves the head only from the version its caller read (else ``StreamConflict``),
-and the services take the game row lock before they decide, so concurrent writers serialise and
-exactly one wins per version.
+gap-free. Concurrency is optimistic: a command loads the head without a lock, decides, and appends
+naming the version it decided on; the statement that writes the events moves the head only if it is
+still at that version (else ``StreamConflict``), so of concurrent writers exactly one wins per version.
 Each event's ``hash`` is ``sha256(prev_hash + canonical JSON of the event)``, chaining the stream.
+What the store returns are plain values: ``LoadedGame``, ``StoredEvent``.
 """
 
 from __future__ import annotations
@@ -12,25 +14,23 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import pickle
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Field
-from django.db.models.base import ModelState
 from django.utils import timezone as dj_timezone
 
 from goat import engine
+from goat.engine.errors import StateFormatError
 from goat.engine.rules import evolve_all
 from goat.engine.state import GameState
-from goat.games.models import Game, GameEvent
+from goat.games.models import Game, GameEvent, Seat
 from goat.web.errors import ServiceError
 from goat.web.rows import fixed_cursor
 
-#: bump when GameState's layout changes: older snapshots are then rebuilt from events
-SNAPSHOT_FORMAT = b"goat-state-2:"
 GENESIS_HASH = "0" * 64
 
 
@@ -39,7 +39,7 @@ def format_at(at: datetime) -> str:
     return at.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def event_dict(event: GameEvent) -> dict[str, Any]:
+def event_dict(event: StoredEvent | GameEvent) -> dict[str, Any]:
     """The API/verifier shape of a stored event (unredacted)."""
     return {"seq": event.seq, "type": event.type, "at": format_at(event.at), "seat": event.seat,
             "data": event.data}
@@ -55,7 +55,7 @@ def chain_hash(prev_hash: str, event: dict[str, Any]) -> str:
 
 class StreamConflict(ServiceError):
     """The stream head moved since the caller read it: another writer appended first (the API's 412
-    ``version_mismatch``; under the services' row lock it cannot happen)."""
+    ``version_mismatch`` when the client named the version; else the services decide again)."""
 
     def __init__(self, game_id: int, expected_version: int):
         super().__init__("version_mismatch", f"The game is no longer at version {expected_version}; reload it and "
@@ -63,16 +63,149 @@ class StreamConflict(ServiceError):
         self.game_id, self.expected_version = game_id, expected_version
 
 
+@dataclass(slots=True)
+class StoredEvent:
+    """One event of a stream as the store wrote or read it: plain values (``GameEvent``'s columns)."""
+
+    position: int
+    game_id: int
+    seq: int
+    type: str
+    seat: int | None
+    data: Any
+    actor_id: int | None
+    at: datetime
+    prev_hash: str
+    hash: str
+
+    @property
+    def pk(self) -> int:
+        return self.position
+
+
+@dataclass(slots=True)
+class LoadedGame:
+    """A game as a command or a read finds it: the head row (``game``: version, read model), the engine
+    ``state`` at ``game.version`` and the ``seat`` of the player it was loaded for (None: not seated,
+    or loaded for nobody)."""
+
+    game: Game
+    state: GameState
+    seat: int | None = None
+
+
+# --- SQL ----------------------------------------------------------------------------------------
+#
+# The store's statements are fixed texts sent through one function, ``_fetch``: on PostgreSQL over
+# goat.web.rows.fixed_cursor (server-side binding, prepared once per connection, rows in binary
+# where asked: numbers and ``at`` through psycopg's C loaders), elsewhere over Django's cursor. That
+# is the whole PostgreSQL/SQLite difference of a load; the append differs only in how the batch is
+# inserted (one CTE on PostgreSQL, ``_insert_rows``). Rows become values with each column's own
+# converters (the backend's, then the field's: what the ORM's compiler applies), so no queryset is
+# compiled on a command's path (compiling one cost more CPU than the query: docs/performance.md).
+
+
+def _postgresql() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _fetch(sql: str, params: Sequence[Any], *, binary: bool = False) -> list[tuple]:
+    """The rows of one of the store's statements (each returns rows: a SELECT, or ``RETURNING``)."""
+    if _postgresql():
+        with fixed_cursor() as cursor:
+            cursor.execute(sql, params, prepare=True, binary=binary)
+            return cursor.fetchall()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _converters(model, names: Sequence[str]) -> list[tuple[int, Any, Any]]:
+    """``(index, converter, expression)`` of the columns ``names`` of ``model``, as the ORM applies them."""
+    out = []
+    for i, name in enumerate(names):
+        col = model._meta.get_field(name).get_col(model._meta.db_table)
+        for convert in [*connection.ops.get_db_converters(col), *col.get_db_converters(connection)]:
+            out.append((i, convert, col))
+    return out
+
+
+def _convert(values: list[Any], converters) -> list[Any]:
+    for i, convert, col in converters:
+        values[i] = convert(values[i], col, connection)
+    return values
+
+
+_TABLE = GameEvent._meta.db_table
+_GAME_TABLE = Game._meta.db_table
+#: a stream's columns but ``game_id``, which the caller gave; ``data`` as its JSON text (see events_load)
+_SELECT = (f"SELECT position, seq, type, seat, CAST(data AS text), actor_id, at, prev_hash, hash FROM {_TABLE} "
+           "WHERE game_id = %s AND seq > %s AND seq <= %s ORDER BY seq")
+_INSERT_PG = (
+    f"INSERT INTO {_TABLE} (game_id, seq, type, seat, data, actor_id, at, prev_hash, hash) "
+    "SELECT %s, r.seq, r.type, r.seat, r.data, %s, %s, r.prev_hash, r.hash FROM json_to_recordset(%s::json) "
+    "AS r(seq integer, type varchar, seat smallint, data jsonb, prev_hash varchar, hash varchar) "
+    "WHERE EXISTS (SELECT FROM head) ORDER BY r.seq RETURNING position"
+)
+_BATCH_KEYS = ("seq", "type", "seat", "data", "prev_hash", "hash")
+_MAX_SEQ = 2**31 - 1
+
+
+@functools.lru_cache(maxsize=4)
+def _at_converters(vendor: str) -> list:
+    return _converters(GameEvent, ["at"])
+
+
+@functools.lru_cache(maxsize=4)
+def _game_query(vendor: str) -> tuple[str, tuple[str, ...], list]:
+    """The head of one game and a player's seat at it, in one SELECT (no lock: appends check the version)."""
+    quote = connection.ops.quote_name
+    fields = Game._meta.concrete_fields
+    names = tuple(f.attname for f in fields)
+    columns = ", ".join(f"g.{quote(f.column)}" for f in fields)
+    sql = (f"SELECT {columns}, (SELECT s.seat FROM {quote(Seat._meta.db_table)} s "
+           f"WHERE s.game_id = g.id AND s.player_id = %s) FROM {quote(_GAME_TABLE)} g WHERE g.id = %s")
+    return sql, names, _converters(Game, names)
+
+
+def game_head(*, game_id: int, player_id: int | None = None) -> tuple[Game, int | None] | None:
+    """The game row (the stream head and read model) and ``player_id``'s seat at it; None if no such game."""
+    sql, names, converters = _game_query(connection.vendor)
+    rows = _fetch(sql, [player_id, game_id])
+    if not rows:
+        return None
+    row = rows[0]
+    game = Game.from_db(connection.alias, names, _convert(list(row[:-1]), converters))
+    return game, row[-1]
+
+
+def game_load(*, game_id: int, player=None) -> LoadedGame | None:
+    """The game, its engine state at its version and ``player``'s seat, from the head and snapshot."""
+    found = game_head(game_id=game_id, player_id=getattr(player, "pk", None))
+    if found is None:
+        return None
+    game, seat = found
+    return LoadedGame(game=game, state=state_load(game), seat=seat)
+
+
+@functools.lru_cache(maxsize=32)
+def _head_update_text(vendor: str, fields: tuple[str, ...]) -> tuple[str, tuple[Field, ...]]:
+    """The ``UPDATE`` text of the head's ``fields`` (one per command's field list) and those fields."""
+    model_fields = tuple(Game._meta.get_field(name) for name in fields)
+    sets = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in model_fields)
+    return f"UPDATE {_GAME_TABLE} SET {sets} WHERE id = %s AND version = %s RETURNING id", model_fields
+
+
 def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, at: datetime | None = None,
-                  update_fields: Sequence[str] = ()) -> list[GameEvent]:
-    """Append engine events to ``game``'s stream and move the stream head, atomically.
+                  update_fields: Sequence[str] = ()) -> list[StoredEvent]:
+    """Append engine events to ``game``'s stream and move the stream head, atomically and optimistically.
 
     The head is the game row: ``version`` and ``last_hash`` (and ``update_fields``, the read-model
     columns a command changed, taken from ``game``) are written only if the row is still at the
     version ``game`` was read at; otherwise nothing is written and :class:`StreamConflict` is
-    raised. On PostgreSQL that is ONE statement (``UPDATE`` of the head ``WHERE version = expected``,
-    which takes the row lock, and the ``INSERT`` of the batch, in one CTE): one round trip whether or
-    not the caller already holds the row lock (``goat.services`` does, to decide on current state).
+    raised. No lock is taken before: the ``UPDATE ... WHERE version = expected`` is the check, so of
+    concurrent writers from one version exactly one lands. On PostgreSQL the head's UPDATE and the
+    batch's INSERT are ONE statement (a CTE), atomic without a transaction of the caller's.
     ``(game, seq)`` being unique is the last line of defence. Sets ``game.version``/``game.last_hash``.
     """
     at = at or dj_timezone.now()
@@ -86,145 +219,78 @@ def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, a
         seq += 1
         kind, seat, data = event["type"], event.get("seat"), event["data"]
         digest = chain_hash(prev, {"seq": seq, "type": kind, "at": at_text, "seat": seat, "data": data})
-        rows.append(dict(game_id=game.pk, seq=seq, type=kind, seat=seat, data=data, actor_id=actor_id, at=at,
-                         prev_hash=prev, hash=digest))
+        rows.append(StoredEvent(0, game.pk, seq, kind, seat, data, actor_id, at, prev, digest))
         prev = digest
     game.version, game.last_hash = seq, prev
     fields = ["version", "last_hash", *(f for f in update_fields if f not in ("version", "last_hash"))]
+    head_sql, model_fields = _head_update_text(connection.vendor, tuple(fields))
+    head_params = [*(field.get_db_prep_save(field.pre_save(game, add=False), connection) for field in model_fields),
+                   game.pk, expected]
     try:
-        if connection.vendor == "postgresql":
-            return _append_pg(rows, game, actor, expected, fields)
-        return _append_orm(rows, game, actor, expected, fields)
+        positions = _write(head_sql, head_params, rows, game.pk, actor_id, at)
+        if positions is None:
+            raise StreamConflict(game.pk, expected)
     except BaseException:
         game.version, game.last_hash = expected, read_hash  # nothing was written
         raise
+    for row, position in zip(rows, positions, strict=True):  # rows are in seq order, and so were the positions drawn
+        row.position = position
+    return rows
 
 
-def _append_orm(rows: list[dict[str, Any]], game: Game, actor, expected: int, fields: list[str]
-                ) -> list[GameEvent]:
-    with transaction.atomic():
-        values = {f: Game._meta.get_field(f).pre_save(game, add=False) for f in fields}
-        if not Game.objects.filter(pk=game.pk, version=expected).update(**values):
-            raise StreamConflict(game.pk, expected)
-        return GameEvent.objects.bulk_create([
-            GameEvent(game=game, actor=actor, **{k: v for k, v in row.items() if k not in ("game_id", "actor_id")})
-            for row in rows])
-
-
-# On PostgreSQL the store talks SQL directly: the append is one statement (the head's UPDATE and the
-# batch's INSERT from one JSON array, in one CTE, a constant text whatever the batch size), a
-# stream's load one SELECT, each row made into a GameEvent without going through Model.__init__ and
-# the ORM's per-row converters (the costs bench/eventstore_vs_peer.py's profiles found;
-# docs/performance.md). Same fields, order and semantics as the ORM path, which SQLite keeps.
-_TABLE = GameEvent._meta.db_table
-_INSERT_PG = (
-    f"INSERT INTO {_TABLE} (game_id, seq, type, seat, data, actor_id, at, prev_hash, hash) "
-    "SELECT %s, r.seq, r.type, r.seat, r.data, %s, %s, r.prev_hash, r.hash FROM json_to_recordset(%s::json) "
-    "AS r(seq integer, type varchar, seat smallint, data jsonb, prev_hash varchar, hash varchar) "
-    "WHERE EXISTS (SELECT FROM head) ORDER BY r.seq RETURNING position"
-)
-_BATCH_KEYS = ("seq", "type", "seat", "data", "prev_hash", "hash")
-#: a stream's columns but ``game_id``, which the caller gave; ``data`` as its JSON text (see events_load)
-_SELECT_PG = (f"SELECT position, seq, type, seat, data::text, actor_id, at, prev_hash, hash FROM {_TABLE} "
-              "WHERE game_id = %s AND seq > %s")
-
-
-@functools.lru_cache(maxsize=32)
-def _head_update_text(fields: tuple[str, ...]) -> tuple[str, tuple[Field, ...]]:
-    """The ``UPDATE`` text of the head's ``fields`` (one per command's field list) and those fields."""
-    model_fields = tuple(Game._meta.get_field(name) for name in fields)
-    sets = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in model_fields)
-    return f"UPDATE {Game._meta.db_table} SET {sets} WHERE id = %s AND version = %s RETURNING id", model_fields
-
-
-def _head_update_pg(game: Game, expected: int, fields: list[str]) -> tuple[str, list[Any]]:
-    """``UPDATE`` of the stream head to ``game``'s values of ``fields`` if still at ``expected``."""
-    sql, model_fields = _head_update_text(tuple(fields))
-    params = [field.get_db_prep_save(field.pre_save(game, add=False), connection) for field in model_fields]
-    return sql, [*params, game.pk, expected]
-
-
-class _LoadedState(ModelState):
-    """The ``_state`` of an instance loaded from the database (what ``Model.from_db`` sets)."""
-
-    adding = False
-    db = DEFAULT_DB_ALIAS
-
-
-def _loaded(fields: dict[str, Any]) -> GameEvent:
-    """A GameEvent as the ORM would load it (``_state.adding`` False), built without ``__init__``."""
-    event = GameEvent.__new__(GameEvent)
-    fields["_state"] = _LoadedState()
-    event.__dict__ = fields
-    return event
-
-
-def _append_pg(rows: list[dict[str, Any]], game: Game, actor, expected: int, fields: list[str]
-               ) -> list[GameEvent]:
-    head_sql, head_params = _head_update_pg(game, expected, fields)
-    # server-side binding (Django's client-side binding quotes every parameter into the SQL text in
-    # Python) and a constant text, prepared once per connection (goat.rows.fixed_cursor)
-    with fixed_cursor() as cursor:
-        if not rows:
-            cursor.execute(head_sql, head_params, prepare=True)
-            if cursor.fetchone() is None:
-                raise StreamConflict(game.pk, expected)
-            return []
+def _write(head_sql: str, head_params: list, rows: list[StoredEvent], game_id: int, actor_id, at
+           ) -> list[int] | None:
+    """Move the head and insert ``rows``; the positions drawn, or None if the head had moved."""
+    if _postgresql() and rows:
         # the batch as one JSON parameter (psycopg dumped nine arrays element by element in Python)
-        batch = json.dumps([{name: row[name] for name in _BATCH_KEYS} for row in rows], ensure_ascii=False,
-                           separators=(",", ":"))
-        first = rows[0]
-        cursor.execute(f"WITH head AS ({head_sql}) {_INSERT_PG}",
-                       [*head_params, first["game_id"], first["actor_id"], first["at"], batch], prepare=True)
-        positions = sorted(position for (position,) in cursor.fetchall())
-    if not positions:
-        raise StreamConflict(game.pk, expected)
-    stored = []
-    for row, position in zip(rows, positions):  # rows are in seq order, and so were the positions drawn
-        event = _loaded({"position": position, **row})
-        event._state.fields_cache["game"] = game
-        if actor is not None:
-            event._state.fields_cache["actor"] = actor
-        stored.append(event)
-    return stored
+        batch = json.dumps([{name: getattr(row, name) for name in _BATCH_KEYS} for row in rows],
+                           ensure_ascii=False, separators=(",", ":"))
+        found = _fetch(f"WITH head AS ({head_sql}) {_INSERT_PG}", [*head_params, game_id, actor_id, at, batch])
+        return sorted(position for (position,) in found) or None
+    with transaction.atomic():
+        if not _fetch(head_sql, head_params):
+            return None
+        return _insert_rows(rows, game_id, actor_id, at)
 
 
-def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> list[GameEvent]:
+def _insert_rows(rows: list[StoredEvent], game_id: int, actor_id, at) -> list[int]:
+    """The batch's INSERT where the head moved in a statement of its own (SQLite; an empty batch)."""
+    if not rows:
+        return []
+    one = "(%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    sql = (f"INSERT INTO {_TABLE} (game_id, seq, type, seat, data, actor_id, at, prev_hash, hash) VALUES "
+           + ", ".join([one] * len(rows)) + " RETURNING position")
+    at_db = GameEvent._meta.get_field("at").get_db_prep_save(at, connection)
+    params = []
+    for row in rows:
+        params += [game_id, row.seq, row.type, row.seat, json.dumps(row.data, ensure_ascii=False), actor_id, at_db,
+                   row.prev_hash, row.hash]
+    return sorted(position for (position,) in _fetch(sql, params))
+
+
+def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
     """The stream of ``game_id`` in ``seq`` order (after ``after``, up to ``upto`` inclusive)."""
-    if connection.vendor != "postgresql":
-        qs = GameEvent.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
-        if upto is not None:
-            qs = qs.filter(seq__lte=upto)
-        return list(qs)
-    game_id = int(game_id)
-    sql, params = _SELECT_PG, [game_id, after]
-    if upto is not None:
-        sql += " AND seq <= %s"
-        params.append(upto)
-    # Why this path (bench/eventstore_vs_peer.py, full-stream load: ours/peer 0.76-0.80 before, 1.08-1.15
-    # after, docs/performance.md): rows come in binary over a server-side-binding psycopg cursor, as in the
-    # append (numbers and ``at`` decoded by psycopg's C binary loaders: the same UTC-aware datetimes
-    # as Django's text loader, without parsing text; prepared once per connection), and
-    # the stream's ``data`` documents are decoded by ONE json.loads of their texts joined into an
-    # array (a json.loads call per row was ~1.1 us of the ~4 us a row cost). Not in Django's SQL log,
-    # like the append; a broken transaction still raises as through Django's cursor.
-    with fixed_cursor() as cursor:
-        cursor.execute(sql + " ORDER BY seq", params, prepare=True, binary=True)
-        rows = cursor.fetchall()
+    game_id, after = int(game_id), int(after)
+    upto = _MAX_SEQ if upto is None else int(upto)
+    # Why this shape (bench/eventstore_vs_peer.py, docs/performance.md): on PostgreSQL the rows come in
+    # binary over a prepared server-side-binding cursor (the same UTC-aware datetimes as Django's
+    # text loader, without parsing text), and the stream's ``data`` documents are decoded by ONE
+    # json.loads of their texts joined into an array (a json.loads call per row was ~1.1 us of the
+    # ~4 us a row cost). Not in Django's SQL log; a broken transaction still raises as through
+    # Django's cursor.
+    rows = _fetch(_SELECT, [game_id, after, upto], binary=True)
     datas = json.loads("[" + ",".join([row[4] for row in rows]) + "]")
-    new, State = GameEvent.__new__, _LoadedState
+    converters = _at_converters(connection.vendor)
     events = []
     append = events.append
-    for (position, seq, kind, seat, _text, actor_id, at, prev_hash, digest), data in zip(rows, datas):
-        event = new(GameEvent)  # as _loaded(), inline: a call per row costs ~17% of a load
-        event.__dict__ = {"_state": State(), "position": position, "game_id": game_id, "seq": seq, "type": kind,
-                          "seat": seat, "data": data, "actor_id": actor_id, "at": at, "prev_hash": prev_hash,
-                          "hash": digest}
-        append(event)
+    for (position, seq, kind, seat, _text, actor_id, at, prev_hash, digest), data in zip(rows, datas, strict=True):
+        for _i, convert, col in converters:
+            at = convert(at, col, connection)
+        append(StoredEvent(position, game_id, seq, kind, seat, data, actor_id, at, prev_hash, digest))
     return events
 
 
-def hash_chain_check(events: Iterable[GameEvent]) -> tuple[bool, int | None, str]:
+def hash_chain_check(events: Iterable[StoredEvent | GameEvent]) -> tuple[bool, int | None, str]:
     """Recompute the chain. Returns ``(ok, first bad seq, why)``."""
     prev = GENESIS_HASH
     expected_seq = 0
@@ -244,22 +310,20 @@ def hash_chain_check(events: Iterable[GameEvent]) -> tuple[bool, int | None, str
 # --- snapshot ----------------------------------------------------------------------------------
 
 
-def snapshot_dump(state: GameState) -> bytes:
-    return SNAPSHOT_FORMAT + pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+def snapshot_dump(state: GameState) -> str:
+    """The snapshot of ``state``: the engine's versioned JSON form (``goat.engine.state_to_json``)."""
+    return engine.state_to_json(state)
 
 
-def snapshot_load(blob: bytes | memoryview | None) -> GameState | None:
-    """The cached state, or ``None`` if absent or of another format (then the caller rebuilds)."""
-    if blob is None:
-        return None
-    blob = bytes(blob)
-    if not blob.startswith(SNAPSHOT_FORMAT):
+def snapshot_load(text: str | None) -> GameState | None:
+    """The cached state, or ``None`` if absent, of another format version or unreadable: never trusted
+    then, the caller rebuilds it from the events (and the next command writes it anew)."""
+    if not text:
         return None
     try:
-        state = pickle.loads(blob[len(SNAPSHOT_FORMAT):])
-    except Exception:  # noqa: BLE001 - any unreadable cache is simply rebuilt
+        return engine.state_from_json(text)
+    except StateFormatError:
         return None
-    return state if isinstance(state, GameState) else None
 
 
 def state_rebuild(game: Game, *, upto: int | None = None) -> GameState:
@@ -273,13 +337,7 @@ def state_rebuild(game: Game, *, upto: int | None = None) -> GameState:
 
 
 def state_load(game: Game) -> GameState:
-    """The current engine state: the snapshot when it is current, else rebuilt from events.
-
-    A command's service leaves the state it computed on the game object (``engine_state``): reused here.
-    """
-    cached = getattr(game, "engine_state", None)
-    if cached is not None and cached.version == game.version:
-        return cached
+    """The engine state at ``game.version``: the snapshot when it is at that version, else rebuilt from events."""
     state = snapshot_load(game.snapshot) if game.snapshot_version == game.version else None
     if state is None or state.version != game.version:
         state = state_rebuild(game)

@@ -1,7 +1,7 @@
 """Games: ``Game`` (the stream's head and read model), ``Seat`` and the append-only ``GameEvent`` stream.
 
 Events are the truth. Everything else on ``Game`` (status, version, turn, deadline, result, the
-pickled engine snapshot) is a cache rebuilt from them (``goat.games.eventstore.state_rebuild``).
+engine snapshot) is a cache rebuilt from them (``goat.games.eventstore.state_rebuild``).
 """
 
 from __future__ import annotations
@@ -21,20 +21,21 @@ class Game(models.Model):
     ruleset = models.CharField(max_length=32, db_index=True)
     options = models.JSONField()
     seats = models.PositiveSmallIntegerField()
-    # no index of its own: game_clock_idx (status, deadline) serves filters on status, and every move
-    # rewrites this row, so each index on it is one more write per move
+    # no index of its own: every move rewrites this row, so each index on it is one more write per move
+    # (the game list filters status among the newest games, along the primary key)
     status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING)
     #: seq of the last event (0 before the first)
     version = models.PositiveIntegerField(default=0)
     round = models.PositiveSmallIntegerField(default=0)
     turn = models.SmallIntegerField(null=True, blank=True)
     #: when the player to move times out (``None`` without a clock or without a choice pending)
-    deadline = models.DateTimeField(null=True, blank=True)  # indexed in game_clock_idx, as the sweep asks
+    deadline = models.DateTimeField(null=True, blank=True)  # game_deadline_idx: the ticker's range scan
     #: the secret 32-byte server seed as hex; never in a response before the game ended
     server_seed = models.CharField(max_length=64, editable=False)
     server_seed_commitment = models.CharField(max_length=64, editable=False)
-    #: the engine state after ``snapshot_version`` events (a cache: rebuildable from events)
-    snapshot = models.BinaryField(null=True, editable=False)
+    #: the engine state after ``snapshot_version`` events in the engine's versioned JSON form (a cache:
+    #: rebuilt from events when absent, stale or of another format version)
+    snapshot = models.TextField(null=True, editable=False)
     snapshot_version = models.PositiveIntegerField(default=0)
     #: hash of the last event, where the next append continues the chain
     last_hash = models.CharField(max_length=64, default="", editable=False)
@@ -53,7 +54,10 @@ class Game(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["status", "deadline"], name="game_clock_idx")]
+        # only running clocks are indexed: the ticker reads ``deadline <= now`` as a range of this index,
+        # so a tick costs what is due, not what is running
+        indexes = [models.Index(fields=["deadline"], name="game_deadline_idx",
+                                condition=models.Q(deadline__isnull=False))]
         permissions = [("audit_game", "Can audit games: replay, verify, export")]
 
     def __str__(self) -> str:
@@ -127,6 +131,22 @@ class GameEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError("game events are append-only: DELETE is refused")
+
+
+class ProjectionRecord(models.Model):
+    """A projection has processed a game (goat.games.projections): written in the same transaction as
+    the projection's rows, so a projection runs once per game however often it is triggered."""
+
+    projection = models.CharField(max_length=64)
+    # db_index off: the unique constraint below leads with projection, then game
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+", db_index=False)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["projection", "game"], name="projection_once_per_game")]
+
+    def __str__(self) -> str:
+        return f"{self.projection} of game {self.game_id}"
 
 
 class HiddenInfoView(models.Model):

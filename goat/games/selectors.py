@@ -19,17 +19,32 @@ from goat.engine.rules import pending
 from goat.engine.state import GameState
 from goat.engine.tiles import tile_str, tiles_str
 from goat.games import eventstore
-from goat.games.models import Game, GameEvent, Seat
+from goat.games.eventstore import StoredEvent
+from goat.games.models import Game, Seat
+from goat.web.errors import ServiceError
+
+GAME_NOT_FOUND = "No game with that id."
+
+
+def game_get(*, game_id: int) -> Game:
+    """The game row (head and read model); 404 ``not_found`` if there is none."""
+    try:
+        return Game.objects.get(pk=game_id)
+    except (Game.DoesNotExist, ValueError, TypeError):
+        raise ServiceError("not_found", GAME_NOT_FOUND, status=404) from None
+
+
+def game_state(*, game: Game, upto: int | None = None) -> GameState:
+    """The engine state of ``game`` at its version (the snapshot when current), or after event ``upto``."""
+    if upto is not None and upto != game.version:
+        return eventstore.state_rebuild(game, upto=upto)
+    return eventstore.state_load(game)
 
 
 def viewer_seat(game: Game, user) -> int | None:
-    """``user``'s seat at ``game`` (None: not seated). A game the services locked for ``user`` already
-    knows it (``game.player_seat``, read with the row lock): no second query."""
+    """``user``'s seat at ``game`` (None: not seated)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
-    known = getattr(game, "player_seat", None)
-    if known is not None and known[0] == user.pk:
-        return known[1]
     return Seat.objects.filter(game=game, player=user).values_list("seat", flat=True).first()
 
 
@@ -47,6 +62,11 @@ def sees_everything(game: Game, user, seat: int | None | object = ...) -> bool:
     if seat is ...:
         seat = viewer_seat(game, user)
     return seat is None
+
+
+def game_view_for(*, game: Game, user) -> dict[str, Any]:
+    """The game view of ``game`` for ``user`` (their seat's view, or a spectator's)."""
+    return game_view(game=game, state=game_state(game=game), seat=viewer_seat(game, user))
 
 
 def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, Any]:
@@ -94,12 +114,17 @@ def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     return event
 
 
+def event_log(*, game: Game) -> list[dict[str, Any]]:
+    """The whole stream, unredacted (the audit views of those who may see it; ended games)."""
+    return [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
+
+
 def events_for(*, game: Game, user, after: int = 0, seat: int | None | object = ...) -> list[dict[str, Any]]:
     """The stream after ``after``, redacted for ``user`` (whose ``seat`` may be passed when known)."""
     return redact_events(eventstore.events_load(game_id=game.pk, after=after), game=game, user=user, seat=seat)
 
 
-def redact_events(events: list[GameEvent], *, game: Game, user, seat: int | None | object = ...
+def redact_events(events: list[StoredEvent], *, game: Game, user, seat: int | None | object = ...
                   ) -> list[dict[str, Any]]:
     """Stored events, shaped and redacted for ``user`` (whose ``seat`` may be passed when known)."""
     dicts = [eventstore.event_dict(e) for e in events]

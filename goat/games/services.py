@@ -1,9 +1,13 @@
 """Game services: the one write path per command.
 
-Every command runs in one transaction: lock the game row (``SELECT ... FOR UPDATE``), check the
-expected version, run the engine on the cached state, append the command's event and every forced
-draw, knock, deal and reveal the engine performs up to the next real choice, update the read model
-and snapshot, and queue follow-ups on commit. Views, tasks and commands all come through here.
+A command loads the game (head, snapshot and the caller's seat: ``eventstore.game_load``, no lock),
+runs the engine, and commits what it decided through ``_commit``: the command's event and every
+forced draw, knock, deal and reveal the engine performs up to the next real choice are appended with
+the version they were decided on, in the statement that moves the head and updates the read model
+and snapshot. Concurrency is optimistic: if another writer appended first the append is refused
+(``StreamConflict``); a client that named the version (``If-Match``) gets 412 ``version_mismatch``,
+any other command is loaded and decided again, at most ``MAX_TRIES`` times (a move that has become
+illegal then gets its normal 422). Views, tasks and commands all come through here.
 """
 
 from __future__ import annotations
@@ -13,96 +17,70 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
-from django.db.models import OuterRef, Subquery
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from goat import engine
 from goat.engine import deal as dealing
 from goat.engine.rules import PLAY, pending
 from goat.engine.state import GameState
-from goat.games import eventstore, notify, selectors
+from goat.games import eventstore, notify, projections
+from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.web.errors import ServiceError
 from goat.web.logs import game_context
-from goat.web.rows import RowModel, fixed_cursor, postgresql
 
 logger = logging.getLogger(__name__)
 
-#: functions called as ``hook(game_id=..., state=...)`` on commit of a command that ended a game
-#: (ratings, chips, tournaments register here from their AppConfig.ready)
-GAME_ENDED_HOOKS: list[Callable[..., None]] = []
-#: functions called as ``hook(game=..., state=...)`` on commit of any command that changed the turn
-TURN_STARTED_HOOKS: list[Callable[..., None]] = []
-#: functions called inside the transaction before a seat is taken, e.g. to escrow an ante;
-#: ``hook(game=..., player=..., seat=..., options=...)`` may raise ServiceError to refuse the seat
-SEAT_TAKING_HOOKS: list[Callable[..., None]] = []
+#: how often a command without an expected version is decided again after losing a race
+MAX_TRIES = 3
 
 GAME_NOT_FOUND = "No game with that id."
 NOT_SEATED = "You have no seat at this game."
 GAME_NOT_ENDED = "The game has not ended yet."
+GAME_FULL = "Every seat of this game is taken."
+
+#: functions called inside the seat-taking transaction before a seat is taken, e.g. to escrow an
+#: ante: ``guard(game=..., player=..., seat=..., options=...)`` may raise ServiceError to refuse it.
+#: Registered through ``seat_guard_register`` (ratings escrows the ante).
+_seat_guards: list[Callable[..., None]] = []
+
+
+def seat_guard_register(guard: Callable[..., None]) -> None:
+    """Register a check/effect run inside the transaction that takes a seat (once per function)."""
+    if guard not in _seat_guards:
+        _seat_guards.append(guard)
 
 
 def _not_found() -> ServiceError:
     return ServiceError("not_found", GAME_NOT_FOUND, status=404)
 
 
-_LOCK_SQL: str | None = None
-_GAME_ROW: RowModel | None = None
+def _version_mismatch(version: int, expected: int) -> ServiceError:
+    return ServiceError("version_mismatch",
+                        f"The game is at version {version}, not {expected}; reload it and try again.", status=412)
 
 
-def _lock_pg(game_id: int, player) -> Game | None:
-    # One fixed SQL text: compiling the ORM's queryset below cost ~0.8 ms of CPU on every move.
-    global _LOCK_SQL, _GAME_ROW
-    if _GAME_ROW is None:
-        row = RowModel(Game, "g")
-        quote = connection.ops.quote_name
-        _LOCK_SQL = (f"SELECT {row.columns}, (SELECT s.seat FROM {quote(Seat._meta.db_table)} s "
-                     f"WHERE s.game_id = g.id AND s.player_id = %s LIMIT 1) "
-                     f"FROM {quote(Game._meta.db_table)} g WHERE g.id = %s FOR UPDATE OF g")
-        _GAME_ROW = row
-    with fixed_cursor() as cursor:
-        cursor.execute(_LOCK_SQL, [getattr(player, "pk", None), game_id], prepare=True)
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    game = _GAME_ROW.load(row)
-    game._player_seat = row[-1]
-    return game
-
-
-def _lock_orm(game_id: int, player) -> Game | None:
-    games = Game.objects.select_for_update()
-    if player is not None:
-        games = games.annotate(_player_seat=Subquery(
-            Seat.objects.filter(game=OuterRef("pk"), player=player).values("seat")[:1]))
-    return games.filter(pk=game_id).first()
-
-
-def _locked_game(game_id: int, player=None) -> Game:
-    """The game row, locked until the transaction ends; with ``player``, their seat read in the same
-    query (``game.player_seat``: ``(player id, seat or None)``, read by ``selectors.viewer_seat``)."""
+def _load(game_id: int, player=None) -> LoadedGame:
+    """The game as a command finds it (no lock), with ``player``'s seat; 404 if there is no such game."""
     try:
         game_id = int(game_id)
     except (ValueError, TypeError):
         raise _not_found() from None
     if not 0 < game_id < 2**63:  # no such id (and beyond bigint PostgreSQL would compare as numeric: a scan)
         raise _not_found()
-    game = _lock_pg(game_id, player) if postgresql() else _lock_orm(game_id, player)
-    if game is None:
+    loaded = eventstore.game_load(game_id=game_id, player=player)
+    if loaded is None:
         raise _not_found()
-    if player is not None:
-        game.player_seat = (player.pk, game._player_seat)
-    game_context(game.pk)  # every log record of this request or task now carries game_id
-    return game
+    game_context(game_id)  # every log record of this request or task now carries game_id
+    return loaded
 
 
-def _seat_of(game: Game, player) -> int:
+def _seat_of(loaded: LoadedGame) -> int:
     # By the Seat table, not by the username in the events: a username can be changed by staff.
-    seat = selectors.viewer_seat(game, player)
-    if seat is None:
+    if loaded.seat is None:
         raise ServiceError("not_seated", NOT_SEATED, status=403)
-    return seat
+    return loaded.seat
 
 
 #: the columns a command changes on the game row (saving only these keeps the UPDATE small)
@@ -123,25 +101,45 @@ def _sync_read_model(game: Game, state: GameState, now) -> None:
         game.ended_at = now
     game.snapshot = eventstore.snapshot_dump(state)
     game.snapshot_version = state.version
-    game.engine_state = state  # the response reads it back without unpickling the snapshot
 
 
-def _commit(game: Game, state: GameState, events: list[dict[str, Any]], actor, was_ended: bool
-            ) -> list[GameEvent]:
-    now = timezone.now()
+def _commit(loaded: LoadedGame, state: GameState, events: list[dict[str, Any]], actor
+            ) -> tuple[LoadedGame, list[StoredEvent]]:
+    """Commit a decided command: the events, the new head, read model and snapshot, in one statement
+    that lands only if the game is still at the version ``loaded`` was read at (else StreamConflict).
+
+    This is the commit point of every command: what must happen once a command is decided and
+    stored (the projections of a game that just ended, queued on commit) is registered here.
+    """
+    game = loaded.game
+    was_ended = loaded.state.ended
     was_status = game.status
+    now = timezone.now()
     _sync_read_model(game, state, now)
-    # the events and the game row's new head and read model: one statement on PostgreSQL
-    stored = eventstore.events_append(game=game, events=events, actor=actor, at=now,
-                                      update_fields=_COMMAND_FIELDS)
+    stored = eventstore.events_append(game=game, events=events, actor=actor, at=now, update_fields=_COMMAND_FIELDS)
     transaction.on_commit(notify.command_committed(game, was_status))  # live streams and feeds
-    if game.turn is not None:
-        for hook in TURN_STARTED_HOOKS:
-            transaction.on_commit(lambda h=hook, g=game, s=state: h(game=g, state=s))
     if state.ended and not was_ended:
-        for hook in GAME_ENDED_HOOKS:
-            transaction.on_commit(lambda h=hook, gid=game.pk, s=state: h(game_id=gid, state=s))
-    return stored
+        game_id = game.pk
+        transaction.on_commit(lambda: projections.projections_queue(game_id=game_id))
+    return LoadedGame(game=game, state=state, seat=loaded.seat), stored
+
+
+def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[LoadedGame], Any]
+            ) -> tuple[LoadedGame, list[StoredEvent]]:
+    """Load, decide ``build(loaded)`` and commit; on a lost race decide again (without an expected version)."""
+    for attempt in range(1, MAX_TRIES + 1):
+        loaded = _load(game_id, actor)
+        if expected_version is not None and loaded.game.version != expected_version:
+            raise _version_mismatch(loaded.game.version, expected_version)
+        state, events = engine.decide(loaded.state, build(loaded))
+        try:
+            return _commit(loaded, state, events, actor)
+        except StreamConflict:
+            if expected_version is not None or attempt == MAX_TRIES:
+                raise
+            logger.info("game %s moved on during a command (try %s of %s): deciding again", game_id, attempt,
+                        MAX_TRIES)
+    raise AssertionError("unreachable")
 
 
 @transaction.atomic
@@ -156,110 +154,118 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
         server_seed=server_seed, server_seed_commitment=state.commitment, created_by=player,
     )
     game_context(game.pk)
-    _take_seat(game, state, events, player, client_seed)
+    _take_seat(LoadedGame(game=game, state=state), events, player, client_seed)
     return game
 
 
-def _take_seat(game: Game, state: GameState, events: list, player, client_seed: str) -> list[GameEvent]:
-    if selectors.viewer_seat(game, player) is not None:
+class _SeatTaken(Exception):
+    """Another joiner took the seat first (the unique (game, seat) constraint refused ours)."""
+
+
+def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> LoadedGame:
+    """Seat ``player`` at the next free seat (inside the caller's transaction)."""
+    game, state = loaded.game, loaded.state
+    if loaded.seat is not None:
         raise ServiceError("already_seated", "You already have a seat at this game.", status=409)
     seat = state.players.index(None) if None in state.players else None
     if seat is None:
-        raise ServiceError("game_full", "Every seat of this game is taken.", status=409)
-    for hook in SEAT_TAKING_HOOKS:
-        hook(game=game, player=player, seat=seat, options=state.options)
+        raise ServiceError("game_full", GAME_FULL, status=409)
+    for guard in _seat_guards:
+        guard(game=game, player=player, seat=seat, options=state.options)
     state, more = engine.decide(state, engine.TakeSeat(player=player.get_username(), client_seed=client_seed))
     try:
         with transaction.atomic():
             Seat.objects.create(game=game, seat=seat, player=player, client_seed=client_seed)
     except IntegrityError:
-        raise ServiceError("game_full", "That seat was just taken; try again.", status=409) from None
-    game.player_seat = (player.pk, seat)
-    return _commit(game, state, [*events, *more], player, was_ended=False)
+        raise _SeatTaken from None
+    taken, _stored = _commit(LoadedGame(game=game, state=loaded.state, seat=seat), state, [*events, *more], player)
+    return taken
 
 
-@transaction.atomic
 def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
-    """Take the next free seat; the last seat taken deals the first round."""
-    game = _locked_game(game_id, player)
-    if game.status != GameStatus.WAITING:
-        raise ServiceError("game_not_waiting", "This game is not waiting for players.", status=409)
-    state = eventstore.state_load(game)
-    _take_seat(game, state, [], player, client_seed)
-    return game
+    """Take the next free seat; the last seat taken deals the first round.
+
+    Each try is one transaction (a savepoint inside a caller's): the seat row, the stake and the events
+    are kept together or not at all. A joiner who loses the race for a seat (the seat's unique
+    constraint, or the append's version check) tries again on the reloaded game.
+    """
+    for attempt in range(1, MAX_TRIES + 1):
+        try:
+            with transaction.atomic():
+                loaded = _load(game_id, player)
+                if loaded.game.status != GameStatus.WAITING:
+                    raise ServiceError("game_not_waiting", "This game is not waiting for players.", status=409)
+                return _take_seat(loaded, [], player, client_seed).game
+        except (_SeatTaken, StreamConflict):
+            if attempt == MAX_TRIES:
+                raise ServiceError("game_full", "That seat was just taken; try again.", status=409) from None
+    raise AssertionError("unreachable")
 
 
-def _run(game_id: int, actor, expected_version: int | None, build: Callable[[Game, GameState], Any]
-         ) -> tuple[Game, list[GameEvent]]:
-    game = _locked_game(game_id, actor)
-    if expected_version is not None and game.version != expected_version:
-        raise ServiceError(
-            "version_mismatch",
-            f"The game is at version {game.version}, not {expected_version}; reload it and try again.",
-            status=412,
-        )
-    state = eventstore.state_load(game)
-    command = build(game, state)
-    was_ended = state.ended
-    state, events = engine.decide(state, command)
-    return game, _commit(game, state, events, actor, was_ended)
-
-
-@transaction.atomic
 def game_play_tile(*, game_id: int, player, tile: str, end: str | None = None,
-                   expected_version: int | None = None) -> tuple[Game, list[GameEvent]]:
-    """Play ``tile`` on ``end``; returns the game and every event appended (the play and what it forced)."""
+                   expected_version: int | None = None) -> tuple[LoadedGame, list[StoredEvent]]:
+    """Play ``tile`` on ``end``; returns the game as it now is and every event appended (the play and
+    what it forced). With ``expected_version`` the game must still be at that version (else 412)."""
 
-    def build(game, state):
-        seat = _seat_of(game, player)
-        return engine.PlayTile(seat=seat, tile=tile, end=end)
+    def build(loaded: LoadedGame):
+        return engine.PlayTile(seat=_seat_of(loaded), tile=tile, end=end)
 
-    return _run(game_id, player, expected_version, build)
+    return _decide(game_id, player, expected_version, build)
 
 
-@transaction.atomic
-def game_resign(*, game_id: int, player) -> tuple[Game, list[GameEvent]]:
+def game_resign(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
     """Resign (RULES.md D-12: treated as a timeout of the resigning player)."""
 
-    def build(game, state):
-        seat = _seat_of(game, player)
-        if state.status != GameStatus.RUNNING:
+    def build(loaded: LoadedGame):
+        seat = _seat_of(loaded)
+        if loaded.state.status != GameStatus.RUNNING:
             raise ServiceError("game_not_running", "The game is not running.")
         return engine.Resign(seat=seat)
 
-    return _run(game_id, player, None, build)
+    return _decide(game_id, player, None, build)
 
 
-@transaction.atomic
 def game_time_out(*, game_id: int, expected_version: int, now=None) -> bool:
     """Time out the player to move if the game is still at ``expected_version`` and the deadline has passed.
 
-    Idempotent: a repeat, a late task or a race with a move finds another version and does nothing.
+    Idempotent: a repeat, a late tick or a race with a move finds another version and does nothing
+    (the append names ``expected_version``, so of a move and a timeout exactly one lands).
     """
     now = now or timezone.now()
     try:
-        game = Game.objects.select_for_update().get(pk=game_id)
-    except Game.DoesNotExist:
+        loaded = _load(game_id)
+    except ServiceError:
         return False
+    game = loaded.game
     if game.version != expected_version or game.deadline is None or game.deadline > now or game.turn is None:
         return False
     seat = game.turn
-    _run(game_id, None, expected_version, lambda g, s: engine.TimeOut(seat=seat))
+    state, events = engine.decide(loaded.state, engine.TimeOut(seat=seat))
+    try:
+        _commit(loaded, state, events, None)
+    except StreamConflict:
+        return False
     logger.info("game %s: seat %s timed out at version %s", game_id, seat, expected_version)
     return True
 
 
 def game_rebuild_read_model(*, game_id: int) -> Game:
-    """Recompute the snapshot and read model of one game from its events alone."""
-    with transaction.atomic():
-        game = _locked_game(game_id)
+    """Recompute the snapshot and read model of one game from its events alone.
+
+    Optimistic like a command: the row is written only if no command moved it meanwhile (else again).
+    """
+    for _ in range(MAX_TRIES):
+        game = _load(game_id).game
+        read_version = game.version
         state = eventstore.state_rebuild(game)
         last = GameEvent.objects.filter(game=game).order_by("-seq").first()
         game.version = state.version
         game.last_hash = last.hash if last else ""
         _sync_read_model(game, state, last.at if last else timezone.now())
-        game.save()
-    return game
+        fields = {name: getattr(game, name) for name in _COMMAND_FIELDS} | {"updated_at": timezone.now()}
+        if Game.objects.filter(pk=game.pk, version=read_version).update(**fields):
+            return game
+    raise StreamConflict(int(game_id), read_version)
 
 
 ENDED_STATUSES = (GameStatus.FINISHED, GameStatus.INTERRUPTED)
@@ -269,16 +275,24 @@ ENDED_STATUSES = (GameStatus.FINISHED, GameStatus.INTERRUPTED)
 def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
     """Offer a rematch of an ended game: a new game with the same ruleset, options and seats, the
     offerer in seat 0, the others told on their feeds. A repeat by any player of the old game
-    returns the same new game. Returns (the new game, whether this call created it)."""
-    old = _locked_game(game_id, player)  # the lock serializes rematch offers of one game
-    seat = _seat_of(old, player)
+    returns the same new game. Returns (the new game, whether this call created it).
+
+    Two offers racing are settled by the unique ``rematch_of`` column: the one that loses rolls its
+    new game back and returns the winner's."""
+    loaded = _load(game_id, player)
+    old = loaded.game
+    seat = _seat_of(loaded)
     if old.status not in ENDED_STATUSES:
         raise ServiceError("game_not_ended", GAME_NOT_ENDED, status=409)
     existing = Game.objects.filter(rematch_of=old).first()
     if existing is not None:
         return existing, False
-    game = game_create(player=player, ruleset=old.ruleset, seats=old.seats, options=old.options)
-    Game.objects.filter(pk=game.pk).update(rematch_of=old)
+    try:
+        with transaction.atomic():
+            game = game_create(player=player, ruleset=old.ruleset, seats=old.seats, options=old.options)
+            Game.objects.filter(pk=game.pk).update(rematch_of=old)
+    except IntegrityError:  # another player's offer of this rematch committed first
+        return Game.objects.get(rematch_of=old), False
     game.rematch_of_id = old.pk
     others = [pid for s, pid in Seat.objects.filter(game=old).values_list("seat", "player_id") if s != seat]
     offer = {"game": game.pk, "from": player.get_username(), "rematch_of": old.pk}

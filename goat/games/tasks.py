@@ -1,21 +1,26 @@
 """Celery tasks of the games app. Each loads by id and calls one service; each is idempotent.
 
-* ``game_time_out`` — the countdown of one turn, queued on commit with ``eta = deadline``; it
-  appends ``timed_out`` only if the game is still at the version the turn started at.
-* ``games_sweep_clocks`` — the periodic safety net for a lost countdown or a restarted worker.
+* ``games_tick_clocks`` — THE ticker: every second (beat, exactly one), times out every game past its
+  deadline through ``services.game_time_out``, the same write path as a move, naming the version the
+  deadline belongs to (so a move and a timeout racing resolve by the version). No task per turn.
+* ``projections_apply_game`` — every projection of a game that just ended (queued on commit);
+  ``projections_apply_games`` the same for the games one tick ended (one message per tick).
+* ``projections_catch_up`` — the periodic safety net: ended games a projection has not tracked.
 * ``idempotency_purge`` — forgets stored Idempotency-Key answers past their retention.
 """
 
 from __future__ import annotations
 
 import logging
+import time
+from datetime import timedelta
 
 from celery import shared_task
 from django.db import OperationalError
 from django.utils import timezone
 
-from goat.games import clock, services
-from goat.games.models import Game, GameStatus
+from goat.games import projections, services
+from goat.games.models import Game
 from goat.web.idempotency import idempotency_records_purge
 
 logger = logging.getLogger(__name__)
@@ -23,50 +28,87 @@ logger = logging.getLogger(__name__)
 # Task names keep the module path they were first published under (goat.tasks), so messages
 # queued by a process of the previous layout still find their task after an upgrade.
 
-
-@shared_task(name="goat.tasks.game_time_out", bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
-def game_time_out(self, game_id: int, version: int) -> bool:
-    """Expected outcomes: timed out (True), or the game moved on / is not due yet (False)."""
-    game = Game.objects.filter(pk=game_id).only("version", "deadline", "status").first()
-    if game is None or game.version != version or game.deadline is None:
-        return False
-    remaining = (game.deadline - timezone.now()).total_seconds()
-    if remaining > 0:  # fired early (clock skew between hosts): come back at the deadline
-        if self.request.is_eager:  # run inline (tests): there is no later to come back at
-            return False
-        game_time_out.apply_async((game_id, version), countdown=remaining)
-        return False
-    return services.game_time_out(game_id=game_id, expected_version=version)
+#: games a tick reads at most; what is left over is due at once and read by the next query
+TICK_BATCH = 500
 
 
-@shared_task(name="goat.tasks.games_sweep_clocks", acks_late=True)
-def games_sweep_clocks(limit: int = 500) -> int:
-    """Time out every running game whose deadline has passed (catches what a countdown missed)."""
-    due = list(
-        Game.objects.filter(status=GameStatus.RUNNING, deadline__lte=timezone.now())
-        .order_by("deadline")
-        .values_list("pk", "version")[:limit]
-    )
-    timed_out = 0
-    for game_id, version in due:
-        try:
-            timed_out += services.game_time_out(game_id=game_id, expected_version=version)
-        except OperationalError:  # a lock timeout or a dropped connection: the next sweep retries
-            logger.warning("sweep: game %s could not be timed out this time", game_id, exc_info=True)
+def clocks_due(*, now, limit: int = TICK_BATCH) -> list[tuple[int, int]]:
+    """``(game id, version)`` of the games whose deadline has passed, earliest first (a range of the
+    partial deadline index: what is due, not what is running)."""
+    return list(Game.objects.filter(deadline__lte=now).order_by("deadline")
+                .values_list("pk", "version")[:limit])
+
+
+#: how far past its deadline a game may be before the projections of ended games give way to the clock
+CLOCK_LATE = timedelta(milliseconds=250)
+
+
+def clocks_late() -> bool:
+    """Whether a game is more than ``CLOCK_LATE`` past its deadline (the ticker is behind)."""
+    return Game.objects.filter(deadline__lte=timezone.now() - CLOCK_LATE).exists()
+
+
+@shared_task(name="goat.tasks.games_tick_clocks", acks_late=True)
+def games_tick_clocks(budget_seconds: float = 0.9) -> int:
+    """Time out every game past its deadline. Reads the due games again until none are left or the
+    tick's budget is spent (the next tick, a second later, goes on)."""
+    started = time.monotonic()
+    with projections.projections_batched():  # the games this tick ends: one projections message
+        timed_out = _tick(started, budget_seconds)
     if timed_out:
-        logger.info("sweep: %d game(s) timed out", timed_out)
+        logger.info("tick: %d game(s) timed out", timed_out)
     return timed_out
+
+
+def _tick(started: float, budget_seconds: float) -> int:
+    timed_out = 0
+    while True:
+        now = timezone.now()
+        due = clocks_due(now=now)
+        for game_id, version in due:
+            try:
+                timed_out += services.game_time_out(game_id=game_id, expected_version=version, now=now)
+            except OperationalError:  # a dropped connection or a busy database: the next tick retries
+                logger.warning("tick: game %s could not be timed out this time", game_id, exc_info=True)
+        if len(due) < TICK_BATCH or time.monotonic() - started > budget_seconds:
+            return timed_out
+
+
+@shared_task(name="goat.tasks.projections_apply_game", acks_late=True, autoretry_for=(OperationalError,),
+             retry_backoff=True, max_retries=8)
+def projections_apply_game(game_id: int) -> list[str]:
+    """Every projection of one ended game, each exactly once (tracked)."""
+    return projections.projections_apply_game(game_id=game_id)
+
+
+@shared_task(name="goat.tasks.projections_apply_games", acks_late=True, autoretry_for=(OperationalError,),
+             retry_backoff=True, max_retries=8)
+def projections_apply_games(game_ids: list[int]) -> int:
+    """Every projection of each of these ended games (a tick's), each exactly once; how many applied.
+
+    Gives way to a late clock: while a deadline is more than ``CLOCK_LATE`` past (the ticker is
+    behind, e.g. a burst of timeouts), the rest of the games are queued again for a second later, so
+    the projections of the games a burst ended do not take the database (SQLite's one writer) or the
+    cores from the timeouts still due. They catch up once the clock does.
+    """
+    applied = 0
+    for index, game_id in enumerate(game_ids):
+        if clocks_late():
+            projections_apply_games.apply_async((game_ids[index:],), countdown=1)
+            break
+        applied += bool(projections.projections_apply_game(game_id=game_id))
+    return applied
+
+
+@shared_task(name="goat.tasks.projections_catch_up", acks_late=True)
+def projections_catch_up() -> int:
+    """Ended games a projection has not tracked yet (a lost task, a killed worker): applied now."""
+    return projections.projections_catch_up()
 
 
 @shared_task(name="goat.tasks.idempotency_purge")
 def idempotency_purge() -> int:
     return idempotency_records_purge()
-
-
-def queue_turn_clock(*, game, state) -> None:
-    """services.TURN_STARTED_HOOKS: start the countdown of the turn that just began (on commit)."""
-    if game.deadline is not None:
-        clock.start_countdown(game_id=game.pk, version=game.version, deadline=game.deadline)
 
 
 from goat.games import audit_tasks  # noqa: E402,F401

@@ -1,10 +1,10 @@
-"""Model instances from a fixed SQL text, for the two queries every move runs, and the cursor that
-sends goat's fixed SQL texts on PostgreSQL.
+"""Model instances from a fixed SQL text (the token lookup, goat.web.auth), and the cursor that sends
+goat's fixed SQL texts on PostgreSQL (that lookup, and the event store's statements).
 
 Compiling a queryset costs more CPU than the query itself: measured per call on PostgreSQL, the
 token lookup ``Token.objects.select_related("user").get(key=...)`` took ~400 µs of the web process's
-CPU, and the move's ``select_for_update().annotate(<seat subquery>).get(pk=...)`` ~800 µs, against
-~30-60 µs to send the same SQL through the cursor. ``RowModel`` writes a model's column list once
+CPU, and the first edition's move lock ``select_for_update().annotate(<seat subquery>).get(pk=...)``
+~800 µs, against ~30-60 µs to send the same SQL through the cursor. ``RowModel`` writes a model's column list once
 and builds instances the way the ORM does (``Model.from_db`` after each field's ``from_db_value``).
 
 PostgreSQL only: its backend adds no converters of its own (SQLite's does, for dates, decimals and
@@ -47,14 +47,14 @@ def postgresql() -> bool:
 
 @contextmanager
 def fixed_cursor() -> Iterator[psycopg.Cursor]:
-    """A psycopg cursor for goat's fixed SQL texts on PostgreSQL (the token lookup, the move's row lock,
-    the event store's append and load), with what Django's cursor would have done around it.
+    """A psycopg cursor for goat's fixed SQL texts on PostgreSQL (the token lookup, the event store's
+    game load, append and stream load), with what Django's cursor would have done around it.
 
     Server-side binding: the parameters travel apart from the text, which stays constant, so callers
     pass ``prepare=True`` and psycopg prepares each text once per connection. That is, when prepared
     statements are on (``DB_PREPARED_STATEMENTS``, settings.py: psycopg's ``prepare_threshold``, which
     Django leaves off for transaction-mode poolers); off, ``prepare=True`` is ignored. Measured on a move:
-    planning the lock and the append was ~40% of PostgreSQL's CPU (docs/performance.md).
+    planning its statements was ~40% of PostgreSQL's CPU (docs/performance.md).
 
     As Django's cursor: the connection's health check before its first query of a request, a
     transaction marked for rollback refused, errors raised as Django's. The statements are not in

@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ratings', '0003_leaderboard_ranks'),
+        ('ratings', '0004_projection_records_of_applied_games'),
     ]
 
     operations = [

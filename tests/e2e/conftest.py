@@ -42,12 +42,11 @@ def pytest_collection_modifyitems(config, items):
 class Worker:
     """A ``celery -A goat worker -B`` process against the test database."""
 
-    def __init__(self, tmp_path: Path, *, sweep_seconds: int = 1, extra_env: dict | None = None):
+    def __init__(self, tmp_path: Path, *, extra_env: dict | None = None):
         self.log_path = tmp_path / f"worker-{time.monotonic_ns()}.log"
         self.env = {
             **os.environ,
             "DATABASE_URL": test_database_url(),
-            "GOAT_CLOCK_SWEEP_SECONDS": str(sweep_seconds),
             "GOAT_DATA_DIR": str(tmp_path / "worker-data"),
             "CELERY_TASK_ALWAYS_EAGER": "0",
             **(extra_env or {}),

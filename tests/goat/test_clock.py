@@ -1,4 +1,4 @@
-"""The move clock (RULES.md §5, §9): deadlines, the countdown task, the sweep, and their races."""
+"""The move clock (RULES.md §5, §9): deadlines, the one ticker, and a move racing a timeout."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def test_time_out_twice_appends_exactly_one_timed_out(players):
     version = game.version
     assert services.game_time_out(game_id=game.pk, expected_version=version) is True
     assert services.game_time_out(game_id=game.pk, expected_version=version) is False
-    assert tasks.game_time_out(game.pk, version) is False
+    assert tasks.games_tick_clocks() == 0
     assert GameEvent.objects.filter(game=game, type="timed_out").count() == 1
 
 
@@ -96,20 +96,60 @@ def test_stale_countdown_after_a_move_does_nothing(players):
 
 
 @pytest.mark.django_db
-def test_sweep_times_out_every_overdue_game(players, django_user_model):
+def test_the_ticker_times_out_every_overdue_game(players, django_user_model):
     due = _running_game(players)
     others = [django_user_model.objects.create_user(username=f"q{i}", password="x") for i in range(2)]
     not_due = _running_game(others)
     _expire(due)
-    assert tasks.games_sweep_clocks() == 1
+    assert tasks.games_tick_clocks() == 1
     assert Game.objects.get(pk=due.pk).status == "interrupted"
     assert Game.objects.get(pk=not_due.pk).status == "running"
-    assert tasks.games_sweep_clocks() == 0
+    assert tasks.games_tick_clocks() == 0
+
+
+@pytest.mark.django_db
+def test_a_tick_reads_the_due_games_again_until_none_is_left(players, django_user_model, monkeypatch):
+    monkeypatch.setattr(tasks, "TICK_BATCH", 2)
+    games = [_running_game(players)]
+    for n in range(4):
+        pair = [django_user_model.objects.create_user(username=f"t{n}{i}", password="x") for i in range(2)]
+        games.append(_running_game(pair))
+    for game in games:
+        _expire(game)
+    assert tasks.games_tick_clocks() == 5
+    assert set(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("status", flat=True)) == {"interrupted"}
+
+
+@pytest.mark.django_db
+def test_the_ticker_reads_only_games_with_a_running_clock(players, django_user_model):
+    running = _running_game(players)
+    others = [django_user_model.objects.create_user(username=f"r{i}", password="x") for i in range(2)]
+    untimed = _running_game(others, move_time=0)
+    _expire(running)
+    assert untimed.deadline is None
+    assert tasks.clocks_due(now=timezone.now()) == [(running.pk, running.version)]
+
+
+@pytest.mark.django_db
+def test_a_move_queues_no_task(players, monkeypatch):
+    """No message per turn: the ticker finds deadlines in the table."""
+    from celery.app.task import Task
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a move published a Celery message")
+
+    monkeypatch.setattr(Task, "apply_async", refuse)
+    game = _running_game(players)
+    state = eventstore.state_load(game)
+    tile, end = legal_moves(state)[0]
+    services.game_play_tile(game_id=game.pk, player=players[game.turn], tile=tile_str(tile), end=end)
+    assert Game.objects.get(pk=game.pk).deadline is not None
 
 
 @pytest.mark.django_db(transaction=True)
 def test_move_and_clock_at_the_same_deadline_one_wins(players):
-    """A move arriving at the deadline races the countdown: the row lock lets exactly one through."""
+    """A move arriving at the deadline races the ticker: both append naming the same version, so
+    exactly one lands (no lock: the append's version check decides)."""
     for _ in range(4):
         game = _running_game(players)
         _expire(game)

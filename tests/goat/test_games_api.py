@@ -192,14 +192,15 @@ def test_join_refusals(players):
 def test_game_full_when_the_last_seat_was_taken_meanwhile(players):
     gid = create_game(players[0][1], seats=2)["id"]
     game = Game.objects.get(pk=gid)
-    state = eventstore.state_load(game)
-    # The engine state says a seat is free but the row is taken (a racing join): refused, not a 500.
+    # The engine state says a seat is free but the row is taken (a racing join, every try): refused
+    # after the last try, not a 500.
     from goat.games.models import Seat
 
     Seat.objects.create(game=game, seat=1, player=players[1][0])
     with pytest.raises(Exception) as info:
-        services._take_seat(game, state, [], players[2][0], "")
+        services.game_join(game_id=gid, player=players[2][0])
     assert getattr(info.value, "code", None) == "game_full"
+    assert Game.objects.get(pk=gid).version == game.version  # nothing was appended
 
 
 # --- list -------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ def test_service_log_records_carry_the_request_and_game_id(auth_client, django_u
     logger.addHandler(handler)
     try:
         request_id_var.set("req-1")
-        services._locked_game(game["id"])  # what every command does first
+        services._load(game["id"])  # what every command does first
         logger.info("about this game")
     finally:
         logger.removeHandler(handler)

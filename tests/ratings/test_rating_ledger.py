@@ -14,9 +14,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from goat.engine.scoring import round_half_up
-from goat.games import services
+from goat.games import projections, services
 from goat.games.eventstore import state_load
-from goat.games.models import Game
+from goat.games.models import Game, ProjectionRecord
 from ratings import services as ratings
 from ratings.models import LeaderboardRow, RatingEntry
 
@@ -127,7 +127,7 @@ def test_apply_ignores_running_and_unknown_games(make_players):
 def test_concurrent_applications_apply_the_game_once(make_players, monkeypatch):
     players = make_players("masha", "alex", "olya")
     # end the game without the post-game hook, then race four appliers
-    monkeypatch.setattr(services, "GAME_ENDED_HOOKS", [])
+    monkeypatch.setattr(projections, "projections_queue", lambda game_id: None)
     game = play_game(players, options=NO_CLOCK, seed=3)
     assert not RatingEntry.objects.exists()
     barrier = threading.Barrier(4)
@@ -149,14 +149,18 @@ def test_concurrent_applications_apply_the_game_once(make_players, monkeypatch):
     for t in threads:
         t.join()
     assert not errors
-    assert sorted(outcomes) == [False, False, False, True]
+    # each of the four ratings projections is tracked per game: the appliers may share them out,
+    # but each runs once (one tracking row each, the ledger and the boards counted once)
+    assert True in outcomes and len(outcomes) == 4
+    assert sorted(ProjectionRecord.objects.filter(game=game).values_list("projection", flat=True)) == \
+        sorted(ratings.PROJECTIONS)
     assert RatingEntry.objects.filter(game=game).count() == 3
     assert LeaderboardRow.objects.get(board="ratings:all:*", player=players[0]).games == 1
 
 
 def test_sweep_applies_games_whose_task_was_lost(make_players, monkeypatch):
     players = make_players("masha", "alex")
-    monkeypatch.setattr(services, "GAME_ENDED_HOOKS", [])
+    monkeypatch.setattr(projections, "projections_queue", lambda game_id: None)
     game = play_game(players, options=NO_CLOCK, seed=4, resign_after=3)
     assert ratings.ratings_apply_pending() == 0  # within the grace period
     assert ratings.ratings_apply_pending(now=timezone.now() + timedelta(minutes=2)) == 1

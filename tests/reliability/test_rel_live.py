@@ -322,9 +322,9 @@ def test_killing_the_celery_worker_mid_ratings_applies_each_game_exactly_once(dj
     from ratings.models import ChipAccount, ChipLedgerEntry, RatingEntry
 
     users = [django_user_model.objects.create_user(username=f"rk{i}", password="pw-" * 4) for i in range(2)]
-    ended = play_ended_games(users, 40)  # their ratings_apply_game tasks wait in Redis
+    ended = play_ended_games(users, 40)  # their projections_apply_game tasks wait in Redis
     assert not RatingEntry.objects.exists()
-    env = {"GOAT_BROKER_VISIBILITY_TIMEOUT": "3"}
+    env = {"GOAT_BROKER_VISIBILITY_TIMEOUT": "3", "GOAT_PROJECTIONS_CATCH_UP_SECONDS": "2"}
     worker = celery_worker(tmp_path, **env)
     try:
         wait_for(lambda: RatingEntry.objects.exists(), timeout=60, interval=0.02, what="the first rating entry")
@@ -348,6 +348,14 @@ def test_killing_the_celery_worker_mid_ratings_applies_each_game_exactly_once(dj
     per_game = RatingEntry.objects.values("game", "player").annotate(n=Count("id"))
     assert all(row["n"] == 1 for row in per_game)
     assert RatingEntry.objects.count() == 2 * len(ended)
+    # every ratings projection tracked every game exactly once (the unique constraint allows no more)
+    from goat.games.models import ProjectionRecord
+    from ratings.models import LeaderboardRow
+    from ratings.services import PROJECTIONS
+
+    tracked = ProjectionRecord.objects.filter(game_id__in=ended, projection__in=PROJECTIONS)
+    assert tracked.count() == len(PROJECTIONS) * len(ended)
+    assert {row.games for row in LeaderboardRow.objects.filter(board="ratings:all:*")} == {len(ended)}
     for account in ChipAccount.objects.all():
         ledger = sum(ChipLedgerEntry.objects.filter(player=account.player).values_list("amount", flat=True))
         assert account.balance == ledger, account.player

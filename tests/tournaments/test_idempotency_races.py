@@ -9,8 +9,6 @@ import pytest
 from django.db import close_old_connections, connection
 from tournament_helpers import FAST, play_out
 
-from goat.games import services as games
-from tournaments import apps as tournament_apps
 from tournaments import services
 from tournaments.models import Seating, Table, Tournament, TournamentRound
 from tournaments.tasks import tournament_advance, tournaments_arena_tick, tournaments_start_due
@@ -55,9 +53,9 @@ def test_start_due_twice_and_concurrently_seats_round_one_once(bots, make_tourna
 
 
 def test_advance_twice_and_concurrently_starts_the_next_round_once(bots, make_tournament, monkeypatch):
-    # The post-game hook is off here, so that the test calls advance itself, from several threads.
-    monkeypatch.setattr(games, "GAME_ENDED_HOOKS",
-                        [h for h in games.GAME_ENDED_HOOKS if h is not tournament_apps.queue_tournament_advance])
+    # The advance queued after the standings projection is off here, so that the test calls advance
+    # itself, from several threads.
+    monkeypatch.setattr(services, "_queue_advance", lambda tournament_id: None)
     players = bots(8)
     tournament = make_tournament(table_size=4, rounds=2)
     for player in players:

@@ -26,7 +26,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.games import audit, eventstore, selectors, services, verification
+from goat.games import audit, selectors, services, verification
 from goat.games.api.schema import (
     ETAG,
     EVENTS_EXAMPLE,
@@ -108,18 +108,12 @@ def conditional(request: Request, tag: str, build) -> Response:
 
 
 def game_get(game_id: int) -> Game:
-    try:
-        return Game.objects.get(pk=game_id)
-    except Game.DoesNotExist:
-        raise ServiceError("not_found", services.GAME_NOT_FOUND, status=404) from None
+    return selectors.game_get(game_id=game_id)
 
 
-def view_for(game: Game, user, seat: int | None | object = ...) -> dict[str, Any]:
+def view_for(game: Game, user) -> dict[str, Any]:
     """The game view of ``game`` for ``user`` (their seat's view, or a spectator's)."""
-    state = eventstore.state_load(game)
-    if seat is ...:
-        seat = selectors.viewer_seat(game, user)
-    return selectors.game_view(game=game, state=state, seat=seat)
+    return selectors.game_view_for(game=game, user=user)
 
 
 def ended_or_auditor(game: Game, user) -> None:
@@ -347,11 +341,12 @@ class GameMoveView(GameAPIView):
             expected_version = if_match_version(request)
             serializer = MoveSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
-            game, events = services.game_play_tile(game_id=game_id, player=request.user,
-                                                   expected_version=expected_version, **serializer.validated_data)
-            seat = selectors.viewer_seat(game, request.user)
-            stored = selectors.redact_events(events, game=game, user=request.user, seat=seat)
-            body = {"version": game.version, "events": stored, "game": view_for(game, request.user, seat)}
+            loaded, events = services.game_play_tile(game_id=game_id, player=request.user,
+                                                     expected_version=expected_version, **serializer.validated_data)
+            game = loaded.game
+            stored = selectors.redact_events(events, game=game, user=request.user, seat=loaded.seat)
+            view = selectors.game_view(game=game, state=loaded.state, seat=loaded.seat)
+            body = {"version": game.version, "events": stored, "game": view}
             response = Response(body, status=status.HTTP_201_CREATED)
             response["ETag"] = etag(game.version)
             return response
@@ -380,8 +375,8 @@ class GameResignView(GameAPIView):
         tags=["games"],
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game, _events = services.game_resign(game_id=game_id, player=request.user)
-        return Response(view_for(game, request.user))
+        loaded, _events = services.game_resign(game_id=game_id, player=request.user)
+        return Response(selectors.game_view(game=loaded.game, state=loaded.state, seat=loaded.seat))
 
 
 class GameEventsView(GameAPIView):
@@ -478,7 +473,7 @@ class GameScoresheetView(GameAPIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         game = game_get(game_id)
-        state = eventstore.state_load(game)
+        state = selectors.game_state(game=game)
         response = Response(selectors.scoresheet(game=game, state=state))
         response["ETag"] = etag(state.version)
         return response
@@ -521,7 +516,7 @@ class GameReplayView(GameAPIView):
         elif at > game.version:
             message = f"The game has only {game.version} events."
             raise ServiceError("invalid", f"at: {message}", status=400, errors={"at": [message]})
-        state = eventstore.state_rebuild(game, upto=at)
+        state = selectors.game_state(game=game, upto=at)
         audit.audit_record_hidden_view(user=request.user, game=game, what="api_replay")  # only if running
         return Response(selectors.full_state(state))
 

@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('goat', '0005_idempotencyrecord_moves_to_web'),
+        ('goat', '0007_snapshot_json'),
     ]
 
     operations = [
