@@ -370,7 +370,7 @@ def ledger_project(ended: EndedGame) -> None:
 def skill_project(ended: EndedGame) -> None:
     """Projection ``ratings.skill``: the openskill update of every player of the game."""
     state, result = ended.state, ended.state.result
-    ranks = skill_ranks(points=[score.points for score in state.scores], winners=result.winners, goats=result.goats)
+    ranks = skill_ranks(points=state.points, winners=result.winners, goats=result.goats)
     _apply_skill(ended.game.pk, state.ruleset, ranks, ended.players)
 
 

@@ -175,7 +175,7 @@ class Standing(models.Model):
     points = models.PositiveIntegerField(default=0)
     games = models.PositiveIntegerField(default=0)
     goats = models.PositiveIntegerField(default=0)
-    #: Σ the player's game points (score + remembered) at the end of their tournament games
+    #: Σ the player's game points at the end of their tournament games (the game's points: §7, D-8)
     game_points = models.PositiveIntegerField(default=0)
     byes = models.PositiveIntegerField(default=0)
     #: position in registration order (the last tiebreak)

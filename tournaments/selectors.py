@@ -31,7 +31,7 @@ def table_view(table: Table) -> dict[str, Any]:
     if game.version:
         try:
             state = game_state(game=game)
-            points = [score.points for score in state.scores] or points
+            points = state.points or points
         except LookupError:
             pass
     return {

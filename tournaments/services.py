@@ -291,7 +291,7 @@ def table_outcome(ended: EndedGame) -> list[tuple[int, int, bool, int]]:
     """Per seat of an ended game: ``(player id, rating points, goat, game points)``."""
     result, state = ended.state.result, ended.state
     goats = set(result.goats)
-    return [(ended.players[seat].pk, result.rating_points[seat], seat in goats, state.scores[seat].points)
+    return [(ended.players[seat].pk, result.rating_points[seat], seat in goats, state.points[seat])
             for seat in range(state.seats)]
 
 
