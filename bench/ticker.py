@@ -9,8 +9,8 @@ throwaway SQLite file and kombu's filesystem broker: the embedded default).
     (default 2 s) and never moves; their deadlines are spread evenly over the S seconds after the
     start, so N clocks run at once. A real ``celery -A goat worker --beat`` (the one beat, the
     ticker every second, as ``manage.py run`` starts them) times them out. Lateness of each game =
-    the ``at`` of its ``timed_out`` event minus its deadline. Reported: p50, p99, max; target p99 <= 1.5 s. Then how long the
-    projections of the ended games took to catch up (waited for up to 120 s). The bench purges the
+    the ``at`` of its ``timed_out`` event minus its deadline. Reported: p50, p99, max; target p99 <= 1.5 s.
+    Then how long the projections of the ended games took to catch up (waited for up to 120 s). The bench purges the
     broker's queues first: give it a broker of its own.
 (b) cost per tick: ``games_tick_clocks()`` in process with nothing due, among 1,000 and among
     ``--large`` (default 10,000) running clocks (deadlines an hour away); the ratio large/small
@@ -214,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"  lateness: {late['timed_out']}/{late['games']} stalled players timed out "
                      f"({late['clock_seconds']} s clocks), p50 {late['p50_s']} s, p99 {late['p99_s']} s, "
                      f"max {late['max_s']} s, {late['early']} early, {late['missing']} missing; projections "
-                     f"of {late['games_projected']} games done {late['projections_done_after_last_deadline_s']} s after "
+                     f"of {late['games_projected']} games done "
+                     f"{late['projections_done_after_last_deadline_s']} s after "
                      "the last deadline "
                      f"(target p99 <= {TARGET_P99} s: {'PASS' if late['pass'] else 'MISS'})")
     if args.part in ("all", "cost"):

@@ -187,7 +187,7 @@ def _apply_skill(game_id: int, ruleset: str, ranks: Sequence[int], seat_players:
              for s in seats]
     new = _skill_model.rate(teams, ranks=[ranks[s] for s in seats])
     changes = []
-    for s, [after] in zip(seats, new):
+    for s, [after] in zip(seats, new, strict=True):
         row = ratings[seat_players[s].pk]
         changes.append(GameSkillChange(game_id=game_id, player=seat_players[s], ruleset=ruleset, rank=ranks[s],
                                        mu_before=row.mu, sigma_before=row.sigma, mu_after=after.mu,

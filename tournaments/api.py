@@ -15,7 +15,7 @@ from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerialize
 from goat.web.idempotency import idempotent
 from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import UNAUTHENTICATED
+from goat.web.schema import IN_PROGRESS, UNAUTHENTICATED
 
 from . import selectors, services
 from .models import Standing, Tournament, TournamentFormat, TournamentStatus
@@ -231,7 +231,7 @@ class TournamentListCreateView(generics.ListAPIView):
             problem_example(400, "invalid_options", services.NO_ANTE),
             UNAUTHENTICATED,
             problem_example(403, "permission_denied", IsStaffForPost.message),
-            problem_example(409, "request_in_progress", "A request with this Idempotency-Key is still being processed."),
+            IN_PROGRESS,
             problem_example(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request."),
         ],
         tags=["tournaments"],

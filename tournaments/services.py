@@ -453,7 +453,7 @@ def _finish(tournament: Tournament, now: datetime) -> None:
     if tournament.prizes_paid_at is None:
         top = list(Standing.objects.filter(tournament=tournament).order_by("rank").select_related("player")[:3])
         amounts = prize_amounts(tournament.prize_pool, len(top))
-        winners = sorted(zip(top, amounts), key=lambda pair: pair[0].player_id)  # lock order: player id
+        winners = sorted(zip(top, amounts, strict=True), key=lambda pair: pair[0].player_id)  # lock order: player id
         for standing, amount in winners:
             Prize.objects.create(tournament=tournament, player=standing.player, place=standing.rank, amount=amount)
             if amount > 0:

@@ -239,10 +239,10 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
             "events_page": page,
             "events_redacted": game.status == GameStatus.RUNNING and not reveal,
             "events_revealed": reveal,
-            "replay_url": reverse("admin:%s_%s_replay" % info, args=[game.pk]),
-            "verify_url": reverse("admin:%s_%s_verify" % info, args=[game.pk]),
-            "export_events_url": reverse("admin:%s_%s_export_events" % info, args=[game.pk]),
-            "export_scoresheet_url": reverse("admin:%s_%s_export_scoresheet" % info, args=[game.pk]),
+            "replay_url": reverse("admin:{}_{}_replay".format(*info), args=[game.pk]),
+            "verify_url": reverse("admin:{}_{}_verify".format(*info), args=[game.pk]),
+            "export_events_url": reverse("admin:{}_{}_export_events".format(*info), args=[game.pk]),
+            "export_scoresheet_url": reverse("admin:{}_{}_export_scoresheet".format(*info), args=[game.pk]),
         }
 
     # -- custom views ---------------------------------------------------------------------------
@@ -251,12 +251,12 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         info = self.opts.app_label, self.opts.model_name
         wrap = self.admin_site.admin_view
         return [
-            path("<int:object_id>/replay/", wrap(self.replay_view), name="%s_%s_replay" % info),
-            path("<int:object_id>/verify/", wrap(self.verify_view), name="%s_%s_verify" % info),
+            path("<int:object_id>/replay/", wrap(self.replay_view), name="{}_{}_replay".format(*info)),
+            path("<int:object_id>/verify/", wrap(self.verify_view), name="{}_{}_verify".format(*info)),
             path("<int:object_id>/export/events.json", wrap(self.export_events_view),
-                 name="%s_%s_export_events" % info),
+                 name="{}_{}_export_events".format(*info)),
             path("<int:object_id>/export/scoresheet.csv", wrap(self.export_scoresheet_view),
-                 name="%s_%s_export_scoresheet" % info),
+                 name="{}_{}_export_scoresheet".format(*info)),
         ] + super().get_urls()
 
     def _audited_game(self, request, object_id) -> Game:
@@ -291,7 +291,8 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         outcome = audit.game_verify_record(game=game)
-        summary = (f"hash_chain: {'ok' if outcome.hash_chain else 'FAILED'}, deals: {'ok' if outcome.deals else 'FAILED'}, "
+        summary = (f"hash_chain: {'ok' if outcome.hash_chain else 'FAILED'}, "
+                   f"deals: {'ok' if outcome.deals else 'FAILED'}, "
                    f"replay: {'ok' if outcome.replay else 'FAILED'}")
         if outcome.ok:
             self.message_user(request, f"Game {game.pk} verified — {summary}.", messages.SUCCESS)

@@ -35,7 +35,7 @@ class Game(models.Model):
     server_seed_commitment = models.CharField(max_length=64, editable=False)
     #: the engine state after ``snapshot_version`` events in the engine's versioned JSON form (a cache:
     #: rebuilt from events when absent, stale or of another format version)
-    snapshot = models.TextField(null=True, editable=False)
+    snapshot = models.TextField(null=True, editable=False)  # noqa: DJ001 - NULL: none yet, rebuilt from events
     snapshot_version = models.PositiveIntegerField(default=0)
     #: hash of the last event, where the next append continues the chain
     last_hash = models.CharField(max_length=64, default="", editable=False)

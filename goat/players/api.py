@@ -71,7 +71,8 @@ class PlayerSignupView(APIView):
         request=CredentialsSerializer,
         responses={201: SignupResponseSerializer, **problem_responses(400, 403, 429)},
         examples=[
-            OpenApiExample("sign-up", value={"username": "alice", "password": "correct horse battery"}, request_only=True),
+            OpenApiExample("sign-up", value={"username": "alice", "password": "correct horse battery"},
+                           request_only=True),
             OpenApiExample("created", value={"username": "alice"}, response_only=True, status_codes=["201"]),
             problem_example(400, "username_taken", players.USERNAME_TAKEN, {"username": [players.USERNAME_TAKEN]}),
             problem_example(400, "username_confusable", players.USERNAME_CONFUSABLE,
@@ -100,7 +101,8 @@ class TokenObtainView(APIView):
         request=CredentialsSerializer,
         responses={200: TokenResponseSerializer, **problem_responses(400, 429)},
         examples=[
-            OpenApiExample("credentials", value={"username": "alice", "password": "correct horse battery"}, request_only=True),
+            OpenApiExample("credentials", value={"username": "alice", "password": "correct horse battery"},
+                           request_only=True),
             OpenApiExample(
                 "token",
                 value={"token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"},
@@ -124,7 +126,8 @@ class PlayerMeView(APIView):
         summary="Own profile",
         responses={200: OwnProfileSerializer, **problem_responses(401)},
         examples=[
-            OpenApiExample("profile", value={**PROFILE_EXAMPLE, "chips": 1000}, response_only=True, status_codes=["200"]),
+            OpenApiExample("profile", value={**PROFILE_EXAMPLE, "chips": 1000}, response_only=True,
+                           status_codes=["200"]),
             UNAUTHENTICATED,
         ],
         tags=["players"],

@@ -51,7 +51,8 @@ def player_create(*, username: str, password: str) -> AbstractBaseUser:
         with transaction.atomic():
             return User.objects.create_user(username=username, password=password)
     except IntegrityError:  # lost a race with a concurrent sign-up of the same name
-        raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]}) from None
+        raise ServiceError("username_taken", USERNAME_TAKEN, status=400,
+                           errors={"username": [USERNAME_TAKEN]}) from None
 
 
 def token_obtain(*, request: HttpRequest, username: str, password: str) -> str:

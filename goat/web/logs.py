@@ -84,7 +84,8 @@ def _gunicorn_access_request_id(record: logging.LogRecord) -> str | None:
     return None
 
 
-_STANDARD_ATTRS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName", "request"}
+_STANDARD_ATTRS = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
+    "message", "asctime", "taskName", "request"}
 
 
 class JsonFormatter(logging.Formatter):

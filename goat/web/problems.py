@@ -169,7 +169,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if getattr(exc, "auth_header", None):
         headers["WWW-Authenticate"] = exc.auth_header
     if getattr(exc, "wait", None):
-        headers["Retry-After"] = "%d" % exc.wait
+        headers["Retry-After"] = str(int(exc.wait))
 
     if isinstance(exc, exceptions.ValidationError):
         errors = _field_errors(exc.detail)

@@ -191,7 +191,7 @@ def test_replay_has_navigation_slider_round_links_and_keyboard_script(admin_clie
     assert 'id="nav-prev" href="?step=4"' in html
     assert 'id="nav-next" href="?step=6"' in html
     assert f'id="nav-last" href="?step={finished_game.version}"' in html
-    assert re.search(r'<input type="range" id="step-slider" min="0" max="%d" value="5"' % finished_game.version, html)
+    assert re.search(rf'<input type="range" id="step-slider" min="0" max="{finished_game.version}" value="5"', html)
     dealt = GameEvent.objects.filter(game=finished_game, type="round_dealt").values_list("seq", "data")
     for seq, data in dealt:
         if not data["void"]:

@@ -146,6 +146,38 @@ def test_a_move_queues_no_task(players, monkeypatch):
     assert Game.objects.get(pk=game.pk).deadline is not None
 
 
+def _race_a_move_and_the_clock(game, mover, tile, end, version) -> dict[str, object]:
+    """Send the move and the timeout of ``version`` at the same moment, from two threads."""
+    outcomes: dict[str, object] = {}
+    barrier = threading.Barrier(2)
+
+    def move():
+        barrier.wait()
+        try:
+            services.game_play_tile(game_id=game.pk, player=mover, tile=tile_str(tile), end=end,
+                                    expected_version=version)
+            outcomes["move"] = "ok"
+        except (ServiceError, RulesError) as exc:
+            outcomes["move"] = exc.code
+        finally:
+            close_old_connections()
+            connection.close()
+
+    def clock():
+        barrier.wait()
+        try:
+            outcomes["clock"] = services.game_time_out(game_id=game.pk, expected_version=version)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=move), threading.Thread(target=clock)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return outcomes
+
+
 @pytest.mark.django_db(transaction=True)
 def test_move_and_clock_at_the_same_deadline_one_wins(players):
     """A move arriving at the deadline races the ticker: both append naming the same version, so
@@ -156,34 +188,7 @@ def test_move_and_clock_at_the_same_deadline_one_wins(players):
         version = game.version
         state = eventstore.state_load(game)
         tile, end = legal_moves(state)[0]
-        mover = players[game.turn]
-        outcomes: dict[str, object] = {}
-        barrier = threading.Barrier(2)
-
-        def move():
-            barrier.wait()
-            try:
-                services.game_play_tile(game_id=game.pk, player=mover, tile=tile_str(tile), end=end,
-                                        expected_version=version)
-                outcomes["move"] = "ok"
-            except (ServiceError, RulesError) as exc:
-                outcomes["move"] = exc.code
-            finally:
-                close_old_connections()
-                connection.close()
-
-        def clock():
-            barrier.wait()
-            try:
-                outcomes["clock"] = services.game_time_out(game_id=game.pk, expected_version=version)
-            finally:
-                connection.close()
-
-        threads = [threading.Thread(target=move), threading.Thread(target=clock)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        outcomes = _race_a_move_and_the_clock(game, players[game.turn], tile, end, version)
         timed_out = GameEvent.objects.filter(game=game, type="timed_out").count()
         played = GameEvent.objects.filter(game=game, type="tile_played", seq=version + 1).count()
         assert timed_out + played == 1, outcomes

@@ -23,7 +23,8 @@ def test_compose_runs_the_production_process_set_with_exactly_one_beat():
 
     assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
     assert services["beat"]["deploy"]["replicas"] == 1
-    assert "healthcheck" in services["postgres"] and "postgres-data:/var/lib/postgresql/data" in services["postgres"]["volumes"]
+    assert "healthcheck" in services["postgres"]
+    assert "postgres-data:/var/lib/postgresql/data" in services["postgres"]["volumes"]
     migrate = " ".join(services["migrate"]["command"])
     assert "migrate --noinput" in migrate and "collectstatic --noinput" in migrate
     for name in ("web", "worker", "beat"):

@@ -135,7 +135,7 @@ def test_appends_continue_the_chain_and_are_gap_free(trio):
 
     assert [e.seq for e in events] == list(range(1, game.version + 1))
     assert events[0].prev_hash == eventstore.GENESIS_HASH
-    assert all(b.prev_hash == a.hash for a, b in zip(events, events[1:]))
+    assert all(b.prev_hash == a.hash for a, b in zip(events, events[1:], strict=False))
     assert game.last_hash == events[-1].hash
     positions = [e.position for e in events]
     assert positions == sorted(positions)
@@ -186,9 +186,10 @@ def test_a_loaded_stream_equals_what_the_orm_loads(trio):
     orm = list(GameEvent.objects.filter(game_id=game.pk).order_by("seq"))
 
     assert [[getattr(e, f) for f in fields] for e in loaded] == [[getattr(e, f) for f in fields] for e in orm]
-    assert all(type(getattr(a, f)) is type(getattr(b, f)) for a, b in zip(loaded, orm) for f in fields)
+    assert all(type(getattr(a, f)) is type(getattr(b, f)) for a, b in zip(loaded, orm, strict=True) for f in fields)
     assert all(e.at.utcoffset().total_seconds() == 0 for e in loaded)
-    assert all(a.at.tzinfo is b.at.tzinfo for a, b in zip(loaded, orm))  # the same tzinfo object, not only UTC
+    # the same tzinfo object, not only UTC
+    assert all(a.at.tzinfo is b.at.tzinfo for a, b in zip(loaded, orm, strict=True))
     assert all(type(e) is eventstore.StoredEvent and e.pk == e.position for e in loaded)
 
     def values(events):

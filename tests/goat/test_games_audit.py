@@ -77,7 +77,8 @@ class Table:
         self.id = response.json()["id"]
         view = None
         for seat, client in enumerate(self.clients[1:], start=1):
-            response = client.post(f"/api/games/{self.id}/join/", {"client_seed": f"seed-{rng.random()}"}, format="json")
+            response = client.post(f"/api/games/{self.id}/join/", {"client_seed": f"seed-{rng.random()}"},
+                                   format="json")
             assert response.status_code == 200, response.content
             view = response.json()
             assert view["your_seat"] == seat
@@ -168,7 +169,7 @@ def test_fifty_random_api_games_verify_and_never_leak(django_user_model, monkeyp
     reports = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert len(reports) == GAMES
-    for (path, final), report in zip(files, reports):
+    for (path, final), report in zip(files, reports, strict=True):
         assert report["file"] == str(path)
         assert report["valid"] is True, report
         assert report["result"] == final["result"], (report, final)

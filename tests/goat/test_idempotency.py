@@ -87,7 +87,8 @@ def test_a_refused_move_is_stored_and_replayed_identically(two):
 
 def test_the_same_key_with_another_body_is_422(two):
     client = two[0][1]
-    assert client.post("/api/games/", {"ruleset": "goat-classic", "seats": 2}, format="json", **key("k")).status_code == 201
+    created = client.post("/api/games/", {"ruleset": "goat-classic", "seats": 2}, format="json", **key("k"))
+    assert created.status_code == 201
 
     other = client.post("/api/games/", {"ruleset": "goat-classic", "seats": 3}, format="json", **key("k"))
 

@@ -70,7 +70,8 @@ def test_json_formatter_writes_one_object_per_line_with_the_ids():
 
 
 def test_gunicorn_access_records_take_the_request_id_from_the_response_header():
-    record = logging.LogRecord("gunicorn.access", logging.INFO, __file__, 1, "%(s)s", ({"s": "200", "{x-request-id}o": "r-9"},), None)
+    record = logging.LogRecord("gunicorn.access", logging.INFO, __file__, 1, "%(s)s",
+                               ({"s": "200", "{x-request-id}o": "r-9"},), None)
 
     ContextFilter().filter(record)
 

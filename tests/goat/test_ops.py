@@ -23,7 +23,8 @@ def test_schema_is_openapi_3_and_describes_the_players_api(api_client):
 
 
 def test_schema_validates_without_warnings(tmp_path):
-    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yml"), stdout=StringIO())
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yml"),
+                 stdout=StringIO())
 
     assert (tmp_path / "schema.yml").read_text().startswith("openapi: 3")
 
@@ -34,7 +35,8 @@ def test_docs_page_uses_local_static_files_only(api_client):
     assert response.status_code == 200
     html = response.content.decode()
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in html
-    external = [url for url in re.findall(r"""(?:src|href)=["']([^"']+)""", html) if url.startswith(("http:", "https:", "//"))]
+    external = [url for url in re.findall(r"""(?:src|href)=["']([^"']+)""", html)
+                if url.startswith(("http:", "https:", "//"))]
     assert external == []
 
 

@@ -89,7 +89,8 @@ def test_token_refuses_bad_credentials(api_client, user, username, password):
 
 def test_token_works_for_a_new_signup(api_client):
     api_client.post("/api/players/", {"username": "carol", "password": PASSWORD}, format="json")
-    token = api_client.post("/api/auth/token/", {"username": "carol", "password": PASSWORD}, format="json").json()["token"]
+    answer = api_client.post("/api/auth/token/", {"username": "carol", "password": PASSWORD}, format="json")
+    token = answer.json()["token"]
 
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     assert api_client.get("/api/players/me/").json()["username"] == "carol"

@@ -98,7 +98,8 @@ def post_endpoints(world):
     staff.force_login(world["staff"])
     starts = (timezone.now() + timedelta(days=2)).isoformat()
     return [
-        ("signup", "/api/players/", APIClient(), {"username": "newbie", "password": "pw-" * 4}, ["username", "password"]),
+        ("signup", "/api/players/", APIClient(), {"username": "newbie", "password": "pw-" * 4},
+         ["username", "password"]),
         ("token", "/api/auth/token/", APIClient(), {"username": "p0", "password": "pw-" * 4}, ["username", "password"]),
         ("create", "/api/games/", u0, {"ruleset": "goat-classic", "seats": 2, "client_seed": "s"},
          ["ruleset", "client_seed"]),

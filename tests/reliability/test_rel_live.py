@@ -89,7 +89,7 @@ class Bot:
 
     def call(self, method, path, body=None, *, seat: int, key: bool = False):
         headers = {"Idempotency-Key": uuid.uuid4().hex} if key else {}
-        for attempt in range(60):
+        for _attempt in range(60):
             try:
                 status, data = self.http.request(method, path, body, headers, token=self.tokens[seat])
             except RETRYABLE as exc:

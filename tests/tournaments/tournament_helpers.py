@@ -17,7 +17,8 @@ def chips_total() -> int:
 
     balances = ChipAccount.objects.aggregate(s=Sum("balance"))["s"] or 0
     unpaid = Game.objects.exclude(status__in=[GameStatus.FINISHED, GameStatus.INTERRUPTED])
-    escrow = -(ChipLedgerEntry.objects.filter(kind=ChipKind.STAKE, game__in=unpaid).aggregate(s=Sum("amount"))["s"] or 0)
+    stakes = ChipLedgerEntry.objects.filter(kind=ChipKind.STAKE, game__in=unpaid)
+    escrow = -(stakes.aggregate(s=Sum("amount"))["s"] or 0)
     pools = Tournament.objects.filter(prizes_paid_at__isnull=True).aggregate(s=Sum("prize_pool"))["s"] or 0
     return balances + escrow + pools
 
