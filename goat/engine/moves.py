@@ -109,13 +109,22 @@ def legal_moves(state: GameView, seat: int | None = None) -> list[Move]:
 
 
 def moves_of(state: GameView, waits: Waits, seat: int | None = None) -> list[Move]:
-    """:func:`legal_moves` given what the game waits for (``pending(state)``)."""
+    """:func:`legal_moves` given what the game waits for (``pending(state)``): each tile's entry in
+    :data:`PLAYS` (the table of :func:`playable`), in the order of the hand."""
     kind, who = waits
     if kind != PLAY or (seat is not None and seat != who):
         return []
     t: TableView = state.table  # type: ignore[assignment]
-    plays = plays_on(t)
-    return [move for tile in t.hands[who] for move in plays[tile]]
+    left = t.left
+    if left is None:
+        lead = t.must_lead
+        plays = OPENING_PLAYS[TILE_COUNT if lead is None else lead]
+    else:
+        plays = PLAYS[7 * left + t.right]  # type: ignore[operator]
+    moves: list[Move] = []
+    for tile in t.hands[who]:
+        moves += plays[tile]
+    return moves
 
 
 def _plays(tile: Tile, on_left: int, on_right: int) -> tuple[Move, ...]:
@@ -133,16 +142,6 @@ OPENING_PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
     tuple(_plays(tile, BIT[lead] if lead < TILE_COUNT else -1, 0) for tile in ALL_TILES)
     for lead in range(TILE_COUNT + 1)
 )
-
-
-def plays_on(t: TableView) -> tuple[tuple[Move, ...], ...]:
-    """For each tile, the plays it has on this table's line, left before right (the table of
-    :func:`playable`: the moves of a hand are its tiles' entries in the order of the hand)."""
-    left = t.left
-    if left is None:
-        lead = t.must_lead
-        return OPENING_PLAYS[TILE_COUNT if lead is None else lead]
-    return PLAYS[7 * left + t.right]  # type: ignore[operator]
 
 
 def check_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
