@@ -110,7 +110,7 @@ def _parse_tiles(value: object) -> list[Tile]:
 
 
 def _texts(tiles: list[Tile]) -> list[str]:
-    return list(map(TEXT.__getitem__, tiles))
+    return [TEXT[tile] for tile in tiles]
 
 
 def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:

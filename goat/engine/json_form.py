@@ -23,7 +23,7 @@ from .errors import StateFormatError, UnknownStateFormat
 from .rulesets import OPTION_KEYS, Options
 from .scoring import PlayerScore
 from .state import GameState, Result, RoundRecord, RoundState
-from .tiles import BIT, LAID_TEXT, PARSE, PARSE_LAID, TEXT
+from .tiles import BIT, LAID_TEXT, PARSE, PARSE_LAID, TEXT, Tile
 
 #: the version of the layout written by :func:`state_to_json`; a change of layout is a new version
 FORMAT_VERSION = 2
@@ -39,14 +39,14 @@ _TABLE_HEAD = 9
 _ROUND_HEAD = 6
 
 
-def _texts(tile_lists: Any) -> Any:
+def _texts(tile_lists: Any) -> list[str]:
     """Each sequence of tiles as one string of tile texts (``"2-5 0-0"``)."""
-    return map(" ".join, map(map, repeat(_TEXT), tile_lists))
+    return [" ".join([TEXT[tile] for tile in tiles]) for tiles in tile_lists]
 
 
-def _tile_lists(texts: Any) -> Any:
+def _tile_lists(texts: Any) -> list[tuple[Tile, ...]]:
     """Each string of tile texts as a tuple of tiles (the inverse of :func:`_texts`)."""
-    return map(tuple, map(map, repeat(_PARSE), map(str.split, texts)))
+    return [tuple([PARSE[text] for text in tiles.split()]) for tiles in texts]
 
 
 def state_to_dict(state: GameState) -> dict[str, Any]:
@@ -95,7 +95,9 @@ def _sized(row: Any, size: int, what: str) -> list[Any]:
 
 def _players(flat: list[Any], seats: int) -> tuple[PlayerScore, ...]:
     """The accounts written one after the other, three values a seat."""
-    values = iter(_sized(flat, 3 * seats, "the accounts"))
+    if len(flat) != 3 * seats:
+        raise ValueError(f"the accounts of {seats} seats are {3 * seats} values, not {flat!r}")
+    values = iter(flat)
     return tuple(map(_new_tuple, repeat(PlayerScore, seats), zip(values, values, values, strict=True)))
 
 
@@ -112,10 +114,13 @@ def _table(row: list[Any], seats: int) -> RoundState:
 
 
 def _round(row: list[Any], seats: int) -> RoundRecord:
-    number, end, seat, fish_pot, draw, hand_tiles = _sized(row, _ROUND_HEAD + 5 * seats, "a round")[:_ROUND_HEAD]
-    values = _ROUND_HEAD + seats
-    return RoundRecord(number, end, seat, tuple(_tile_lists(hand_tiles.split("|"))), tuple(row[_ROUND_HEAD:values]),
-                       tuple(row[values:values + seats]), fish_pot, draw, _players(row[values + seats:], seats))
+    if len(row) != _ROUND_HEAD + 5 * seats:
+        raise ValueError(f"a round of {seats} seats is {_ROUND_HEAD + 5 * seats} values, not {row!r}")
+    values, points, accounts = _ROUND_HEAD + seats, _ROUND_HEAD + 2 * seats, row[_ROUND_HEAD + 2 * seats:]
+    return _new_tuple(RoundRecord, (
+        row[0], row[1], row[2], tuple(_tile_lists(row[5].split("|"))), tuple(row[_ROUND_HEAD:values]),
+        tuple(row[values:points]), row[3], row[4], _players(accounts, seats),
+    ))
 
 
 def state_from_dict(d: Any) -> GameState:
