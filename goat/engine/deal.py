@@ -175,9 +175,9 @@ def needs_redeal(hands: Sequence[Sequence[int]]) -> bool:
 
     A double counts once toward its value. The hands are of distinct tiles, as any deal of one set.
     """
-    count = _COUNTS.__getitem__
+    counts = _COUNTS
     for hand in hands:
-        if (sum(map(count, hand)) + _REDEAL_BIAS) & _REDEAL_MASK:
+        if (sum([counts[tile] for tile in hand]) + _REDEAL_BIAS) & _REDEAL_MASK:
             return True
     return False
 

@@ -121,4 +121,4 @@ def is_double(tile: int) -> bool:
 
 def tile_set(tiles: Iterable[int]) -> int:
     """The 28-bit set of ``tiles`` (distinct tiles: a set of the tiles of a hand or of the line)."""
-    return sum(map(BIT.__getitem__, tiles))
+    return sum([BIT[tile] for tile in tiles])
