@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import operator
 import secrets
 import struct
 from collections.abc import Iterator, Sequence
@@ -68,14 +69,27 @@ _stream_blocks = _hmac_blocks
 _FIRST_BLOCKS = 4
 _UNPACK_FIRST = struct.Struct(f">{8 * _FIRST_BLOCKS}I").unpack
 _UNPACK_BLOCK = struct.Struct(">8I").unpack
-#: the swaps in order: ``(i, m, first rejected word)`` for i = 27 .. 1, m = i + 1
-_SWAPS = tuple((i, i + 1, _REJECT_FROM[i + 1]) for i in range(len(ALL_TILES) - 1, 0, -1))
+#: the swaps in order: position i = 27 .. 1 swaps with ``word % m``, m = i + 1, for a word below its limit
+_POSITIONS = tuple(range(len(ALL_TILES) - 1, 0, -1))
+_MODULI = tuple(i + 1 for i in _POSITIONS)
+_LIMITS = tuple(_REJECT_FROM[m] for m in _MODULI)
 
 
 def _more_words(key: bytes, prefix: bytes) -> Iterator[int]:
     """The words of the stream after the first blocks, block by block, for as long as they are read."""
     for block in itertools.count(_FIRST_BLOCKS):
         yield from _UNPACK_BLOCK(_stream_blocks(key, prefix, block, 1))
+
+
+def _accepted(words: Iterator[int]) -> list[int]:
+    """The word each swap uses: the next word of the stream below that swap's limit."""
+    accepted = []
+    for limit in _LIMITS:
+        x = next(words)
+        while x >= limit:  # rejection sampling keeps the shuffle unbiased
+            x = next(words)
+        accepted.append(x)
+    return accepted
 
 
 def new_server_seed() -> str:
@@ -112,13 +126,11 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
 def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
     """:func:`shuffled_order` as canonical indexes (a :class:`~goat.engine.tiles.Tile` is its index)."""
     prefix = b"deal:%d:%d:" % (round_no, attempt)
-    words = itertools.chain(_UNPACK_FIRST(_stream_blocks(key, prefix, 0, _FIRST_BLOCKS)), _more_words(key, prefix))
+    words: Sequence[int] = _UNPACK_FIRST(_stream_blocks(key, prefix, 0, _FIRST_BLOCKS))
+    if any(map(operator.ge, words, _LIMITS)):  # a word is rejected (about one deal in ten million)
+        words = _accepted(itertools.chain(words, _more_words(key, prefix)))
     items = list(range(len(ALL_TILES)))
-    # zip takes one word per swap; a rejected word is replaced by the next one, which zip then skips
-    for (i, m, limit), x in zip(_SWAPS, words, strict=False):
-        while x >= limit:  # rejection sampling keeps the shuffle unbiased
-            x = next(words)
-        j = x % m
+    for i, j in zip(_POSITIONS, map(operator.mod, words, _MODULI), strict=False):
         items[i], items[j] = items[j], items[i]
     return items
 
@@ -163,9 +175,9 @@ def needs_redeal(hands: Sequence[Sequence[int]]) -> bool:
 
     A double counts once toward its value. The hands are of distinct tiles, as any deal of one set.
     """
-    count = _COUNTS.__getitem__
+    counts = _COUNTS
     for hand in hands:
-        if (sum(map(count, hand)) + _REDEAL_BIAS) & _REDEAL_MASK:
+        if (sum([counts[tile] for tile in hand]) + _REDEAL_BIAS) & _REDEAL_MASK:
             return True
     return False
 

@@ -78,17 +78,6 @@ def advance(state: GameState) -> tuple[GameState, list[Event]]:
     return freeze(g), events
 
 
-def _play(g: Game, command: PlayTile) -> Event:
-    """Check a play and apply it; its event."""
-    seat, given, end = command
-    tile = given if given.__class__ is Tile else parse_tile(given) if isinstance(given, str) else as_tile(given)
-    if tile is None:
-        raise IllegalMove("invalid_tile", f"{given!r} is not a domino tile.")
-    end = check_play(g, seat, tile, end)
-    place_tile(g, g.table, seat, tile, end)  # type: ignore[arg-type]
-    return {"type": "tile_played", "seat": seat, "data": {"tile": TEXT[tile], "end": end}}
-
-
 def _create(command: CreateGame) -> tuple[Game, Event]:
     if not is_seed_hex(command.server_seed_hex):
         raise RulesError("invalid_seed", "the server seed must be 64 lowercase hex digits.")
@@ -105,8 +94,14 @@ def _create(command: CreateGame) -> tuple[Game, Event]:
 def _decide_on(g: Game | None, command: Command) -> tuple[Game, list[Event], Waits]:
     """Apply ``command`` and every forced action after it to the machine ``g``; the machine, the events
     and what the game then waits for. A refused command leaves ``g`` as it was."""
-    if command.__class__ is PlayTile and g is not None:
-        events = [_play(g, command)]
+    if command.__class__ is PlayTile and g is not None:  # a play: checked, applied, its event
+        seat, given, end = command
+        tile = given if given.__class__ is Tile else parse_tile(given) if isinstance(given, str) else as_tile(given)
+        if tile is None:
+            raise IllegalMove("invalid_tile", f"{given!r} is not a domino tile.")
+        end = check_play(g, seat, tile, end)
+        place_tile(g, g.table, seat, tile, end)  # type: ignore[arg-type]
+        events = [{"type": "tile_played", "seat": seat, "data": {"tile": TEXT[tile], "end": end}}]
         return g, events, _advance(g, events)
     if isinstance(command, CreateGame):
         if g is not None:

@@ -114,7 +114,7 @@ def _parse_tiles(value: object) -> list[Tile]:
 
 
 def _texts(tiles: list[Tile]) -> list[str]:
-    return list(map(TEXT.__getitem__, tiles))
+    return [TEXT[tile] for tile in tiles]
 
 
 def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
@@ -151,27 +151,30 @@ def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
 
 
 def _tile_played(g: Game, event: Mapping[str, Any], check: bool) -> Game:
-    seat = event.get("seat")
+    try:  # the fields a stored play has; whatever is missing or wrong is named below
+        seat, data = event["seat"], event["data"]
+        tile, end = PARSE[data["tile"]], data["end"]
+    except (KeyError, TypeError):  # TypeError: not even hashable, or no mapping
+        seat, data, tile, end = _play_fields(g, event)
     if seat.__class__ is not int or not 0 <= seat < g.seats:
         _seat_of(g, event)
-    data = event.get("data")
-    if data.__class__ is not dict:
-        data = _data(event)
-    text, end = data.get("tile"), data.get("end")
-    try:
-        tile = PARSE[text]  # type: ignore[index]
-    except (KeyError, TypeError):  # TypeError: not even hashable
-        try:
-            parse_tile(text)
-        except RulesError as exc:
-            raise InvalidEvent("malformed_event", exc.detail) from exc
-        raise
     if check:
         expected = check_play(g, seat, tile, end)
         if expected != end:
             raise InvalidEvent("malformed_event", f"tile_played must name the end it was put on ({expected}).")
     place_tile(g, g.table, seat, tile, end)  # type: ignore[arg-type]
     return g
+
+
+def _play_fields(g: Game, event: Mapping[str, Any]) -> tuple[Any, Mapping[str, Any], Tile, Any]:
+    """The seat, data, tile and end of a ``tile_played`` that lacks one of them: raises the error."""
+    _seat_of(g, event)
+    data = _data(event)
+    text = data.get("tile")
+    try:
+        return event["seat"], data, parse_tile(text), data.get("end")
+    except RulesError as exc:
+        raise InvalidEvent("malformed_event", exc.detail) from exc
 
 
 def _tile_drawn(g: Game, event: Mapping[str, Any], check: bool) -> Game:

@@ -41,12 +41,11 @@ class Fold:
                 seq = event.get("seq", position)
                 if seq != position:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
-                etype = event.get("type")
-                handler = HANDLERS.get(etype) if etype.__class__ is str else None
-                if handler is None or g is None:  # dispatch says why, or applies the first event
-                    g = dispatch(g, event, check)
-                else:
-                    g = handler(g, event, check)
+                try:
+                    handler = HANDLERS[event["type"]] if g is not None else None
+                except (KeyError, TypeError):  # no type, or not even a hashable one
+                    handler = None
+                g = dispatch(g, event, check) if handler is None else handler(g, event, check)
         except RulesError as exc:
             exc.seq = position
             raise

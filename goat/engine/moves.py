@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from .errors import IllegalMove, InvalidEvent, RulesError
 from .rulesets import Options
-from .tiles import BIT, SHOWS, TEXT, Tile
+from .tiles import ALL_TILES, BIT, SHOWS, TEXT, TILE_COUNT, Tile
 
 CREATE, SEAT, PLAY, DEAL, DRAW, KNOCK, REVEAL, DONE = (
     "create", "seat", "play", "deal", "draw", "knock", "reveal", "done",
@@ -109,22 +109,39 @@ def legal_moves(state: GameView, seat: int | None = None) -> list[Move]:
 
 
 def moves_of(state: GameView, waits: Waits, seat: int | None = None) -> list[Move]:
-    """:func:`legal_moves` given what the game waits for (``pending(state)``)."""
+    """:func:`legal_moves` given what the game waits for (``pending(state)``): each tile's entry in
+    :data:`PLAYS` (the table of :func:`playable`), in the order of the hand."""
     kind, who = waits
     if kind != PLAY or (seat is not None and seat != who):
         return []
     t: TableView = state.table  # type: ignore[assignment]
-    on_left, on_right = playable(t, who)  # type: ignore[arg-type]
-    fits = on_left | on_right
+    left = t.left
+    if left is None:
+        lead = t.must_lead
+        plays = OPENING_PLAYS[TILE_COUNT if lead is None else lead]
+    else:
+        plays = PLAYS[7 * left + t.right]  # type: ignore[operator]
     moves: list[Move] = []
     for tile in t.hands[who]:
-        bit = BIT[tile]
-        if fits & bit:
-            if on_left & bit:
-                moves.append((tile, LEFT))
-            if on_right & bit:
-                moves.append((tile, RIGHT))
+        moves += plays[tile]
     return moves
+
+
+def _plays(tile: Tile, on_left: int, on_right: int) -> tuple[Move, ...]:
+    """The plays of ``tile`` given the sets of tiles that fit the left and the right end."""
+    bit = BIT[tile]
+    return ((tile, LEFT),) * bool(on_left & bit) + ((tile, RIGHT),) * bool(on_right & bit)
+
+
+#: for the ends ``(left, right)`` at ``7 * left + right``: each tile's plays (``playable`` as a table)
+PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(_plays(tile, SHOWS[left], SHOWS[right]) for tile in ALL_TILES) for left in range(7) for right in range(7)
+)
+#: on an empty line, for the tile the round must open with (``TILE_COUNT``: any tile): each tile's plays
+OPENING_PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(_plays(tile, BIT[lead] if lead < TILE_COUNT else -1, 0) for tile in ALL_TILES)
+    for lead in range(TILE_COUNT + 1)
+)
 
 
 def check_play(state: GameView, seat: object, tile: Tile, end: object) -> str:

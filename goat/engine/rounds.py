@@ -107,9 +107,10 @@ def place_tile(g: Game, t: Table, seat: int, tile: Tile, end: str) -> None:
     hand.remove(tile)
     t.on_line |= bit
     left = t.left
-    if left is None:
+    if left is None:  # the round's first tile: it was the tile to lead with, if there was one
         t.line.append(HALVES[tile])
         t.left, t.right = HALVES[tile]
+        t.must_lead = None
     elif end == "left":
         t.left = other = LEAVES[tile][left]
         t.line.insert(0, (other, left))
@@ -118,7 +119,6 @@ def place_tile(g: Game, t: Table, seat: int, tile: Tile, end: str) -> None:
         t.right = other = LEAVES[tile][right]
         t.line.append((right, other))
     t.turn = (seat + 1) % g.seats
-    t.must_lead = None
     t.last_player = seat
     g.version += 1
     ended = round_end(g.options, t, hand)

@@ -56,8 +56,8 @@ def simulate_game(
             tile, end = rng.choice(game.legal_moves())
             command = PlayTile(seat=seat, tile=tile, end=end)
         log.extend(game.decide(command))
-    return [{"seq": seq, "type": e["type"], "at": timestamp(seq), "seat": e["seat"], "data": e["data"]}
-            for seq, e in enumerate(log, start=1)]
+    return [{"seq": seq, "type": e["type"], "at": at, "seat": e["seat"], "data": e["data"]}
+            for seq, e, at in zip(range(1, len(log) + 1), log, clock(1), strict=False)]
 
 
 def options_of(game: Session) -> Options:
@@ -66,9 +66,25 @@ def options_of(game: Session) -> Options:
     return state.options
 
 
+#: the seconds of a minute as written at the end of a timestamp
+_SECONDS = tuple(f"{s:02d}Z" for s in range(60))
+
+
 def timestamp(seq: int) -> str:
     """The time of event ``seq`` of a simulated game: one second after ``EPOCH`` per event, ISO 8601 UTC."""
-    return strftime("%Y-%m-%dT%H:%M:%SZ", gmtime(_EPOCH_SECONDS + seq))
+    return next(clock(seq))
+
+
+def clock(first: int) -> Iterator[str]:
+    """``timestamp(first)``, ``timestamp(first + 1)``, ...: each minute is written once (``strftime``),
+    each second of it is that text and the second's two digits."""
+    at = _EPOCH_SECONDS + first
+    while True:
+        second = at % 60
+        minute = strftime("%Y-%m-%dT%H:%M:", gmtime(at - second))
+        for text in _SECONDS[second:]:
+            yield minute + text
+        at += 60 - second
 
 
 def simulate(*, ruleset: str, seats: int, seed: int, count: int = 1,

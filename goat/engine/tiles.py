@@ -112,4 +112,4 @@ def pips(tile: int) -> int:
 
 def tile_set(tiles: Iterable[int]) -> int:
     """The 28-bit set of ``tiles`` (distinct tiles: a set of the tiles of a hand or of the line)."""
-    return sum(map(BIT.__getitem__, tiles))
+    return sum([BIT[tile] for tile in tiles])

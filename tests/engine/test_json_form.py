@@ -80,12 +80,11 @@ def test_every_prefix_round_trips_and_play_goes_on_identically(seed, mix):
 
 
 @pytest.mark.parametrize("upto", [134, 269])
-def test_the_golden_snapshots_written_before_the_second_edition_still_read_as_the_replayed_state(upto):
-    """Snapshots of a first-edition game, written before format 1 carried ``remembered_counts`` and the
-    round winners: they read as the replayed state (remembered points count, as in that edition)."""
+def test_the_first_edition_golden_snapshots_read_as_the_replayed_state(upto):
+    """Snapshots of a first-edition game (its log has no ``remembered_counts``): they read as the
+    replayed state, in which remembered points count, as in that edition."""
     text = (GOLDEN / f"{NAME}.at-{upto}.json").read_text(encoding="utf-8").strip()
     state = replay(_log()[:upto]).state
-    assert "remembered_counts" not in json.loads(text)["options"]
     assert state_from_json(text) == state
     assert state.version == upto
     assert state.options.remembered_counts is True
@@ -96,7 +95,7 @@ SNAPSHOTS = [("2e-gamesburg-3-remembered", 200), ("2e-gamesburg-3-remembered", 2
 
 
 def generate_snapshots() -> None:
-    for name, upto in SNAPSHOTS:
+    for name, upto in [(NAME, 134), (NAME, 269), *SNAPSHOTS]:
         (GOLDEN / f"{name}.at-{upto}.json").write_text(state_to_json(replay(_log(name)[:upto]).state) + "\n")
 
 
@@ -106,38 +105,33 @@ def test_the_second_edition_golden_snapshots_read_as_the_replayed_state(name, up
     state = replay(_log(name)[:upto]).state
     assert state_from_json(text) == state
     assert state.version == upto
-    assert state_to_json(state) == text  # the layout of format 1 does not drift
-    options = json.loads(text)["options"]
-    assert options["remembered_counts"] is state.options.remembered_counts
+    assert state_to_json(state) == text  # the layout of format 2 does not drift
 
 
 def test_the_form_carries_remembered_counts_and_round_winners():
+    from goat.engine.rulesets import OPTION_KEYS
+
+    where = OPTION_KEYS.index("remembered_counts")
     state = replay(_log("2e-3rounds-3-rounds")).state
     d = json.loads(state_to_json(state))
-    assert d["options"]["remembered_counts"] is None
-    assert [row[9] for row in d["rounds"]] == [list(r.winners) for r in state.rounds]
+    assert d["options"][where] is None
+    assert [row[-1] for row in d["rounds"]] == [list(r.winners) for r in state.rounds]
     assert all(r.winners for r in state.rounds)
     goat = json.loads(state_to_json(replay(_log("2e-gamesburg-3-remembered")).state))
-    assert goat["options"]["remembered_counts"] is False
-    assert {row[9] for row in goat["rounds"]} == {None}  # goat rounds name no winners
-
-
-def test_a_round_row_written_without_winners_reads_with_the_winners_of_its_round_points():
-    state = replay(_log("2e-3rounds-3-rounds")).state
-    d = json.loads(state_to_json(state))
-    d["rounds"] = [row[:9] for row in d["rounds"]]
-    assert state_from_dict(d) == state
+    assert goat["options"][where] is False
+    assert {row[-1] for row in goat["rounds"]} == {None}  # goat rounds name no winners
 
 
 def test_the_form_is_plain_json_with_its_version_first():
     state = replay(_log()[:134]).state
     d = json.loads(state_to_json(state))
-    assert next(iter(d)) == "format" and d["format"] == FORMAT_VERSION == 1
-    assert isinstance(d["table"]["hands"][0], str) and d["table"]["hands"][0].count("-") == len(state.table.hands[0])
+    assert next(iter(d)) == "format" and d["format"] == FORMAT_VERSION == 2
+    hand = d["table"][9]  # the table's values, then one string of tiles per hand
+    assert isinstance(hand, str) and hand.count("-") == len(state.table.hands[0])
     assert json.loads(json.dumps(state_to_dict(state))) == d  # tuples in the dict stand for arrays
 
 
-@pytest.mark.parametrize("version", [0, 2, "1", 1.0, None, True])
+@pytest.mark.parametrize("version", [0, 1, 3, "2", 2.0, None, True])
 def test_a_form_of_another_version_is_refused_with_a_typed_error(version):
     d = state_to_dict(replay(_log()[:20]).state)
     d["format"] = version
@@ -149,7 +143,7 @@ def test_a_form_of_another_version_is_refused_with_a_typed_error(version):
         state_from_dict(d)
 
 
-@pytest.mark.parametrize("text", ["", "[]", "{", '{"format": 1}', '{"format": 1, "table": 5}', b"\xff"])
+@pytest.mark.parametrize("text", ["", "[]", "{", '{"format": 2}', '{"format": 2, "table": 5}', b"\xff"])
 def test_an_unreadable_form_is_a_state_format_error(text):
     with pytest.raises(StateFormatError):
         state_from_json(text)
@@ -169,4 +163,4 @@ if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] == ["--regenerate"]:
-        generate_snapshots()  # the second-edition snapshots only: the older ones stay as they were written
+        generate_snapshots()  # after a change of the format's version
