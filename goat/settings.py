@@ -419,6 +419,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _timedelta(seconds=1),
         "options": {"expires": 1},
     },
+    # waiting games older than GOAT_WAITING_GAME_HOURS: cancelled, every stake returned (API.md)
+    "games-expire-waiting": {
+        "task": "goat.tasks.games_expire_waiting",
+        "schedule": _timedelta(minutes=5),
+        "options": {"expires": 300},
+    },
     # projections of ended games that no task applied (a killed worker, a lost message)
     "projections-catch-up": {
         "task": "goat.tasks.projections_catch_up",
@@ -450,6 +456,8 @@ CELERY_BEAT_SCHEDULE = {
 
 GOAT_SIGNUP_OPEN = env_bool("GOAT_SIGNUP_OPEN", True)
 GOAT_INITIAL_CHIPS = env_int("GOAT_INITIAL_CHIPS", 1000)
+#: a game still waiting for players this long after it was created is cancelled and its stakes returned
+GOAT_WAITING_GAME_HOURS = env_int("GOAT_WAITING_GAME_HOURS", 24)
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
 

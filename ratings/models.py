@@ -65,6 +65,8 @@ class ChipKind(models.TextChoices):
     INITIAL = "initial"
     STAKE = "stake"
     PAYOUT = "payout"
+    #: the stake returned when its seat is given up before the game started (left, or cancelled as expired)
+    REFUND = "refund"
     #: tournaments: an entry fee into the prize pool (negative), its refund on withdrawal, a prize
     ENTRY_FEE = "entry_fee"
     ENTRY_REFUND = "entry_refund"

@@ -131,7 +131,23 @@ def chips_stake_for_seat(*, game: Game, player, seat: int, options) -> None:
     """Seat guard: escrow the ante (RULES.md §10) or refuse the seat. Runs inside the seat-taking
     transaction, so a refused or failed seat leaves no stake behind."""
     if options.ante > 0:
+        # one stake per player and game (the ledger's constraint): who left a game with an ante, and got
+        # the stake back, does not come back to it
+        if ChipLedgerEntry.objects.filter(player=player, game_id=game.pk, kind=ChipKind.REFUND).exists():
+            raise ServiceError("left_game", LEFT_BEFORE, status=409)
         chips_move(player=player, amount=-options.ante, kind=ChipKind.STAKE, game_id=game.pk)
+
+
+LEFT_BEFORE = "You left this game; its stake was returned and you cannot take a seat at it again."
+
+
+def chips_refund_for_seat(*, game: Game, player, seat: int, options) -> None:
+    """Seat release (``goat.games.services.seat_release_register``): return the ante escrowed for a
+    seat of a game that never started (its player left, or the game was cancelled as expired). Runs in
+    the transaction of those events; the ledger's one-entry-per-(player, game, kind) constraint makes a
+    second refund of one stake impossible (it would roll the whole command back)."""
+    if options.ante > 0:
+        chips_move(player=player, amount=options.ante, kind=ChipKind.REFUND, game_id=game.pk)
 
 
 def chips_project(ended: EndedGame) -> None:
@@ -388,6 +404,7 @@ def ratings_register() -> None:
     from goat.games import services as games
 
     games.seat_guard_register(chips_stake_for_seat)
+    games.seat_release_register(chips_refund_for_seat)
     projections.register(LEDGER, ledger_project, order=10)
     projections.register(CHIPS, chips_project, order=20)
     projections.register(SKILL, skill_project, order=30)
@@ -492,17 +509,26 @@ def _period_start(period: str, now: datetime) -> datetime:
 
 def _stakes_rebuild() -> int:
     """The ante escrowed at each seat of every game with an ante, from its ``seat_taken`` events (a
-    stake is written by the command that takes the seat, not by a projection of the ended game)."""
+    stake is written by the command that takes the seat, not by a projection of the ended game), and
+    the refunds of a game cancelled as expired. A player who left (``seat_left``) gets neither back:
+    their stake and its refund cancel out, and their seat row (who they were) is gone."""
     stakes = []
     for game_id, options in Game.objects.filter(version__gt=0).order_by("id").values_list("pk", "options"):
         ante = (options or {}).get("ante") or 0
         if ante <= 0:
             continue
         players = dict(Game.objects.get(pk=game_id).seat_set.values_list("seat", "player_id"))
+        taken: dict[int, datetime] = {}  # seat -> when its present occupant took it
         for event in events_load(game_id=game_id):
             if event.type == "seat_taken":
-                stakes.append(ChipLedgerEntry(player_id=players[event.data["seat"]], game_id=game_id, amount=-ante,
-                                              kind=ChipKind.STAKE, at=event.at))
+                taken[event.data["seat"]] = event.at
+            elif event.type == "seat_left":
+                del taken[event.data["seat"]]
+            elif event.type == "game_cancelled":
+                stakes.extend(ChipLedgerEntry(player_id=players[seat], game_id=game_id, amount=ante,
+                                              kind=ChipKind.REFUND, at=event.at) for seat in sorted(taken))
+        stakes.extend(ChipLedgerEntry(player_id=players[seat], game_id=game_id, amount=-ante, kind=ChipKind.STAKE,
+                                      at=at) for seat, at in taken.items())
     for player_id in sorted({entry.player_id for entry in stakes}):  # accounts (with the grant) first
         _chip_account_locked(get_user_model()(pk=player_id))
     ChipLedgerEntry.objects.bulk_create(stakes, batch_size=1000)
@@ -524,7 +550,8 @@ def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None) -
         RatingEntry.objects.all().delete()
         LeaderboardRow.objects.all().delete()
         LeaderboardBoard.objects.update(players=0)
-        ChipLedgerEntry.objects.filter(kind__in=[ChipKind.STAKE, ChipKind.PAYOUT]).delete()  # game entries only
+        ChipLedgerEntry.objects.filter(kind__in=[ChipKind.STAKE, ChipKind.PAYOUT, ChipKind.REFUND]).delete()  # games'
+
         projections.projection_records_forget(names=list(PROJECTIONS))
         ChipAccount.objects.update(balance=0)  # set to the ledger's sums below
         _stakes_rebuild()

@@ -5,7 +5,9 @@ from .errors import IllegalMove, InvalidEvent, InvalidOptions, RulesError, Unkno
 from .json_form import FORMAT_VERSION, state_from_json, state_to_json
 from .replay import ReplayResult, replay, report, verify_log
 from .rules import (
+    CancelGame,
     CreateGame,
+    LeaveSeat,
     PlayTile,
     Resign,
     Session,
@@ -26,7 +28,8 @@ from .tiles import Tile, tile_str, tiles_str
 
 __all__ = [
     "IllegalMove", "InvalidEvent", "InvalidOptions", "RulesError", "ReplayResult", "replay", "report",
-    "verify_log", "CreateGame", "PlayTile", "Resign", "Session", "TakeSeat", "TimeOut", "advance", "apply", "decide",
+    "verify_log", "CancelGame", "CreateGame", "LeaveSeat",
+    "PlayTile", "Resign", "Session", "TakeSeat", "TimeOut", "advance", "apply", "decide",
     "evolve", "legal_moves", "pending", "with_server_seed", "PRESETS", "RULESETS", "Options",
     "resolve_options", "GameState", "MIN_SEATS", "MAX_SEATS", "Tile", "tile_str", "tiles_str", "evolve_all",
     "FORMAT_VERSION", "state_to_json", "state_from_json", "UnknownStateFormat",

@@ -54,6 +54,20 @@ class TakeSeat(NamedTuple):
 
 
 @_command
+class LeaveSeat(NamedTuple):
+    """A seated player leaves a game that has not started (the seat becomes free again)."""
+
+    player: str
+
+
+@_command
+class CancelGame(NamedTuple):
+    """The server cancels a waiting game: ``"expired"`` (it did not fill in time)."""
+
+    reason: str = "expired"
+
+
+@_command
 class PlayTile(NamedTuple):
     seat: int
     #: the tile as text (either order), as a ``Tile``, or as its two halves
@@ -71,4 +85,4 @@ class TimeOut(NamedTuple):
     seat: int
 
 
-Command = CreateGame | TakeSeat | PlayTile | Resign | TimeOut
+Command = CreateGame | TakeSeat | LeaveSeat | CancelGame | PlayTile | Resign | TimeOut

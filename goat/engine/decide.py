@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import deal as dealing
-from .commands import Command, CreateGame, PlayTile, Resign, TakeSeat, TimeOut
+from .commands import CancelGame, Command, CreateGame, LeaveSeat, PlayTile, Resign, TakeSeat, TimeOut
 from .errors import IllegalMove, RulesError
 from .events import Event, dispatch, is_seed_hex, reveal
 from .machine import Game, Table, freeze, thaw
@@ -117,6 +117,20 @@ def _decide_on(g: Game | None, command: Command) -> tuple[Game, list[Event], Wai
         seat = g.players.index(None)
         event = {"type": "seat_taken", "seat": seat,
                  "data": {"seat": seat, "player": command.player, "client_seed": command.client_seed}}
+    elif isinstance(command, LeaveSeat):
+        if g.status != WAITING:
+            raise IllegalMove("game_not_waiting", "The game has started; its seats can no longer be left.")
+        if command.player not in g.players:
+            raise IllegalMove("not_seated", "You have no seat at this game.")
+        seat = g.players.index(command.player)
+        events = [{"type": "seat_left", "seat": seat, "data": {"seat": seat, "player": command.player}}]
+        g = dispatch(g, events[0], True)
+        if all(player is None for player in g.players):  # the last one out cancels the game
+            events.append({"type": "game_cancelled", "seat": None, "data": {"reason": "left"}})
+            g = dispatch(g, events[-1], True)
+        return g, events, _advance(g, events)
+    elif isinstance(command, CancelGame):
+        event = {"type": "game_cancelled", "seat": None, "data": {"reason": command.reason}}
     elif isinstance(command, Resign):
         event = {"type": "resigned", "seat": command.seat, "data": {}}
     elif isinstance(command, TimeOut):

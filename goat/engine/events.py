@@ -17,6 +17,7 @@ from .moves import DEAL, DRAW, KNOCK, PLAY, REVEAL, RUNNING, WAITING, check_play
 from .rounds import draw_tile, interrupt, knock, next_deal, place_tile, start_round
 from .rulesets import SECOND_EDITION_OPENERS, Options, is_first_edition, resolve_options, with_first_edition
 from .scoring import PlayerScore
+from .state import CANCELLED
 from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile
 
 Event = dict[str, Any]  # {"type", "seat", "data"} (+ "seq", "at" once stored)
@@ -100,6 +101,44 @@ def _seat_taken(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     g.client_seeds[seat] = client_seed  # type: ignore[index]
     if None not in g.players:
         g.status = RUNNING
+    g.version += 1
+    return g
+
+
+def _seat_left(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    """A seated player leaves a game that has not started. Only their seat is freed (later seats do
+    not move), and it may be taken again by the next joiner (``seat_taken`` takes the lowest free seat)."""
+    data = _data(event)
+    seat, player = data.get("seat"), data.get("player")
+    if check:
+        if g.status != WAITING:
+            raise IllegalMove("game_not_waiting", "The game has started; its seats can no longer be left.")
+        if seat.__class__ is not int or not 0 <= seat < g.seats:
+            raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
+        if not isinstance(player, str) or g.players[seat] != player:
+            raise IllegalMove("not_seated", f"{player!r} does not hold seat {seat}.")
+    g.players[seat] = None  # type: ignore[index]
+    g.client_seeds[seat] = None  # type: ignore[index]
+    g.version += 1
+    return g
+
+
+#: why a game that never started was cancelled: its last seated player left, or it did not fill in time
+CANCEL_REASONS = ("left", "expired")
+
+
+def _game_cancelled(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+    """A waiting game ends without a result (no round was dealt). The seed is revealed after it as
+    after every ended game, so the commitment can still be opened by anyone who looks."""
+    reason = _data(event).get("reason")
+    if check:
+        if g.status != WAITING:
+            raise IllegalMove("game_not_waiting", "Only a game that has not started can be cancelled.")
+        if reason not in CANCEL_REASONS:
+            raise InvalidEvent("malformed_event", f"game_cancelled needs a reason of {list(CANCEL_REASONS)}.")
+        if reason == "left" and any(player is not None for player in g.players):
+            raise InvalidEvent("seats_taken", "a game is cancelled as left only once no seat is taken.")
+    g.status = CANCELLED
     g.version += 1
     return g
 
@@ -239,6 +278,8 @@ def reveal(g: Game, seed: str) -> None:
 HANDLERS: dict[str, Handler] = {
     "game_created": _game_created,
     "seat_taken": _seat_taken,  # type: ignore[dict-item]
+    "seat_left": _seat_left,  # type: ignore[dict-item]
+    "game_cancelled": _game_cancelled,  # type: ignore[dict-item]
     "round_dealt": _round_dealt,  # type: ignore[dict-item]
     "tile_played": _tile_played,  # type: ignore[dict-item]
     "tile_drawn": _tile_drawn,  # type: ignore[dict-item]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .rulesets import Options
 from .scoring import PlayerScore
-from .state import FINISHED, INTERRUPTED, GameState, Result, RoundRecord, RoundState
+from .state import ENDED, GameState, Result, RoundRecord, RoundState
 from .tiles import Tile
 
 
@@ -62,7 +62,7 @@ class Game:
 
     @property
     def ended(self) -> bool:
-        return self.status in (FINISHED, INTERRUPTED)
+        return self.status in ENDED
 
 
 def thaw(state: GameState) -> Game:

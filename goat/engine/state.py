@@ -16,6 +16,10 @@ from .scoring import PlayerScore
 from .tiles import TEXT, Tile, tile_str, tiles_str
 
 WAITING, RUNNING, FINISHED, INTERRUPTED = "waiting", "running", "finished", "interrupted"
+#: a game that never started, ended without a result (``game_cancelled``: every seat left, or it expired)
+CANCELLED = "cancelled"
+#: the statuses of a game that has ended (the seed is then revealed and nothing is hidden)
+ENDED = (FINISHED, INTERRUPTED, CANCELLED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +130,7 @@ class GameState:
     # -- derived views -------------------------------------------------------------------------
     @property
     def ended(self) -> bool:
-        return self.status in (FINISHED, INTERRUPTED)
+        return self.status in ENDED
 
     @property
     def turn(self) -> int | None:
@@ -182,6 +186,8 @@ __all__ = [
     "RUNNING",
     "FINISHED",
     "INTERRUPTED",
+    "CANCELLED",
+    "ENDED",
     "RoundState",
     "RoundRecord",
     "Result",

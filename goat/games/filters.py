@@ -15,7 +15,7 @@ from goat.games.models import Game, GameStatus, Seat
 
 class GameFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=GameStatus.choices,
-                                         help_text="waiting, running, finished or interrupted.")
+                                         help_text="waiting, running, finished, interrupted or cancelled.")
     player = django_filters.CharFilter(method="filter_player", max_length=150,
                                        help_text="Only games with a seat taken by this username.")
     ruleset = django_filters.ChoiceFilter(choices=[(r, r) for r in RULESETS], help_text="A ruleset name.")

@@ -15,6 +15,8 @@ class GameStatus(models.TextChoices):
     RUNNING = "running"
     FINISHED = "finished"
     INTERRUPTED = "interrupted"
+    #: never started: every seated player left, or it did not fill in time (no result, nothing dealt)
+    CANCELLED = "cancelled"
 
 
 class Game(models.Model):
@@ -65,7 +67,7 @@ class Game(models.Model):
 
     @property
     def ended(self) -> bool:
-        return self.status in (GameStatus.FINISHED, GameStatus.INTERRUPTED)
+        return self.status in (GameStatus.FINISHED, GameStatus.INTERRUPTED, GameStatus.CANCELLED)
 
 
 class Seat(models.Model):

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -39,6 +40,7 @@ GAME_NOT_FOUND = "No game with that id."
 NOT_SEATED = "You have no seat at this game."
 GAME_NOT_ENDED = "The game has not ended yet."
 GAME_FULL = "Every seat of this game is taken."
+GAME_STARTED = "The game has started; its seats can no longer be left."
 
 #: functions called inside the seat-taking transaction before a seat is taken, e.g. to escrow an
 #: ante: ``guard(game=..., player=..., seat=..., options=...)`` may raise ServiceError to refuse it.
@@ -50,6 +52,24 @@ def seat_guard_register(guard: Callable[..., None]) -> None:
     """Register a check/effect run inside the transaction that takes a seat (once per function)."""
     if guard not in _seat_guards:
         _seat_guards.append(guard)
+
+
+#: functions called inside the transaction that frees a seat of a game that never started (its player
+#: left, or the game was cancelled as expired), e.g. to return the escrowed ante:
+#: ``release(game=..., player=..., seat=..., options=...)``. Registered through ``seat_release_register``
+#: (ratings refunds the ante). A release runs with the events it belongs to: both land or neither.
+_seat_releases: list[Callable[..., None]] = []
+
+
+def seat_release_register(release: Callable[..., None]) -> None:
+    """Register an effect run inside the transaction that frees a seat of a waiting game (once per function)."""
+    if release not in _seat_releases:
+        _seat_releases.append(release)
+
+
+def _release_seat(game: Game, player, seat: int, options) -> None:
+    for release in _seat_releases:
+        release(game=game, player=player, seat=seat, options=options)
 
 
 def _not_found() -> ServiceError:
@@ -118,7 +138,7 @@ def _commit(loaded: LoadedGame, state: GameState, events: list[dict[str, Any]], 
     _sync_read_model(game, state, now)
     stored = eventstore.events_append(game=game, events=events, actor=actor, at=now, update_fields=_COMMAND_FIELDS)
     transaction.on_commit(notify.command_committed(game, was_status))  # live streams and feeds
-    if state.ended and not was_ended:
+    if state.ended and not was_ended and state.result is not None:  # (a cancelled game has nothing to project)
         game_id = game.pk
         transaction.on_commit(lambda: projections.projections_queue(game_id=game_id))
     return LoadedGame(game=game, state=state, seat=loaded.seat), stored
@@ -200,6 +220,63 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
             if attempt == MAX_TRIES:
                 raise ServiceError("game_full", "That seat was just taken; try again.", status=409) from None
     raise AssertionError("unreachable")
+
+
+def game_leave(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
+    """Leave a game that has not started: ``seat_left`` frees the seat (later seats do not move; the
+    next joiner may take it), and the last player out cancels the game (``game_cancelled`` reason
+    ``left``, then the seed is revealed). The seat row, the refund of the stake and the events are one
+    transaction; a leave that loses a race is decided again on the reloaded game (and then finds no
+    seat, or a started game: a repeat refunds nothing twice)."""
+    for attempt in range(1, MAX_TRIES + 1):
+        try:
+            with transaction.atomic():
+                loaded = _load(game_id, player)
+                seat = _seat_of(loaded)
+                if loaded.game.status != GameStatus.WAITING:
+                    raise ServiceError("game_not_waiting", GAME_STARTED, status=409)
+                # by the name in the events (the Seat table said whose seat it is)
+                name: str = loaded.state.players[seat]  # type: ignore[assignment]
+                state, events = engine.decide(loaded.state, engine.LeaveSeat(player=name))
+                Seat.objects.filter(game=loaded.game, seat=seat).delete()
+                _release_seat(loaded.game, player, seat, loaded.state.options)
+                left, stored = _commit(loaded, state, events, player)
+                return LoadedGame(game=left.game, state=state, seat=None), stored
+        except StreamConflict:
+            if attempt == MAX_TRIES:
+                raise
+    raise AssertionError("unreachable")
+
+
+def game_expire(*, game_id: int, created_before) -> bool:
+    """Cancel a game still waiting for players that was created before ``created_before``
+    (``game_cancelled`` reason ``expired``), returning every seated player's stake in the same
+    transaction. Idempotent: a game that started, was cancelled or moved on meanwhile is left alone."""
+    try:
+        with transaction.atomic():
+            loaded = _load(game_id)
+            game = loaded.game
+            if game.status != GameStatus.WAITING or game.created_at >= created_before:
+                return False
+            state, events = engine.decide(loaded.state, engine.CancelGame(reason="expired"))
+            for seat in Seat.objects.filter(game=game).select_related("player").order_by("seat"):
+                _release_seat(game, seat.player, seat.seat, loaded.state.options)
+            _commit(loaded, state, events, None)
+    except (ServiceError, StreamConflict):  # gone, or a join/leave landed first: the next run looks again
+        return False
+    logger.info("game %s: cancelled, not filled in time", game_id)
+    return True
+
+
+def games_expire_waiting(*, older_than: timedelta | None = None, now=None, limit: int = 500) -> int:
+    """Cancel the games waiting for players longer than ``older_than`` (``GOAT_WAITING_GAME_HOURS``);
+    how many were cancelled. Run by the periodic task ``goat.tasks.games_expire_waiting``."""
+    if older_than is None:
+        older_than = timedelta(hours=settings.GOAT_WAITING_GAME_HOURS)
+    cutoff = (now or timezone.now()) - older_than
+    due = list(Game.objects.filter(status=GameStatus.WAITING, created_at__lt=cutoff).order_by("id")
+               .values_list("pk", flat=True)[:limit])
+    return sum(game_expire(game_id=game_id, created_before=cutoff) for game_id in due)
 
 
 def game_play_tile(*, game_id: int, player, tile: str, end: str | None = None,

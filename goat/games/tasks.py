@@ -6,6 +6,8 @@
 * ``projections_apply_game`` — every projection of a game that just ended (queued on commit);
   ``projections_apply_games`` the same for the games one tick ended (one message per tick).
 * ``projections_catch_up`` — the periodic safety net: ended games a projection has not tracked.
+* ``games_expire_waiting`` — every five minutes: cancels the games that waited for players longer
+  than ``GOAT_WAITING_GAME_HOURS`` (``services.games_expire_waiting``), returning their stakes.
 * ``idempotency_purge`` — forgets stored Idempotency-Key answers past their retention.
 """
 
@@ -104,6 +106,12 @@ def projections_apply_games(game_ids: list[int]) -> int:
 def projections_catch_up() -> int:
     """Ended games a projection has not tracked yet (a lost task, a killed worker): applied now."""
     return projections.projections_catch_up()
+
+
+@shared_task(name="goat.tasks.games_expire_waiting", acks_late=True)
+def games_expire_waiting() -> int:
+    """Cancel the waiting games past their time (each cancel is idempotent: a repeat does nothing)."""
+    return services.games_expire_waiting()
 
 
 @shared_task(name="goat.tasks.idempotency_purge")

@@ -12,6 +12,7 @@ urlpatterns = [
     path("games/<id:game_id>/", views.GameDetailView.as_view(), name="game-detail"),
     path("games/<id:game_id>/join/", views.GameJoinView.as_view(), name="game-join"),
     path("games/<id:game_id>/moves/", views.GameMoveView.as_view(), name="game-moves"),
+    path("games/<id:game_id>/leave/", views.GameLeaveView.as_view(), name="game-leave"),
     path("games/<id:game_id>/resign/", views.GameResignView.as_view(), name="game-resign"),
     path("games/<id:game_id>/events/", views.GameEventsView.as_view(), name="game-events"),
     path("games/<id:game_id>/scoresheet/", views.GameScoresheetView.as_view(), name="game-scoresheet"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.db.models import Sum
 from ratings_play import play_game, start_game
@@ -24,11 +26,12 @@ def balances(players) -> list[int]:
 
 
 def assert_chips_conserved() -> None:
-    """Balances + stakes escrowed in games not yet paid out == initial grants."""
+    """Balances + stakes escrowed in games not yet paid out nor refunded == initial grants."""
     total = ChipAccount.objects.aggregate(s=Sum("balance"))["s"] or 0
     unpaid = (ChipLedgerEntry.objects.filter(kind="stake")
               .exclude(game__in=ChipLedgerEntry.objects.filter(kind="payout").values("game")))
-    escrow = -(unpaid.aggregate(s=Sum("amount"))["s"] or 0)
+    refunded = ChipLedgerEntry.objects.filter(kind="refund").aggregate(s=Sum("amount"))["s"] or 0
+    escrow = -(unpaid.aggregate(s=Sum("amount"))["s"] or 0) - refunded
     grants = ChipLedgerEntry.objects.filter(kind="initial").aggregate(s=Sum("amount"))["s"] or 0
     assert total + escrow == grants
     for account in ChipAccount.objects.all():
@@ -102,6 +105,15 @@ def test_chips_are_never_created_or_destroyed(make_players):
         assert_chips_conserved()
     running = start_game(players[:2], ruleset="goat-gamesburg", options=NO_CLOCK)  # stakes in escrow
     assert running.status == GameStatus.RUNNING
+    assert_chips_conserved()
+    assert sum(balances(players)) == 4000 - 20
+    # a stake given up by leaving, and stakes returned by the expiry of a game that never filled
+    left = services.game_create(player=players[2], ruleset="goat-gamesburg", seats=3, options=NO_CLOCK)
+    services.game_join(game_id=left.pk, player=players[3])
+    services.game_leave(game_id=left.pk, player=players[2])
+    assert_chips_conserved()
+    Game.objects.filter(pk=left.pk).update(created_at=left.created_at - timedelta(days=2))
+    assert services.games_expire_waiting() == 1
     assert_chips_conserved()
     assert sum(balances(players)) == 4000 - 20
 

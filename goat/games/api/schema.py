@@ -50,6 +50,17 @@ WAITING_EXAMPLE = {
     "seats": [SEATS_EXAMPLE[0] | {"tiles": 0}, SEATS_EXAMPLE[1] | {"player": None, "tiles": 0}],
     "bazaar": 0, "hand": [], "legal_moves": [],
 }
+#: bob left a waiting three-seat game: his seat is free again, alice keeps seat 0
+LEFT_EXAMPLE = {
+    **WAITING_EXAMPLE, "version": 4, "your_seat": None, "remaining_ms": None,
+    "seats": [*WAITING_EXAMPLE["seats"], SEATS_EXAMPLE[1] | {"seat": 2, "player": None, "tiles": 0}],
+}
+#: the last seated player left: the game is cancelled (no result) and its seed revealed
+CANCELLED_EXAMPLE = {
+    **WAITING_EXAMPLE, "status": "cancelled", "version": 5, "your_seat": None, "remaining_ms": None,
+    "seats": [SEATS_EXAMPLE[0] | {"player": None, "tiles": 0}, SEATS_EXAMPLE[1] | {"player": None, "tiles": 0}],
+    "server_seed": "5f" * 32,
+}
 MOVE_EXAMPLE = {
     "version": 5,
     "events": [{"seq": 5, "type": "tile_played", "at": T0, "seat": 0, "data": {"tile": "1-1", "end": "left"}}],

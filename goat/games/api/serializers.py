@@ -97,7 +97,7 @@ class GameViewSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     ruleset = serializers.CharField()
     options = serializers.DictField(help_text="Fully resolved options.")
-    status = serializers.CharField(help_text="waiting, running, finished or interrupted.")
+    status = serializers.CharField(help_text="waiting, running, finished, interrupted or cancelled.")
     version = serializers.IntegerField(help_text="seq of the last event; also the ETag.")
     round = serializers.IntegerField()
     turn = serializers.IntegerField(allow_null=True, help_text="Seat to play, or null.")

@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 
 from goat.games import audit, selectors, services, verification
 from goat.games.api.schema import (
+    CANCELLED_EXAMPLE,
     ETAG,
     EVENTS_EXAMPLE,
     GAME_EXAMPLE,
@@ -35,6 +36,7 @@ from goat.games.api.schema import (
     IDEMPOTENCY_KEY,
     IF_MATCH,
     IF_NONE_MATCH,
+    LEFT_EXAMPLE,
     MOVE_EXAMPLE,
     NOT_ENDED,
     NOT_FOUND,
@@ -380,6 +382,31 @@ class GameResignView(GameAPIView):
     def post(self, request: Request, game_id: int) -> Response:
         loaded, _events = services.game_resign(game_id=game_id, player=request.user)
         return Response(selectors.game_view(game=loaded.game, state=loaded.state, seat=loaded.seat))
+
+
+class GameLeaveView(GameAPIView):
+    @extend_schema(
+        operation_id="games_leave",
+        summary="Leave a waiting game",
+        description="Give up your seat at a game that has not started; your stake is returned. Later seats do "
+                    "not move and the next joiner may take the freed seat. When no seat is left taken the game "
+                    "is cancelled (status `cancelled`, no result).",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: GameViewSerializer, **problem_responses(401, 403, 404, 409)},
+        examples=[
+            OpenApiExample("left", response_only=True, status_codes=["200"], value=LEFT_EXAMPLE),
+            OpenApiExample("cancelled", response_only=True, status_codes=["200"], value=CANCELLED_EXAMPLE),
+            UNAUTHENTICATED,
+            NOT_SEATED,
+            NOT_FOUND,
+            problem_example(409, "game_not_waiting", services.GAME_STARTED),
+        ],
+        tags=["games"],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        loaded, _events = services.game_leave(game_id=game_id, player=request.user)
+        return Response(selectors.game_view(game=loaded.game, state=loaded.state, seat=None))
 
 
 class GameEventsView(GameAPIView):
