@@ -29,7 +29,10 @@ from testkit import GroupProcess
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 90
 PER_TOKEN = 3
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
+pytestmark = [
+    pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX"),
+    pytest.mark.slow,  # a real `manage.py run` per module: minutes (GOAT_FULL=1, as .ci/run sets)
+]
 
 
 def _free_port() -> int:
