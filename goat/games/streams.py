@@ -207,8 +207,24 @@ async def _release(key: str, claim: str) -> None:
         logger.warning("live: stream claim not released", exc_info=True)
 
 
-async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
+async def _heard(listener, key: str, claim: str) -> AsyncIterator[list[dict[str, Any]] | None]:
+    """What ``listener`` hears, a batch of messages at a time; None when nothing came for a
+    keep-alive's time (the stream's slot claim is refreshed then). Ends when the channel closes."""
     keepalive = settings.GOAT_STREAM_KEEPALIVE_SECONDS
+    while True:
+        try:
+            message = await listener.get(keepalive)
+            queued = listener.pending()
+        except live.Closed:
+            return
+        if message is None:
+            await _refresh(key, claim)
+            yield None
+        else:
+            yield [message, *queued]
+
+
+async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
         async with live.listen(notify.game_channel(game_id)) as listener:  # raises Closed while stopping
             view, events, ended = await _game_read_async(game_id, user, after)
@@ -217,24 +233,20 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
                 yield _encode(fmt, "state", view, last)
             elif events:
                 yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
-            while not ended:
-                try:
-                    message = await listener.get(keepalive)
-                    queued = listener.pending()
-                except live.Closed:
-                    return
-
-                if message is None:
+            if ended:
+                return
+            async for batch in _heard(listener, key, claim):
+                if batch is None:
                     yield _keepalive(fmt)
-                    await _refresh(key, claim)
                     continue
-                newest = max(m.get("version", 0) for m in [message, *queued])
-                if newest <= last:
+                if max(m.get("version", 0) for m in batch) <= last:
                     continue
                 view, events, ended = await _game_read_async(game_id, user, last)
                 if view["version"] > last:
                     last = view["version"]
                     yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
+                if ended:
+                    return
     except live.Closed:
         return
     finally:
@@ -242,21 +254,14 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
 
 
 async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
-    keepalive = settings.GOAT_STREAM_KEEPALIVE_SECONDS
     try:
         async with live.listen(notify.player_channel(user.pk)) as listener:
             yield _encode(fmt, "hello", await sync_to_async(_feed_hello, thread_sensitive=False)(user))
-            while True:
-                try:
-                    message = await listener.get(keepalive)
-                    queued = listener.pending()
-                except live.Closed:
-                    return
-                if message is None:
+            async for batch in _heard(listener, key, claim):
+                if batch is None:
                     yield _keepalive(fmt)
-                    await _refresh(key, claim)
                     continue
-                for item in [message, *queued]:
+                for item in batch:
                     yield _encode(fmt, item["kind"], item["data"])
     except live.Closed:
         return
