@@ -3,13 +3,10 @@ log in as a superuser, open a replay, press → ten times and see the step and t
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from goat import engine
-from goat.engine.tiles import tile_str
-from goat.games import eventstore, services
+from goat.games import eventstore
+from played_games import played_game
 
 PASSWORD = "replay-audit-password"
 
@@ -17,21 +14,6 @@ PASSWORD = "replay-audit-password"
 @pytest.fixture
 def browser(open_browser):
     return open_browser(window_size="1280,1000")
-
-
-def played_game(users, moves: int):
-    game = services.game_create(player=users[0], ruleset="goat-classic", seats=2)
-    services.game_join(game_id=game.pk, player=users[1])
-    rng = random.Random(7)
-    for _ in range(moves):
-        game.refresh_from_db()
-        state = eventstore.state_load(game)
-        if state.turn is None:
-            break
-        tile, end = rng.choice(engine.legal_moves(state))
-        services.game_play_tile(game_id=game.pk, player=users[state.turn], tile=tile_str(tile), end=end)
-    game.refresh_from_db()
-    return game
 
 
 def test_replay_steps_forward_with_the_arrow_key(live_server, browser, django_user_model):
@@ -42,7 +24,7 @@ def test_replay_steps_forward_with_the_arrow_key(live_server, browser, django_us
 
     django_user_model.objects.create_superuser(username="root", password=PASSWORD)
     users = [django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("ann", "ben")]
-    game = played_game(users, moves=12)
+    game = played_game(users, moves=12, seed=7)
     assert game.version >= 12
 
     wait = WebDriverWait(browser, 15)

@@ -4,15 +4,12 @@ the server sends, and raise no violation."""
 
 from __future__ import annotations
 
-import random
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from goat import engine
-from goat.engine.tiles import tile_str
-from goat.games import eventstore, services
+from played_games import played_game
 
 PASSWORD = "csp-browser-password"
 
@@ -20,21 +17,6 @@ PASSWORD = "csp-browser-password"
 @pytest.fixture
 def browser(open_browser):
     return open_browser(window_size="1280,1000")
-
-
-def played_game(users, moves: int):
-    game = services.game_create(player=users[0], ruleset="goat-classic", seats=2)
-    services.game_join(game_id=game.pk, player=users[1])
-    rng = random.Random(11)
-    for _ in range(moves):
-        game.refresh_from_db()
-        state = eventstore.state_load(game)
-        if state.turn is None:
-            break
-        tile, end = rng.choice(engine.legal_moves(state))
-        services.game_play_tile(game_id=game.pk, player=users[state.turn], tile=tile_str(tile), end=end)
-    game.refresh_from_db()
-    return game
 
 
 def test_pages_admin_and_replay_work_under_the_policy(live_server, browser, browser_csp_violations,
@@ -50,7 +32,7 @@ def test_pages_admin_and_replay_work_under_the_policy(live_server, browser, brow
 
     root = django_user_model.objects.create_superuser(username="root", password=PASSWORD)
     users = [django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("ann", "ben")]
-    game = played_game(users, moves=8)
+    game = played_game(users, moves=8, seed=11)
     tournament = tournaments.tournament_create(created_by=root, name="CSP cup", ruleset="goat-classic",
                                                format="swiss", table_size=2, rounds=1, max_players=8,
                                                starts_at=timezone.now() + timedelta(days=1))
