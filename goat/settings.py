@@ -229,6 +229,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("GOAT_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = False  # a login to one's own account must not clear the failures of one's address
+AXES_VERBOSE = False  # no start-up banner in every process and command; failures and lockouts are still logged
 AXES_DISABLE_ACCESS_LOG = True  # failures are kept (AccessAttempt, in the admin); successes are not logged
 AXES_CLIENT_IP_CALLABLE = "goat.web.throttling.client_ip"
 AXES_USERNAME_CALLABLE = "goat.players.lockout.lockout_username"
