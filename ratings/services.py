@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -248,6 +249,11 @@ def _boards_locked(boards: Iterable[str]) -> dict[str, LeaderboardBoard]:
     return locked
 
 
+#: set by ``ratings_rebuild``, which reranks every board after replaying every game: keeping the ranks
+#: exact game by game there would shift rows that the final rerank writes again anyway
+_RANKS_DEFERRED: ContextVar[bool] = ContextVar("leaderboard_ranks_deferred", default=False)
+
+
 def _bump_row(board: LeaderboardBoard, player_id: int, username: str, points: int, goat: bool) -> None:
     """Add one game to a player's row on ``board`` and keep every rank of the board exact.
 
@@ -256,6 +262,12 @@ def _bump_row(board: LeaderboardBoard, player_id: int, username: str, points: in
     new row shifts the rows after it. Cost: O(rows passed), not O(board).
     """
     rows = LeaderboardRow.objects.filter(board=board.board)
+    if _RANKS_DEFERRED.get():  # inside ratings_rebuild: the figures only; it ranks every board once at its end
+        if not rows.filter(player_id=player_id).update(rating=F("rating") + points, games=F("games") + 1,
+                                                       goats=F("goats") + int(goat)):
+            LeaderboardRow.objects.create(board=board.board, player_id=player_id, username=username, rating=points,
+                                          games=1, goats=int(goat), rank=None)
+        return
     row = rows.filter(player_id=player_id).values("pk", "rating", "games", "rank", "username").first()
     if row is None:
         new = (points, 1, username)
@@ -522,8 +534,13 @@ def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None) -
         projections.projection_records_forget(names=list(PROJECTIONS))
         ChipAccount.objects.update(balance=0)  # set to the ledger's sums below
         _stakes_rebuild()
-        for game_id in (progress(ended) if progress else ended):
-            applied += bool(projections.projections_apply_game(game_id=game_id, prefix="ratings.", from_events=True))
+        deferred = _RANKS_DEFERRED.set(True)
+        try:
+            for game_id in (progress(ended) if progress else ended):
+                applied += bool(projections.projections_apply_game(game_id=game_id, prefix="ratings.",
+                                                                   from_events=True))
+        finally:
+            _RANKS_DEFERRED.reset(deferred)
         leaderboards_rerank()
         # Balances are the sum of each account's ledger.
         sums = dict(ChipLedgerEntry.objects.order_by().values("player").annotate(total=Sum("amount"))
