@@ -7,8 +7,9 @@ itself: 400 under /api/ (NUL in a header is ``invalid_characters`` before any vi
 value, header or body is ``invalid`` or the view's own code), 401 where the view needs a login, 403
 on unsafe methods a session may call (CSRF), 404 where the path names an object or the list is
 paged, 406 (``Accept`` names no JSON type), 413 and 415 where a body is read, and 429 where a
-throttle applies. Request bodies of a ``StrictSerializer`` say ``additionalProperties: false``. It also adds the OpenAPI links a view declares in ``schema_links`` (how a client,
-or schemathesis' stateful phase, goes from one answer to the next request).
+throttle applies. Request bodies of a ``StrictSerializer`` say ``additionalProperties: false``. It also adds the
+OpenAPI links a view declares in ``schema_links`` (how a client, or schemathesis' stateful phase,
+goes from one answer to the next request).
 
 ``ConstrainedFilterExtension`` states the limits of django-filter query parameters that
 drf-spectacular leaves out (``min_value``, ``max_value``, ``max_length``; whole numbers), and that
@@ -82,6 +83,13 @@ class AutoSchema(SpectacularAutoSchema):
         for status, links in getattr(self.view, "schema_links", {}).get(self.method.lower(), {}).items():
             responses[str(status)].setdefault("links", {}).update(links)
         return operation
+
+    def _get_serializer_field_meta(self, field, direction):
+        meta = super()._get_serializer_field_meta(field, direction)
+        minimum = getattr(field, "schema_min_length", None)  # a length only a validator checks
+        if minimum is not None and direction == "request":
+            meta["minLength"] = minimum
+        return meta
 
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)
