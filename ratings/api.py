@@ -125,7 +125,7 @@ class RatingLeaderboardView(RankedListView):
         ),
         parameters=[
             OpenApiParameter("period", str, enum=["all", "month", "week"], description="Default `all`."),
-            OpenApiParameter("ruleset", str, enum=[*RULESETS, ""], description="Default (or empty): every ruleset."),
+            OpenApiParameter("ruleset", str, enum=list(RULESETS), description="Default: every ruleset."),
         ],
         responses={200: RatingRowSerializer, **problem_responses(400, 401, 404)},
         examples=[

@@ -35,7 +35,6 @@ class Pagination(PageNumberPagination):
     def get_schema_operation_parameters(self, view):
         parameters = super().get_schema_operation_parameters(view)
         for parameter in parameters:
-            parameter["allowEmptyValue"] = True  # ?page=&page_size= read as absent
             if parameter["name"] == self.page_query_param:
                 parameter["schema"] = {"type": "integer", "minimum": 1}
                 parameter["description"] = "A page number from 1; a page past the last is 404 `not_found`."

@@ -9,11 +9,11 @@ on unsafe methods a session may call (CSRF), 404 where the path names an object 
 paged, 406 (``Accept`` names no JSON type), 413 and 415 where a body is read, and 429 where a
 throttle applies. Request bodies of a ``StrictSerializer`` say ``additionalProperties: false``. It also adds the
 OpenAPI links a view declares in ``schema_links`` (how a client, or schemathesis' stateful phase,
-goes from one answer to the next request).
+goes from one answer to the next request), and ``allowEmptyValue`` to every optional query parameter:
+DRF's query serializers, django-filter and the pagination all read ``?name=`` as leaving it out.
 
 ``ConstrainedFilterExtension`` states the limits of django-filter query parameters that
-drf-spectacular leaves out (``min_value``, ``max_value``, ``max_length``; whole numbers), and that
-an empty value is no filter (``allowEmptyValue``).
+drf-spectacular leaves out (``min_value``, ``max_value``, ``max_length``; whole numbers).
 """
 
 from __future__ import annotations
@@ -76,6 +76,10 @@ class AutoSchema(SpectacularAutoSchema):
         if operation is None:
             return None
         self.resolve_serializer(ProblemSerializer, "response")  # the Problem component, referenced below
+        for parameter in operation.get("parameters", []):
+            if parameter["in"] == "query" and not parameter.get("required"):
+                # DRF's serializers, django-filter and the pagination all read ?name= as no value
+                parameter["allowEmptyValue"] = True
         responses = operation["responses"]
         for status in sorted(self.problem_statuses(operation)):
             responses.setdefault(str(status), problem_response_object(COMMON_PROBLEMS[status]))
@@ -127,7 +131,6 @@ class ConstrainedFilterExtension(DjangoFilterExtension):
         parameters = super().resolve_filter_field(auto_schema, model, filterset_class, field_name, filter_field)
         extra = filter_field.extra
         for parameter in parameters:
-            parameter["allowEmptyValue"] = True  # django-filter reads an empty value as no filter
             schema = parameter["schema"]
             if issubclass(filter_field.field_class, forms.IntegerField):
                 schema["type"] = "integer"

@@ -112,3 +112,14 @@ def test_create_and_join_answer_the_game_version_as_etag(world):
     assert created.status_code == 201 and created["ETag"] == f'"{created.json()["version"]}"'
     joined = world["ben"].post(f"/api/games/{created.json()['id']}/join/", {}, format="json")
     assert joined.status_code == 200 and joined["ETag"] == f'"{joined.json()["version"]}"'
+
+
+@pytest.mark.parametrize("query", ["/api/leaderboards/ratings/?period=&ruleset=", "/api/leaderboards/skill/?ruleset=",
+                                   "/api/tournaments/?status=", "/api/players/me/games/?status=&page="])
+def test_an_empty_value_is_the_parameter_left_out(world, query):
+    assert world["ann"].get(query).status_code == 200
+
+
+def test_an_empty_after_is_after_nothing(world):
+    path = f"/api/games/{world['running']}/events/"
+    assert world["ann"].get(path + "?after=").json() == world["ann"].get(path).json()
