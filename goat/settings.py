@@ -325,7 +325,7 @@ REST_FRAMEWORK = {
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     "DEFAULT_PARSER_CLASSES": ["goat.web.parsers.StrictJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "goat.web.pagination.Pagination",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "goat.web.schema.AutoSchema",  # adds the statuses every operation can answer
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": [
         # Counted per account, or per client address as goat.web.throttling.client_ip gives it.
