@@ -368,6 +368,8 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # Embedded default: kombu's filesystem transport, no server. Web and worker share one folder.
+    # goat.web.broker writes each message atomically (kombu's own can be read half-written).
+    CELERY_BROKER_TRANSPORT = "goat.web.broker:Transport"
     _broker_dir = GOAT_DATA_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
