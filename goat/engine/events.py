@@ -76,7 +76,7 @@ def _game_created(g: Game | None, event: Mapping[str, Any], check: bool) -> Game
     g.ruleset, g.options, g.seats, g.commitment, g.server_seed = ruleset, options, seats, commitment, None
     g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, (PlayerScore(),) * seats
     g.status, g.round_no, g.next_attempt, g.table, g.fish_pot, g.leader = WAITING, 0, 0, None, 0, None
-    g.rounds, g.result, g.revealed_seed, g.version = [], None, None, 1
+    g.rounds, g.result, g.revealed_seed, g.version, g.stream = [], None, None, 1, None
     return g
 
 
@@ -99,6 +99,7 @@ def _seat_taken(g: Game, event: Mapping[str, Any], check: bool) -> Game:
                               f"client_seed must be a string of at most {MAX_CLIENT_SEED} characters.")
     g.players[seat] = player  # type: ignore[index]
     g.client_seeds[seat] = client_seed  # type: ignore[index]
+    g.stream = None
     if None not in g.players:
         g.status = RUNNING
     g.version += 1
@@ -119,6 +120,7 @@ def _seat_left(g: Game, event: Mapping[str, Any], check: bool) -> Game:
             raise IllegalMove("not_seated", f"{player!r} does not hold seat {seat}.")
     g.players[seat] = None  # type: ignore[index]
     g.client_seeds[seat] = None  # type: ignore[index]
+    g.stream = None
     g.version += 1
     return g
 
@@ -152,10 +154,6 @@ def _parse_tiles(value: object) -> list[Tile]:
         raise InvalidEvent("malformed_event", exc.detail) from exc
 
 
-def _texts(tiles: list[Tile]) -> list[str]:
-    return [TEXT[tile] for tile in tiles]
-
-
 def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     data = _data(event)
     if check:
@@ -165,11 +163,10 @@ def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
             raise InvalidEvent("deal_mismatch", f"expected the deal of round {g.round_no + 1}, attempt "
                                f"{g.next_attempt}.")
     if g.server_seed is not None:
-        _, _, hands, bazaar, void = next_deal(g)
-        if check and (
-            data.get("void") is not void or data.get("bazaar") != _texts(bazaar)
-            or data.get("hands") != [_texts(hand) for hand in hands]
-        ):
+        deal = next_deal(g)[2]
+        hands, bazaar, void = deal.hands, deal.bazaar, deal.void
+        if check and (data.get("void") is not void
+                      or (data.get("hands"), data.get("bazaar")) != dealing.deal_texts(deal)):
             raise InvalidEvent("deal_mismatch", "the deal does not match the one the server seed and the client "
                                "seeds produce.")
     else:  # no seed: the deal cannot be proved, only checked for shape
@@ -272,6 +269,7 @@ def reveal(g: Game, seed: str) -> None:
     """The server publishes its seed once the game has ended (RULES.md §3)."""
     g.revealed_seed = seed
     g.server_seed = seed
+    g.stream = None
     g.version += 1
 
 

@@ -55,6 +55,7 @@ class Fold:
     def set_server_seed(self, server_seed: str | None) -> None:
         if self._g is not None:
             self._g.server_seed = server_seed
+            self._g.stream = None
 
     @property
     def state(self) -> GameState | None:

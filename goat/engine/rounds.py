@@ -61,15 +61,17 @@ def _opener(opener: str, held: Sequence[int]) -> tuple[int, Tile]:
 # --- dealing (RULES.md §3) --------------------------------------------------------------------
 
 
-def next_deal(g: Game) -> tuple[int, int, list[list[Tile]], list[Tile], bool]:
-    """``(round, attempt, hands, bazaar, void)`` of the deal the game waits for (needs the seed)."""
-    if g.server_seed is None:
-        raise RulesError("seed_unknown", "the server seed is needed to deal.")
-    round_no, attempt = g.round_no + 1, g.next_attempt
-    key = dealing.deal_key(g.server_seed, g.client_seeds)  # type: ignore[arg-type]
-    options = g.options
-    return (round_no, attempt, *dealing.deal_round(key, round_no, attempt, g.seats, options.hand_size,
-                                                   options.redeal))
+def next_deal(g: Game) -> tuple[int, int, dealing.Deal]:
+    """``(round, attempt, deal)`` of the deal the game waits for (needs the seed). The key's stream is
+    prepared once per game and kept on the machine (every deal of a game has the same key)."""
+    stream = g.stream
+    if stream is None:
+        if g.server_seed is None:
+            raise RulesError("seed_unknown", "the server seed is needed to deal.")
+        stream = g.stream = dealing.prepare_stream(dealing.deal_key(g.server_seed, g.client_seeds))  # type: ignore[arg-type]
+    round_no, attempt, options = g.round_no + 1, g.next_attempt, g.options
+    return round_no, attempt, dealing.deal_round(stream, round_no, attempt, g.seats, options.hand_size,
+                                                 options.redeal)
 
 
 def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool) -> None:

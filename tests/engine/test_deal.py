@@ -159,7 +159,7 @@ def test_stream_messages_are_deal_round_attempt_block_with_the_key(monkeypatch):
 @given(key=st.binary(max_size=100), msg=st.binary(max_size=40))
 def test_the_default_stream_is_hmac_sha256(key, msg):
     # The key is prepared once per stream; every block must be exactly the stdlib's HMAC.
-    assert deal._stream_blocks(key, msg, 3, 2) == (hmac.digest(key, msg + b"3", "sha256")
+    assert deal._stream_blocks(deal.prepare_stream(key), msg, 3, 2) == (hmac.digest(key, msg + b"3", "sha256")
                                                    + hmac.digest(key, msg + b"4", "sha256"))
 
 
@@ -174,8 +174,9 @@ def test_the_shuffle_agrees_with_the_reference():
 def _blocks_of(digest):
     """A stream of blocks (deal._stream_blocks) made of one digest call per block message."""
 
-    def blocks(key, prefix, start, count):
-        return b"".join(digest(key, prefix + str(i).encode("ascii"), "sha256") for i in range(start, start + count))
+    def blocks(stream, prefix, start, count):
+        return b"".join(digest(stream.key, prefix + str(i).encode("ascii"), "sha256")
+                        for i in range(start, start + count))
 
     return blocks
 
