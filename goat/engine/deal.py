@@ -15,12 +15,12 @@ import itertools
 import operator
 import secrets
 import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import itemgetter as _itemgetter
 from typing import Any, NamedTuple
 
 from .errors import InvalidOptions
-from .tiles import ALL_TILES, HALVES, TEXT, Tile
+from .tiles import ALL_TILES, BIT, HALVES, TEXT, Tile
 
 __all__ = [
     "new_server_seed",
@@ -89,6 +89,12 @@ _UNPACK_BLOCK = struct.Struct(">8I").unpack
 _POSITIONS = tuple(range(len(ALL_TILES) - 1, 0, -1))
 _MODULI = tuple(i + 1 for i in _POSITIONS)
 _LIMITS = tuple(_REJECT_FROM[m] for m in _MODULI)
+#: the words the swaps read when none is rejected
+_UNPACK_SWAPS = struct.Struct(f">{len(_POSITIONS)}I").unpack_from
+#: every limit below 2**32 is at least 2**32 - 27 (``2**32 % m < m``), so a rejected word, big-endian,
+#: begins with these bytes; a stream without them rejects nothing
+_REJECTED_PREFIX = b"\xff\xff\xff"
+assert min(limit for limit in _LIMITS if limit < _TWO_32) >= 0xFFFFFF00
 
 
 def _more_words(stream: Stream, prefix: bytes) -> Iterator[int]:
@@ -141,11 +147,15 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
 def shuffle(stream: Stream, round_no: int, attempt: int) -> list[Tile]:
     """:func:`shuffled_order` with the key's stream prepared, as a new list."""
     prefix = b"deal:%d:%d:" % (round_no, attempt)
-    words: Sequence[int] = _UNPACK_FIRST(_stream_blocks(stream, prefix, 0, _FIRST_BLOCKS))
-    if any(map(operator.ge, words, _LIMITS)):  # a word is rejected (about one deal in ten million)
-        words = _accepted(itertools.chain(words, _more_words(stream, prefix)))
+    blocks = _stream_blocks(stream, prefix, 0, _FIRST_BLOCKS)
+    words: Sequence[int] = _UNPACK_SWAPS(blocks)
+    # A rejected word starts with three FF bytes (see _REJECTED_PREFIX): only then are the words compared
+    # with their limits (about one deal in a hundred thousand), and one is rejected about one in ten million.
+    if _REJECTED_PREFIX in blocks and any(map(operator.ge, words, _LIMITS)):
+        words = _accepted(itertools.chain(_UNPACK_FIRST(blocks), _more_words(stream, prefix)))
     items = list(ALL_TILES)  # a tile is its canonical index, so the tiles are shuffled in place
-    for i, j in zip(_POSITIONS, map(operator.mod, words, _MODULI), strict=False):
+    for i, m, word in zip(_POSITIONS, _MODULI, words, strict=True):
+        j = word % m
         items[i], items[j] = items[j], items[i]
     return items
 
@@ -214,34 +224,44 @@ def needs_redeal(hands: Sequence[Sequence[int]]) -> bool:
     A double counts once toward its value. The hands are of distinct tiles, as any deal of one set.
     """
     counts = _COUNTS
-    for hand in hands:
-        if (sum([counts[tile] for tile in hand]) + _REDEAL_BIAS) & _REDEAL_MASK:
+    return _overfull([sum([counts[tile] for tile in hand]) for hand in hands])
+
+
+def _overfull(hand_counts: Iterable[int]) -> bool:
+    """The redeal rule on each hand's packed counts (the sum of its tiles' ``_COUNTS``)."""
+    for counts in hand_counts:
+        if (counts + _REDEAL_BIAS) & _REDEAL_MASK:
             return True
     return False
 
 
 class Deal(NamedTuple):
-    """A deal: each seat's hand, the bazaar (fresh lists), whether the redeal rule voids it, and the
-    shuffled order they were cut from with its cutter (for :func:`deal_texts`)."""
+    """A deal: each seat's hand and the bazaar (fresh lists), whether the redeal rule voids it, each
+    hand as a tile set, and how to read any per-tile table in the deal's order (``pick``: the
+    shuffled order as an ``itemgetter``) and cut it as the tiles were (``cut``)."""
 
     hands: list[list[Tile]]
     bazaar: list[Tile]
     void: bool
-    order: list[Tile]
+    held: list[int]
+    pick: Callable[[Sequence[Any]], tuple[Any, ...]]
     cut: Cutter
 
 
 def deal_round(stream: Stream, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool) -> Deal:
     """The deal of round ``round_no``, attempt ``attempt``: the shuffled order cut into hands and the
-    bazaar, void by the redeal rule only when ``redeal``."""
+    bazaar, void by the redeal rule only when ``redeal``. The hands' tile sets and packed counts are
+    sums of the per-tile tables read in the deal's order, cut as the hands are (no loop per tile)."""
     order = shuffle(stream, round_no, attempt)
     cut = _cutter_of(seats, hand_size, len(order))
+    pick = _itemgetter(*order)
     *hands, bazaar = cut(order)
-    return Deal(hands, bazaar, redeal and needs_redeal(hands), order, cut)
+    void = redeal and _overfull(map(sum, cut(pick(_COUNTS))[:-1]))
+    return Deal(hands, bazaar, void, list(map(sum, cut(pick(BIT))[:-1])), pick, cut)
 
 
 def deal_texts(deal: Deal) -> tuple[list[list[str]], list[str]]:
     """The deal as ``round_dealt`` writes it: each hand's tile texts and the bazaar's, the 28 texts
-    written in one step and cut as the tiles were."""
-    *hands, bazaar = deal.cut([TEXT[tile] for tile in deal.order])
+    read in one step and cut as the tiles were."""
+    *hands, bazaar = deal.cut(list(deal.pick(TEXT)))
     return hands, bazaar

@@ -62,7 +62,7 @@ def _advance(g: Game, events: list[Event]) -> Waits:
         elif kind == DEAL:
             round_no, attempt, deal = next_deal(g)
             events.append(_deal_event(round_no, attempt, deal))
-            start_round(g, deal.hands, deal.bazaar, deal.void)
+            start_round(g, deal.hands, deal.bazaar, deal.void, deal.held)
         else:  # REVEAL
             if g.server_seed is None:
                 raise RulesError("seed_unknown", "the server seed is needed to end the game.")

@@ -18,7 +18,7 @@ from .rounds import draw_tile, interrupt, knock, next_deal, place_tile, start_ro
 from .rulesets import SECOND_EDITION_OPENERS, Options, is_first_edition, resolve_options, with_first_edition
 from .scoring import PlayerScore
 from .state import CANCELLED
-from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile
+from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile, tile_set
 
 Event = dict[str, Any]  # {"type", "seat", "data"} (+ "seq", "at" once stored)
 Handler = Callable[[Game | None, Mapping[str, Any], bool], Game]
@@ -164,7 +164,7 @@ def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
                                f"{g.next_attempt}.")
     if g.server_seed is not None:
         deal = next_deal(g)[2]
-        hands, bazaar, void = deal.hands, deal.bazaar, deal.void
+        hands, bazaar, void, held = deal.hands, deal.bazaar, deal.void, deal.held
         if check and (data.get("void") is not void
                       or (data.get("hands"), data.get("bazaar")) != dealing.deal_texts(deal)):
             raise InvalidEvent("deal_mismatch", "the deal does not match the one the server seed and the client "
@@ -182,7 +182,8 @@ def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
                 raise InvalidEvent("deal_mismatch", "the deal is not a deal of the 28 tiles.")
             if void != bool(g.options.redeal and dealing.needs_redeal(hands)):
                 raise InvalidEvent("deal_mismatch", "the deal's void flag contradicts the redeal rule.")
-    start_round(g, hands, bazaar, void)
+        held = [tile_set(hand) for hand in hands]
+    start_round(g, hands, bazaar, void, held)
     return g
 
 

@@ -74,9 +74,10 @@ def next_deal(g: Game) -> tuple[int, int, dealing.Deal]:
                                                  options.redeal)
 
 
-def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool) -> None:
-    """Apply a deal: a void deal is redealt (the next attempt); otherwise the round begins, led by the
-    opener rule (round 1, or every round under ``later_leader == "opener"``) or by the last winner."""
+def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool, held: list[int]) -> None:
+    """Apply a deal (``held``: each hand as a tile set): a void deal is redealt (the next attempt);
+    otherwise the round begins, led by the opener rule (round 1, or every round under
+    ``later_leader == "opener"``) or by the last winner."""
     g.version += 1
     if void:
         g.next_attempt += 1
@@ -84,7 +85,6 @@ def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool
     g.round_no += 1
     g.next_attempt = 0
     options = g.options
-    held = [tile_set(hand) for hand in hands]
     must_lead: Tile | None
     if g.round_no == 1 or options.later_leader == "opener" or g.leader is None:
         leader, must_lead = _opener(options.opener, held)

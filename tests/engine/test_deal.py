@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import re
 import struct
 
@@ -210,6 +211,25 @@ def test_rejection_accepts_the_largest_word_below_the_limit(monkeypatch):
     order = shuffled_order(b"\0" * 32, 1, 0)
     assert order[27] == ALL_TILES[27] and tuple(ALL_TILES[27]) == (6, 6)
     assert sorted(order) == list(ALL_TILES)
+
+
+@pytest.mark.parametrize("first_words", [
+    [0x00FFFFFF, 0xFF000000],  # three FF bytes across a word boundary: no word is rejected
+    [5, 0xFFFFFF00, 0xFFFFFFE4],  # whole FF prefixes just below every limit
+    [2**32 - 1, 2**32 - 4, 2**32 - 5],  # two words rejected by the first swap (m = 28: limit 2**32 - 4)
+])
+def test_words_with_ff_bytes_give_the_reference_permutation(monkeypatch, first_words):
+    """The shuffle compares words with their limits only in a stream holding three FF bytes in a row;
+    with or without them, it agrees with the plain reference word for word."""
+    blocks = _crafted_digest(first_words)
+    monkeypatch.setattr(deal, "_stream_blocks", blocks)
+
+    def words():
+        for i in itertools.count():
+            yield from struct.unpack(">8I", blocks(deal.prepare_stream(b"\0" * 32), b"deal:1:0:", i, 1))
+
+    expected, _ = _reference_order(words())
+    assert shuffled_order(b"\0" * 32, 1, 0) == expected
 
 
 def test_many_discards_across_block_boundaries_still_give_the_reference_permutation(monkeypatch):
