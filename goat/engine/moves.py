@@ -127,20 +127,28 @@ def moves_of(state: GameView, waits: Waits, seat: int | None = None) -> list[Mov
     return moves
 
 
-def _plays(tile: Tile, on_left: int, on_right: int) -> tuple[Move, ...]:
-    """The plays of ``tile`` given the sets of tiles that fit the left and the right end."""
+def _ends(tile: Tile, on_left: int, on_right: int) -> tuple[str, ...]:
+    """The ends ``tile`` may go on given the sets of tiles that fit the left and the right end."""
     bit = BIT[tile]
-    return ((tile, LEFT),) * bool(on_left & bit) + ((tile, RIGHT),) * bool(on_right & bit)
+    return (LEFT,) * bool(on_left & bit) + (RIGHT,) * bool(on_right & bit)
 
 
-#: for the ends ``(left, right)`` at ``7 * left + right``: each tile's plays (``playable`` as a table)
-PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
-    tuple(_plays(tile, SHOWS[left], SHOWS[right]) for tile in ALL_TILES) for left in range(7) for right in range(7)
+#: for the ends ``(left, right)`` at ``7 * left + right``: the ends each tile may go on (``playable`` as
+#: a table)
+ENDS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(_ends(tile, SHOWS[left], SHOWS[right]) for tile in ALL_TILES) for left in range(7) for right in range(7)
 )
-#: on an empty line, for the tile the round must open with (``TILE_COUNT``: any tile): each tile's plays
-OPENING_PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
-    tuple(_plays(tile, BIT[lead] if lead < TILE_COUNT else -1, 0) for tile in ALL_TILES)
+#: on an empty line, for the tile the round must open with (``TILE_COUNT``: any tile): each tile's ends
+OPENING_ENDS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(_ends(tile, BIT[lead] if lead < TILE_COUNT else -1, 0) for tile in ALL_TILES)
     for lead in range(TILE_COUNT + 1)
+)
+#: the same tables as plays ``(tile, end)``, which ``legal_moves`` lists
+PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(tuple((tile, end) for end in ends) for tile, ends in zip(ALL_TILES, row, strict=True)) for row in ENDS
+)
+OPENING_PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(tuple((tile, end) for end in ends) for tile, ends in zip(ALL_TILES, row, strict=True)) for row in OPENING_ENDS
 )
 
 
@@ -149,13 +157,18 @@ def check_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
     goes on, exactly when ``(tile, that end)`` is among :func:`legal_moves`; otherwise raise the
     precise error. The first tile of a round goes on ``"left"``."""
     t = state.table
-    if t is not None and seat.__class__ is int and seat == t.turn and state.status == RUNNING and t.ended is None:
-        on_left, on_right = playable(t, seat)
-        bit = BIT[tile]
-        if end == LEFT and on_left & bit or end == RIGHT and on_right & bit:
-            return end
-        if end is None and (on_left | on_right) & bit and not (on_left & on_right & bit):
-            return LEFT if on_left & bit else RIGHT
+    if (t is not None and seat.__class__ is int and seat == t.turn and state.status == RUNNING and t.ended is None
+            and t.held[seat] & BIT[tile]):
+        left = t.left
+        if left is None:
+            lead = t.must_lead
+            ends = OPENING_ENDS[TILE_COUNT if lead is None else lead][tile]
+        else:
+            ends = ENDS[7 * left + t.right][tile]  # type: ignore[operator]
+        if end in ends:
+            return end  # type: ignore[return-value]
+        if end is None and len(ends) == 1:
+            return ends[0]
     return _refuse_play(state, seat, tile, end)
 
 
