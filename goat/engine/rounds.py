@@ -9,6 +9,7 @@ resignation. Every caller has checked the move first (:mod:`goat.engine.moves`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 
 from . import deal as dealing
 from . import scoring
@@ -20,6 +21,8 @@ from .state import FINISHED, INTERRUPTED, RUNNING, Result, RoundRecord
 from .tiles import ALL_TILES, BIT, HALVES, LEAVES, SHOWS, SHOWS_NON_DOUBLE, Tile, tile_set
 
 END_OUT, END_FISH = scoring.END_OUT, scoring.END_FISH
+#: builds a round record from its fields without the named tuple's ``__new__`` (a Python frame)
+_new_tuple = tuple.__new__
 
 # --- leaders (RULES.md §4) --------------------------------------------------------------------
 
@@ -176,7 +179,7 @@ def end_round(g: Game, end: str, seat: int) -> None:
     ``seat`` is the player who went out, or the fisher."""
     options = g.options
     t: Table = g.table  # type: ignore[assignment]
-    hand_values = tuple([scoring.hand_value(hand, options.lone_double_zero) for hand in t.hands])
+    hand_values = tuple(map(scoring.hand_value, t.hands, repeat(options.lone_double_zero)))
     if options.scoring == "goat":
         outcome = scoring.score_goat_round(
             players=g.scores, hand_values=hand_values, end=end, seat=seat,
@@ -187,10 +190,10 @@ def end_round(g: Game, end: str, seat: int) -> None:
     else:
         outcome = scoring.score_fixed_round(players=g.scores, hand_values=hand_values)
         winners = scoring.round_winners(outcome.round_points)  # §8: named on the round record
-    g.rounds.append(RoundRecord(
-        t.number, end, seat, tuple([tuple(hand) for hand in t.hands]), hand_values, outcome.round_points,
+    g.rounds.append(_new_tuple(RoundRecord, (
+        t.number, end, seat, tuple(map(tuple, t.hands)), hand_values, outcome.round_points,
         outcome.fish_pot, outcome.draw, outcome.players, winners,
-    ))
+    )))
     t.turn = None
     t.ended = end
     result = game_result(options, outcome.players, t.number)
@@ -204,17 +207,18 @@ def end_round(g: Game, end: str, seat: int) -> None:
 def game_result(options: Options, players: Sequence[PlayerScore], rounds_played: int) -> Result | None:
     """The result of a game whose last written round leaves ``players``, or ``None`` while it goes on:
     a goat game ends when a player reaches the limit (§7.5), a fixed-rounds game after its rounds (§8)."""
-    points = scoring.points(players, options.remembered_counts)  # D-8
     if options.scoring == "goat":
         limit: int = options.limit  # type: ignore[assignment]
         if not scoring.goat_game_over(players, limit, options.remembered_counts is not False):
             return None
         reason = "limit"
+        points = scoring.points(players, options.remembered_counts)  # D-8
         goats, winners = scoring.result_by_limit(points, limit)
     else:
         if rounds_played < options.rounds:  # type: ignore[operator]
             return None
         reason = "rounds"
+        points = scoring.points(players, options.remembered_counts)
         goats, winners = scoring.result_by_rounds(points)
     return Result(
         reason=reason,
