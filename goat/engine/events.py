@@ -193,12 +193,16 @@ def _tile_played(g: Game, event: Mapping[str, Any], check: bool) -> Game:
         tile, end = PARSE[data["tile"]], data["end"]
     except (KeyError, TypeError):  # TypeError: not even hashable, or no mapping
         seat, data, tile, end = _play_fields(g, event)
-    if seat.__class__ is not int or not 0 <= seat < g.seats:
-        _seat_of(g, event)
     if check:
-        expected = check_play(g, seat, tile, end)
+        try:  # check_play accepts only the seat to move, so the seat is tested only when it refuses
+            expected = check_play(g, seat, tile, end)
+        except RulesError:
+            _seat_of(g, event)  # a seat that is not one of the game's is named before why the play is refused
+            raise
         if expected != end:
             raise InvalidEvent("malformed_event", f"tile_played must name the end it was put on ({expected}).")
+    elif seat.__class__ is not int or not 0 <= seat < g.seats:
+        _seat_of(g, event)
     place_tile(g, g.table, seat, tile, end)  # type: ignore[arg-type]
     return g
 
