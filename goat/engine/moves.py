@@ -182,7 +182,7 @@ def check_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
         else:
             ends = ENDS[7 * left + t.right][tile]  # type: ignore[operator]
         if end in ends:
-            return end  # type: ignore[return-value]
+            return end
         if end is None and len(ends) == 1:
             return ends[0]
     return _refuse_play(state, seat, tile, end)
