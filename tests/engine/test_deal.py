@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
+import random
 import re
 import struct
 
@@ -21,7 +22,9 @@ from goat.engine.deal import (
     new_server_seed,
     shuffled_order,
 )
-from goat.engine.errors import InvalidOptions
+from goat.engine.errors import InvalidOptions, RulesError
+from goat.engine.fold import Fold
+from goat.engine.simulate import simulate_game
 from goat.engine.tiles import ALL_TILES, parse_tile, tile_str
 
 
@@ -352,3 +355,23 @@ def test_needs_redeal_matches_its_definition(hand):
     doubles = sum(1 for a, b in hand if a == b)
     shares = max((sum(1 for t in hand if v in t) for v in range(7)), default=0)
     assert needs_redeal([hand]) == (doubles >= 5 or shares >= 6)
+
+
+# --- the machine's prepared stream -----------------------------------------------------------------
+
+def test_the_machine_prepares_its_deal_stream_again_when_the_seed_changes():
+    """The machine keeps the deal key's prepared stream; a new server seed must give new deals."""
+    log = simulate_game(random.Random(5), ruleset="goat-classic", seats=4, interrupt_chance=0)
+    seed = log[-1]["data"]["server_seed"]
+    deals = [i for i, e in enumerate(log) if e["type"] == "round_dealt"]
+    assert len(deals) >= 2
+    fold = Fold()
+    fold.push_all(log[:1])
+    fold.set_server_seed(seed)
+    fold.push_all(log[1:deals[1]], first_seq=2)  # the first round, dealt from the kept stream
+    assert fold.machine.stream is not None
+    fold.set_server_seed("ab" * 32)
+    assert fold.machine.stream is None
+    with pytest.raises(RulesError) as refused:
+        fold.push_all(log[deals[1]:], first_seq=deals[1] + 1)
+    assert (refused.value.code, refused.value.seq) == ("deal_mismatch", deals[1] + 1)
