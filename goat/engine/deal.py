@@ -235,6 +235,10 @@ def _overfull(hand_counts: Iterable[int]) -> bool:
     return False
 
 
+#: builds a named tuple from its fields without its ``__new__`` (a Python frame)
+_new_tuple = tuple.__new__
+
+
 class Deal(NamedTuple):
     """A deal: each seat's hand and the bazaar (fresh lists), whether the redeal rule voids it, each
     hand as a tile set, and how to read any per-tile table in the deal's order (``pick``: the
@@ -257,7 +261,7 @@ def deal_round(stream: Stream, round_no: int, attempt: int, seats: int, hand_siz
     pick = _itemgetter(*order)
     *hands, bazaar = cut(order)
     void = redeal and _overfull(map(sum, cut(pick(_COUNTS))[:-1]))
-    return Deal(hands, bazaar, void, list(map(sum, cut(pick(BIT))[:-1])), pick, cut)
+    return _new_tuple(Deal, (hands, bazaar, void, list(map(sum, cut(pick(BIT))[:-1])), pick, cut))
 
 
 def deal_texts(deal: Deal) -> tuple[list[list[str]], list[str]]:
