@@ -220,12 +220,15 @@ def _play_fields(g: Game, event: Mapping[str, Any]) -> tuple[Any, Mapping[str, A
 
 def _tile_drawn(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     seat = _seat_of(g, event)
-    t = _table(g)
     if check:
         if pending(g) != (DRAW, seat):
+            _table(g)  # a missing round is named first
             expect(g, (DRAW,), seat, "tile_drawn")
+        t: Table = g.table  # type: ignore[assignment]  # the game waits for this draw: a round is dealt
         if _data(event).get("tile") != TEXT[t.bazaar[0]]:
             raise InvalidEvent("draw_mismatch", "the drawn tile is not the front of the bazaar.")
+    else:
+        t = _table(g)
     draw_tile(g, t, seat)
     return g
 
