@@ -15,11 +15,12 @@ import itertools
 import operator
 import secrets
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import itemgetter as _itemgetter
+from typing import Any, NamedTuple
 
 from .errors import InvalidOptions
-from .tiles import ALL_TILES, HALVES, Tile
+from .tiles import ALL_TILES, BIT, HALVES, TEXT, Tile
 
 __all__ = [
     "new_server_seed",
@@ -29,6 +30,11 @@ __all__ = [
     "deal_hands",
     "needs_redeal",
     "deal_round",
+    "deal_texts",
+    "Deal",
+    "Stream",
+    "prepare_stream",
+    "shuffle",
 ]
 
 _TWO_32 = 2**32
@@ -38,18 +44,28 @@ _REJECT_FROM: tuple[int, ...] = tuple(_TWO_32 - (_TWO_32 % m) if m else 0 for m 
 
 
 
-def _hmac_blocks(key: bytes, prefix: bytes, start: int, count: int) -> bytes:
-    """``HMAC-SHA256(key, prefix + str(i))`` for ``i`` from ``start``, ``count`` blocks, concatenated.
+class Stream(NamedTuple):
+    """An HMAC-SHA256 key prepared once (RFC 2104): the key, and the SHA-256 states that have absorbed
+    its inner and its outer pad. A game's deals all use one key, so its machine keeps one stream."""
 
-    HMAC as RFC 2104 writes it: the inner hash absorbs the padded key and ``prefix`` once, and each
-    block continues a copy of it, so the key is prepared once per stream rather than once per block.
-    """
-    if len(key) > 64:
-        key = hashlib.sha256(key).digest()
-    key = key.ljust(64, b"\0")
-    inner = hashlib.sha256(key.translate(_IPAD))
+    key: bytes
+    inner: Any  # hashlib's sha256 objects (their type is private)
+    outer: Any
+
+
+def prepare_stream(key: bytes) -> Stream:
+    """The stream of ``key``: the padded key absorbed by an inner and an outer SHA-256 state."""
+    padded = (hashlib.sha256(key).digest() if len(key) > 64 else key).ljust(64, b"\0")
+    return Stream(key, hashlib.sha256(padded.translate(_IPAD)), hashlib.sha256(padded.translate(_OPAD)))
+
+
+def _hmac_blocks(stream: Stream, prefix: bytes, start: int, count: int) -> bytes:
+    """``HMAC-SHA256(stream.key, prefix + str(i))`` for ``i`` from ``start``, ``count`` blocks, concatenated.
+
+    Each block continues copies of the prepared states, so the key is never padded or hashed again."""
+    inner = stream.inner.copy()
     inner.update(prefix)
-    outer = hashlib.sha256(key.translate(_OPAD))
+    outer = stream.outer
     out = []
     for i in range(start, start + count):
         h = inner.copy()
@@ -73,12 +89,18 @@ _UNPACK_BLOCK = struct.Struct(">8I").unpack
 _POSITIONS = tuple(range(len(ALL_TILES) - 1, 0, -1))
 _MODULI = tuple(i + 1 for i in _POSITIONS)
 _LIMITS = tuple(_REJECT_FROM[m] for m in _MODULI)
+#: the words the swaps read when none is rejected
+_UNPACK_SWAPS = struct.Struct(f">{len(_POSITIONS)}I").unpack_from
+#: every limit below 2**32 is at least 2**32 - 27 (``2**32 % m < m``), so a rejected word, big-endian,
+#: begins with these bytes; a stream without them rejects nothing
+_REJECTED_PREFIX = b"\xff\xff\xff"
+assert min(limit for limit in _LIMITS if limit < _TWO_32) >= 0xFFFFFF00
 
 
-def _more_words(key: bytes, prefix: bytes) -> Iterator[int]:
+def _more_words(stream: Stream, prefix: bytes) -> Iterator[int]:
     """The words of the stream after the first blocks, block by block, for as long as they are read."""
     for block in itertools.count(_FIRST_BLOCKS):
-        yield from _UNPACK_BLOCK(_stream_blocks(key, prefix, block, 1))
+        yield from _UNPACK_BLOCK(_stream_blocks(stream, prefix, block, 1))
 
 
 def _accepted(words: Iterator[int]) -> list[int]:
@@ -119,20 +141,53 @@ def shuffled_order(key: bytes, round_no: int, attempt: int) -> tuple[Tile, ...]:
     down to 1 with ``m = i + 1``; a word ``x >= 2**32 - (2**32 % m)`` is discarded (rejection
     sampling keeps the shuffle unbiased), otherwise items ``i`` and ``x % m`` are swapped.
     """
-    order: tuple[Tile, ...] = _itemgetter(*shuffled_positions(key, round_no, attempt))(ALL_TILES)
-    return order
+    return tuple(shuffle(prepare_stream(key), round_no, attempt))
 
 
-def shuffled_positions(key: bytes, round_no: int, attempt: int) -> list[int]:
-    """:func:`shuffled_order` as canonical indexes (a :class:`~goat.engine.tiles.Tile` is its index)."""
+def shuffle(stream: Stream, round_no: int, attempt: int) -> list[Tile]:
+    """:func:`shuffled_order` with the key's stream prepared, as a new list."""
     prefix = b"deal:%d:%d:" % (round_no, attempt)
-    words: Sequence[int] = _UNPACK_FIRST(_stream_blocks(key, prefix, 0, _FIRST_BLOCKS))
-    if any(map(operator.ge, words, _LIMITS)):  # a word is rejected (about one deal in ten million)
-        words = _accepted(itertools.chain(words, _more_words(key, prefix)))
-    items = list(range(len(ALL_TILES)))
-    for i, j in zip(_POSITIONS, map(operator.mod, words, _MODULI), strict=False):
+    blocks = _stream_blocks(stream, prefix, 0, _FIRST_BLOCKS)
+    words: Sequence[int] = _UNPACK_SWAPS(blocks)
+    # A rejected word starts with three FF bytes (see _REJECTED_PREFIX): only then are the words compared
+    # with their limits (about one deal in a hundred thousand), and one is rejected about one in ten million.
+    if _REJECTED_PREFIX in blocks and any(map(operator.ge, words, _LIMITS)):
+        words = _accepted(itertools.chain(_UNPACK_FIRST(blocks), _more_words(stream, prefix)))
+    items = list(ALL_TILES)  # a tile is its canonical index, so the tiles are shuffled in place
+    for i, m, word in zip(_POSITIONS, _MODULI, words, strict=True):
+        j = word % m
         items[i], items[j] = items[j], items[i]
     return items
+
+
+Cutter = Callable[[Sequence[Any]], tuple[Any, ...]]
+
+
+def _cutter(seats: int, hand_size: int) -> Cutter:
+    """Cuts a shuffled order (or anything in its order, such as its texts) into ``seats`` hands of
+    ``hand_size`` and the bazaar: one ``itemgetter`` of slices."""
+    return _itemgetter(*[slice(s * hand_size, (s + 1) * hand_size) for s in range(seats)],
+                       slice(seats * hand_size, None))
+
+
+#: the cutter of every deal the set allows, by ``(seats, hand_size)``
+_CUTTERS = {(seats, size): _cutter(seats, size)
+            for seats in range(1, len(ALL_TILES) + 1) for size in range(len(ALL_TILES) // seats + 1)}
+
+
+def _cutter_of(seats: int, hand_size: int, tiles: int) -> Cutter:
+    """The cutter of a deal of ``tiles`` tiles; refuses a deal they cannot give."""
+    cutter = _CUTTERS.get((seats, hand_size)) if tiles == len(ALL_TILES) else None
+    if cutter is None:
+        if seats < 1 or hand_size < 0 or seats * hand_size > tiles:
+            raise InvalidOptions(
+                "invalid_options",
+                f"cannot deal {hand_size} tiles to each of {seats} seats from {tiles} tiles.",
+                seats=seats,
+                hand_size=hand_size,
+            )
+        cutter = _cutter(seats, hand_size)
+    return cutter
 
 
 def deal_hands(
@@ -143,16 +198,9 @@ def deal_hands(
     Seat ``s`` receives positions ``[s*hand_size, (s+1)*hand_size)``; the bazaar is the rest, in order
     (it is drawn from its front).
     """
-    if seats < 1 or hand_size < 0 or seats * hand_size > len(order):
-        raise InvalidOptions(
-            "invalid_options",
-            f"cannot deal {hand_size} tiles to each of {seats} seats from {len(order)} tiles.",
-            seats=seats,
-            hand_size=hand_size,
-        )
     order = tuple(order)
-    hands = tuple([order[s * hand_size : (s + 1) * hand_size] for s in range(seats)])
-    return hands, order[seats * hand_size :]
+    *hands, bazaar = _cutter_of(seats, hand_size, len(order))(order)
+    return tuple(hands), bazaar
 
 
 # The redeal test counts in one integer per hand: each tile is a number with a 4-bit field per value
@@ -176,15 +224,48 @@ def needs_redeal(hands: Sequence[Sequence[int]]) -> bool:
     A double counts once toward its value. The hands are of distinct tiles, as any deal of one set.
     """
     counts = _COUNTS
-    for hand in hands:
-        if (sum([counts[tile] for tile in hand]) + _REDEAL_BIAS) & _REDEAL_MASK:
+    return _overfull([sum([counts[tile] for tile in hand]) for hand in hands])
+
+
+def _overfull(hand_counts: Iterable[int]) -> bool:
+    """The redeal rule on each hand's packed counts (the sum of its tiles' ``_COUNTS``)."""
+    for counts in hand_counts:
+        if (counts + _REDEAL_BIAS) & _REDEAL_MASK:
             return True
     return False
 
 
-def deal_round(key: bytes, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool,
-               ) -> tuple[list[list[Tile]], list[Tile], bool]:
-    """The deal of round ``round_no``, attempt ``attempt``: each seat's hand, the bazaar, and whether the
-    deal is void by the redeal rule (only when ``redeal``)."""
-    hands, bazaar = deal_hands(shuffled_order(key, round_no, attempt), seats, hand_size)
-    return [list(hand) for hand in hands], list(bazaar), redeal and needs_redeal(hands)
+#: builds a named tuple from its fields without its ``__new__`` (a Python frame)
+_new_tuple = tuple.__new__
+
+
+class Deal(NamedTuple):
+    """A deal: each seat's hand and the bazaar (fresh lists), whether the redeal rule voids it, each
+    hand as a tile set, and how to read any per-tile table in the deal's order (``pick``: the
+    shuffled order as an ``itemgetter``) and cut it as the tiles were (``cut``)."""
+
+    hands: list[list[Tile]]
+    bazaar: list[Tile]
+    void: bool
+    held: list[int]
+    pick: Callable[[Sequence[Any]], tuple[Any, ...]]
+    cut: Cutter
+
+
+def deal_round(stream: Stream, round_no: int, attempt: int, seats: int, hand_size: int, redeal: bool) -> Deal:
+    """The deal of round ``round_no``, attempt ``attempt``: the shuffled order cut into hands and the
+    bazaar, void by the redeal rule only when ``redeal``. The hands' tile sets and packed counts are
+    sums of the per-tile tables read in the deal's order, cut as the hands are (no loop per tile)."""
+    order = shuffle(stream, round_no, attempt)
+    cut = _cutter_of(seats, hand_size, len(order))
+    pick = _itemgetter(*order)
+    *hands, bazaar = cut(order)
+    void = redeal and _overfull(map(sum, cut(pick(_COUNTS))[:-1]))
+    return _new_tuple(Deal, (hands, bazaar, void, list(map(sum, cut(pick(BIT))[:-1])), pick, cut))
+
+
+def deal_texts(deal: Deal) -> tuple[list[list[str]], list[str]]:
+    """The deal as ``round_dealt`` writes it: each hand's tile texts and the bazaar's, the 28 texts
+    read in one step and cut as the tiles were."""
+    *hands, bazaar = deal.cut(list(deal.pick(TEXT)))
+    return hands, bazaar

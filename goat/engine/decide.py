@@ -38,10 +38,10 @@ def forced_event(state: GameState | Game) -> Event | None:
     return None
 
 
-def _deal_event(round_no: int, attempt: int, hands: list[list[Tile]], bazaar: list[Tile], void: bool) -> Event:
+def _deal_event(round_no: int, attempt: int, deal: dealing.Deal) -> Event:
+    hands, bazaar = dealing.deal_texts(deal)
     return {"type": "round_dealt", "seat": None, "data": {
-        "round": round_no, "attempt": attempt, "hands": [[TEXT[tile] for tile in hand] for hand in hands],
-        "bazaar": [TEXT[tile] for tile in bazaar], "void": void,
+        "round": round_no, "attempt": attempt, "hands": hands, "bazaar": bazaar, "void": deal.void,
     }}
 
 
@@ -60,9 +60,9 @@ def _advance(g: Game, events: list[Event]) -> Waits:
             events.append({"type": "knocked", "seat": seat, "data": {}})
             knock(g, t, seat)  # type: ignore[arg-type]
         elif kind == DEAL:
-            round_no, attempt, hands, bazaar, void = next_deal(g)
-            events.append(_deal_event(round_no, attempt, hands, bazaar, void))
-            start_round(g, hands, bazaar, void)
+            round_no, attempt, deal = next_deal(g)
+            events.append(_deal_event(round_no, attempt, deal))
+            start_round(g, deal.hands, deal.bazaar, deal.void, deal.held)
         else:  # REVEAL
             if g.server_seed is None:
                 raise RulesError("seed_unknown", "the server seed is needed to end the game.")
@@ -87,7 +87,7 @@ def _create(command: CreateGame) -> tuple[Game, Event]:
         "server_seed_commitment": dealing.commitment(command.server_seed_hex),
     }}
     g = dispatch(None, event, True)
-    g.server_seed = command.server_seed_hex
+    g.server_seed, g.stream = command.server_seed_hex, None
     return g, event
 
 

@@ -18,7 +18,7 @@ from .rounds import draw_tile, interrupt, knock, next_deal, place_tile, start_ro
 from .rulesets import SECOND_EDITION_OPENERS, Options, is_first_edition, resolve_options, with_first_edition
 from .scoring import PlayerScore
 from .state import CANCELLED
-from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile
+from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile, tile_set
 
 Event = dict[str, Any]  # {"type", "seat", "data"} (+ "seq", "at" once stored)
 Handler = Callable[[Game | None, Mapping[str, Any], bool], Game]
@@ -76,7 +76,7 @@ def _game_created(g: Game | None, event: Mapping[str, Any], check: bool) -> Game
     g.ruleset, g.options, g.seats, g.commitment, g.server_seed = ruleset, options, seats, commitment, None
     g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, (PlayerScore(),) * seats
     g.status, g.round_no, g.next_attempt, g.table, g.fish_pot, g.leader = WAITING, 0, 0, None, 0, None
-    g.rounds, g.result, g.revealed_seed, g.version = [], None, None, 1
+    g.rounds, g.result, g.revealed_seed, g.version, g.stream = [], None, None, 1, None
     return g
 
 
@@ -99,6 +99,7 @@ def _seat_taken(g: Game, event: Mapping[str, Any], check: bool) -> Game:
                               f"client_seed must be a string of at most {MAX_CLIENT_SEED} characters.")
     g.players[seat] = player  # type: ignore[index]
     g.client_seeds[seat] = client_seed  # type: ignore[index]
+    g.stream = None
     if None not in g.players:
         g.status = RUNNING
     g.version += 1
@@ -119,6 +120,7 @@ def _seat_left(g: Game, event: Mapping[str, Any], check: bool) -> Game:
             raise IllegalMove("not_seated", f"{player!r} does not hold seat {seat}.")
     g.players[seat] = None  # type: ignore[index]
     g.client_seeds[seat] = None  # type: ignore[index]
+    g.stream = None
     g.version += 1
     return g
 
@@ -152,10 +154,6 @@ def _parse_tiles(value: object) -> list[Tile]:
         raise InvalidEvent("malformed_event", exc.detail) from exc
 
 
-def _texts(tiles: list[Tile]) -> list[str]:
-    return [TEXT[tile] for tile in tiles]
-
-
 def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     data = _data(event)
     if check:
@@ -165,11 +163,10 @@ def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
             raise InvalidEvent("deal_mismatch", f"expected the deal of round {g.round_no + 1}, attempt "
                                f"{g.next_attempt}.")
     if g.server_seed is not None:
-        _, _, hands, bazaar, void = next_deal(g)
-        if check and (
-            data.get("void") is not void or data.get("bazaar") != _texts(bazaar)
-            or data.get("hands") != [_texts(hand) for hand in hands]
-        ):
+        deal = next_deal(g)[2]
+        hands, bazaar, void, held = deal.hands, deal.bazaar, deal.void, deal.held
+        if check and (data.get("void") is not void
+                      or (data.get("hands"), data.get("bazaar")) != dealing.deal_texts(deal)):
             raise InvalidEvent("deal_mismatch", "the deal does not match the one the server seed and the client "
                                "seeds produce.")
     else:  # no seed: the deal cannot be proved, only checked for shape
@@ -185,7 +182,8 @@ def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
                 raise InvalidEvent("deal_mismatch", "the deal is not a deal of the 28 tiles.")
             if void != bool(g.options.redeal and dealing.needs_redeal(hands)):
                 raise InvalidEvent("deal_mismatch", "the deal's void flag contradicts the redeal rule.")
-    start_round(g, hands, bazaar, void)
+        held = [tile_set(hand) for hand in hands]
+    start_round(g, hands, bazaar, void, held)
     return g
 
 
@@ -195,12 +193,16 @@ def _tile_played(g: Game, event: Mapping[str, Any], check: bool) -> Game:
         tile, end = PARSE[data["tile"]], data["end"]
     except (KeyError, TypeError):  # TypeError: not even hashable, or no mapping
         seat, data, tile, end = _play_fields(g, event)
-    if seat.__class__ is not int or not 0 <= seat < g.seats:
-        _seat_of(g, event)
     if check:
-        expected = check_play(g, seat, tile, end)
+        try:  # check_play accepts only the seat to move, so the seat is tested only when it refuses
+            expected = check_play(g, seat, tile, end)
+        except RulesError:
+            _seat_of(g, event)  # a seat that is not one of the game's is named before why the play is refused
+            raise
         if expected != end:
             raise InvalidEvent("malformed_event", f"tile_played must name the end it was put on ({expected}).")
+    elif seat.__class__ is not int or not 0 <= seat < g.seats:
+        _seat_of(g, event)
     place_tile(g, g.table, seat, tile, end)  # type: ignore[arg-type]
     return g
 
@@ -218,12 +220,15 @@ def _play_fields(g: Game, event: Mapping[str, Any]) -> tuple[Any, Mapping[str, A
 
 def _tile_drawn(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     seat = _seat_of(g, event)
-    t = _table(g)
     if check:
         if pending(g) != (DRAW, seat):
+            _table(g)  # a missing round is named first
             expect(g, (DRAW,), seat, "tile_drawn")
+        t: Table = g.table  # type: ignore[assignment]  # the game waits for this draw: a round is dealt
         if _data(event).get("tile") != TEXT[t.bazaar[0]]:
             raise InvalidEvent("draw_mismatch", "the drawn tile is not the front of the bazaar.")
+    else:
+        t = _table(g)
     draw_tile(g, t, seat)
     return g
 
@@ -272,6 +277,7 @@ def reveal(g: Game, seed: str) -> None:
     """The server publishes its seed once the game has ended (RULES.md §3)."""
     g.revealed_seed = seed
     g.server_seed = seed
+    g.stream = None
     g.version += 1
 
 

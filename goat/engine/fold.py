@@ -38,7 +38,10 @@ class Fold:
             for position, event in enumerate(events, start=first_seq):
                 if event.__class__ is not dict and not isinstance(event, Mapping):
                     raise InvalidEvent("malformed_event", "an event must be a JSON object.")
-                seq = event.get("seq", position)
+                try:  # a subscript is cheaper than .get(); an event may have no seq
+                    seq = event["seq"]
+                except KeyError:
+                    seq = position
                 if seq != position:
                     raise InvalidEvent("wrong_seq", f"expected seq {position}, found {seq!r}.")
                 try:
@@ -55,6 +58,7 @@ class Fold:
     def set_server_seed(self, server_seed: str | None) -> None:
         if self._g is not None:
             self._g.server_seed = server_seed
+            self._g.stream = None
 
     @property
     def state(self) -> GameState | None:

@@ -8,6 +8,7 @@ machine has the attribute names of the state (``Game`` those of ``GameState``, `
 
 from __future__ import annotations
 
+from .deal import Stream
 from .rulesets import Options
 from .scoring import PlayerScore
 from .state import ENDED, GameState, Result, RoundRecord, RoundState
@@ -39,7 +40,7 @@ class Game:
 
     __slots__ = ("ruleset", "options", "seats", "commitment", "server_seed", "players", "client_seeds", "status",
                  "round_no", "next_attempt", "table", "scores", "fish_pot", "leader", "rounds", "result",
-                 "revealed_seed", "version")
+                 "revealed_seed", "version", "stream")
 
     ruleset: str
     options: Options
@@ -59,6 +60,9 @@ class Game:
     result: Result | None
     revealed_seed: str | None
     version: int
+    #: the deal key's prepared HMAC stream (derived from the seeds; ``None`` until the first deal needs
+    #: it, and cleared by whatever changes ``server_seed`` or ``client_seeds``)
+    stream: Stream | None
 
     @property
     def ended(self) -> bool:
@@ -72,7 +76,7 @@ def thaw(state: GameState) -> Game:
     g.server_seed, g.players, g.client_seeds = state.server_seed, list(state.players), list(state.client_seeds)
     g.status, g.round_no, g.next_attempt = state.status, state.round_no, state.next_attempt
     g.scores, g.fish_pot, g.leader, g.rounds = state.scores, state.fish_pot, state.leader, list(state.rounds)
-    g.result, g.revealed_seed, g.version = state.result, state.revealed_seed, state.version
+    g.result, g.revealed_seed, g.version, g.stream = state.result, state.revealed_seed, state.version, None
     r = state.table
     if r is None:
         g.table = None

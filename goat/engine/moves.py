@@ -1,7 +1,9 @@
 """What the game waits for, and which plays are legal (RULES.md §1, §5).
 
 * :func:`playable` is the rule "a tile fits an end when it shows the end's value": the seat's tiles
-  that may go on the left and on the right end, as sets (``hand & SHOWS[end]``).
+  that may go on the left and on the right end, as sets (``hand & SHOWS[end]``). :data:`ENDS` and
+  :data:`PLAYS` are built from it at import: for each line's ends, the ends and plays of each tile,
+  which ``check_play`` and ``legal_moves`` read.
 * :func:`pending` says what the game waits for: a player's choice (``"seat"``, ``"play"``) or a
   server action the rules force (``"deal"``, ``"draw"``, ``"knock"``, ``"reveal"``).
 * :func:`legal_moves` lists the plays; :func:`check_play` accepts a play exactly when it is one of
@@ -11,11 +13,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .errors import IllegalMove, InvalidEvent, RulesError
 from .rulesets import Options
-from .tiles import ALL_TILES, BIT, SHOWS, TEXT, TILE_COUNT, Tile
+from .tiles import ALL_TILES, BIT, EVERY_TILE, SHOWS, TEXT, TILE_COUNT, Tile
 
 CREATE, SEAT, PLAY, DEAL, DRAW, KNOCK, REVEAL, DONE = (
     "create", "seat", "play", "deal", "draw", "knock", "reveal", "done",
@@ -127,20 +129,42 @@ def moves_of(state: GameView, waits: Waits, seat: int | None = None) -> list[Mov
     return moves
 
 
-def _plays(tile: Tile, on_left: int, on_right: int) -> tuple[Move, ...]:
-    """The plays of ``tile`` given the sets of tiles that fit the left and the right end."""
+def _ends(tile: Tile, on_left: int, on_right: int) -> tuple[str, ...]:
+    """The ends ``tile`` may go on given the sets of tiles that fit the left and the right end."""
     bit = BIT[tile]
-    return ((tile, LEFT),) * bool(on_left & bit) + ((tile, RIGHT),) * bool(on_right & bit)
+    return (LEFT,) * bool(on_left & bit) + (RIGHT,) * bool(on_right & bit)
 
 
-#: for the ends ``(left, right)`` at ``7 * left + right``: each tile's plays (``playable`` as a table)
-PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
-    tuple(_plays(tile, SHOWS[left], SHOWS[right]) for tile in ALL_TILES) for left in range(7) for right in range(7)
+class _EveryTile(NamedTuple):
+    """A table whose one seat holds every tile: :func:`playable` of it is every tile that fits."""
+
+    left: int | None
+    right: int | None
+    must_lead: Tile | None
+    held: tuple[int] = (EVERY_TILE,)
+
+
+def _row(left: int | None, right: int | None, must_lead: Tile | None) -> tuple[tuple[str, ...], ...]:
+    """Each tile's ends on a line with these ends, as :func:`playable` says."""
+    on_left, on_right = playable(_EveryTile(left, right, must_lead), 0)  # type: ignore[arg-type]
+    return tuple(_ends(tile, on_left, on_right) for tile in ALL_TILES)
+
+
+#: for the ends ``(left, right)`` at ``7 * left + right``: the ends each tile may go on (``playable`` as
+#: a table)
+ENDS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    _row(left, right, None) for left in range(7) for right in range(7)
 )
-#: on an empty line, for the tile the round must open with (``TILE_COUNT``: any tile): each tile's plays
+#: on an empty line, for the tile the round must open with (``TILE_COUNT``: any tile): each tile's ends
+OPENING_ENDS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    _row(None, None, ALL_TILES[lead] if lead < TILE_COUNT else None) for lead in range(TILE_COUNT + 1)
+)
+#: the same tables as plays ``(tile, end)``, which ``legal_moves`` lists
+PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(tuple((tile, end) for end in ends) for tile, ends in zip(ALL_TILES, row, strict=True)) for row in ENDS
+)
 OPENING_PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
-    tuple(_plays(tile, BIT[lead] if lead < TILE_COUNT else -1, 0) for tile in ALL_TILES)
-    for lead in range(TILE_COUNT + 1)
+    tuple(tuple((tile, end) for end in ends) for tile, ends in zip(ALL_TILES, row, strict=True)) for row in OPENING_ENDS
 )
 
 
@@ -149,13 +173,18 @@ def check_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
     goes on, exactly when ``(tile, that end)`` is among :func:`legal_moves`; otherwise raise the
     precise error. The first tile of a round goes on ``"left"``."""
     t = state.table
-    if t is not None and seat.__class__ is int and seat == t.turn and state.status == RUNNING and t.ended is None:
-        on_left, on_right = playable(t, seat)
-        bit = BIT[tile]
-        if end == LEFT and on_left & bit or end == RIGHT and on_right & bit:
+    if (t is not None and seat.__class__ is int and seat == t.turn and state.status == RUNNING and t.ended is None
+            and t.held[seat] & BIT[tile]):
+        left = t.left
+        if left is None:
+            lead = t.must_lead
+            ends = OPENING_ENDS[TILE_COUNT if lead is None else lead][tile]
+        else:
+            ends = ENDS[7 * left + t.right][tile]  # type: ignore[operator]
+        if end in ends:
             return end
-        if end is None and (on_left | on_right) & bit and not (on_left & on_right & bit):
-            return LEFT if on_left & bit else RIGHT
+        if end is None and len(ends) == 1:
+            return ends[0]
     return _refuse_play(state, seat, tile, end)
 
 

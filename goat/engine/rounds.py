@@ -9,6 +9,7 @@ resignation. Every caller has checked the move first (:mod:`goat.engine.moves`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 
 from . import deal as dealing
 from . import scoring
@@ -20,6 +21,8 @@ from .state import FINISHED, INTERRUPTED, RUNNING, Result, RoundRecord
 from .tiles import ALL_TILES, BIT, HALVES, LEAVES, SHOWS, SHOWS_NON_DOUBLE, Tile, tile_set
 
 END_OUT, END_FISH = scoring.END_OUT, scoring.END_FISH
+#: builds a round record from its fields without the named tuple's ``__new__`` (a Python frame)
+_new_tuple = tuple.__new__
 
 # --- leaders (RULES.md §4) --------------------------------------------------------------------
 
@@ -61,20 +64,23 @@ def _opener(opener: str, held: Sequence[int]) -> tuple[int, Tile]:
 # --- dealing (RULES.md §3) --------------------------------------------------------------------
 
 
-def next_deal(g: Game) -> tuple[int, int, list[list[Tile]], list[Tile], bool]:
-    """``(round, attempt, hands, bazaar, void)`` of the deal the game waits for (needs the seed)."""
-    if g.server_seed is None:
-        raise RulesError("seed_unknown", "the server seed is needed to deal.")
-    round_no, attempt = g.round_no + 1, g.next_attempt
-    key = dealing.deal_key(g.server_seed, g.client_seeds)  # type: ignore[arg-type]
-    options = g.options
-    return (round_no, attempt, *dealing.deal_round(key, round_no, attempt, g.seats, options.hand_size,
-                                                   options.redeal))
+def next_deal(g: Game) -> tuple[int, int, dealing.Deal]:
+    """``(round, attempt, deal)`` of the deal the game waits for (needs the seed). The key's stream is
+    prepared once per game and kept on the machine (every deal of a game has the same key)."""
+    stream = g.stream
+    if stream is None:
+        if g.server_seed is None:
+            raise RulesError("seed_unknown", "the server seed is needed to deal.")
+        stream = g.stream = dealing.prepare_stream(dealing.deal_key(g.server_seed, g.client_seeds))  # type: ignore[arg-type]
+    round_no, attempt, options = g.round_no + 1, g.next_attempt, g.options
+    return round_no, attempt, dealing.deal_round(stream, round_no, attempt, g.seats, options.hand_size,
+                                                 options.redeal)
 
 
-def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool) -> None:
-    """Apply a deal: a void deal is redealt (the next attempt); otherwise the round begins, led by the
-    opener rule (round 1, or every round under ``later_leader == "opener"``) or by the last winner."""
+def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool, held: list[int]) -> None:
+    """Apply a deal (``held``: each hand as a tile set): a void deal is redealt (the next attempt);
+    otherwise the round begins, led by the opener rule (round 1, or every round under
+    ``later_leader == "opener"``) or by the last winner."""
     g.version += 1
     if void:
         g.next_attempt += 1
@@ -82,7 +88,6 @@ def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool
     g.round_no += 1
     g.next_attempt = 0
     options = g.options
-    held = [tile_set(hand) for hand in hands]
     must_lead: Tile | None
     if g.round_no == 1 or options.later_leader == "opener" or g.leader is None:
         leader, must_lead = _opener(options.opener, held)
@@ -174,7 +179,7 @@ def end_round(g: Game, end: str, seat: int) -> None:
     ``seat`` is the player who went out, or the fisher."""
     options = g.options
     t: Table = g.table  # type: ignore[assignment]
-    hand_values = tuple([scoring.hand_value(hand, options.lone_double_zero) for hand in t.hands])
+    hand_values = tuple(map(scoring.hand_value, t.hands, repeat(options.lone_double_zero)))
     if options.scoring == "goat":
         outcome = scoring.score_goat_round(
             players=g.scores, hand_values=hand_values, end=end, seat=seat,
@@ -185,10 +190,10 @@ def end_round(g: Game, end: str, seat: int) -> None:
     else:
         outcome = scoring.score_fixed_round(players=g.scores, hand_values=hand_values)
         winners = scoring.round_winners(outcome.round_points)  # §8: named on the round record
-    g.rounds.append(RoundRecord(
-        t.number, end, seat, tuple([tuple(hand) for hand in t.hands]), hand_values, outcome.round_points,
+    g.rounds.append(_new_tuple(RoundRecord, (
+        t.number, end, seat, tuple(map(tuple, t.hands)), hand_values, outcome.round_points,
         outcome.fish_pot, outcome.draw, outcome.players, winners,
-    ))
+    )))
     t.turn = None
     t.ended = end
     result = game_result(options, outcome.players, t.number)
@@ -202,17 +207,18 @@ def end_round(g: Game, end: str, seat: int) -> None:
 def game_result(options: Options, players: Sequence[PlayerScore], rounds_played: int) -> Result | None:
     """The result of a game whose last written round leaves ``players``, or ``None`` while it goes on:
     a goat game ends when a player reaches the limit (§7.5), a fixed-rounds game after its rounds (§8)."""
-    points = scoring.points(players, options.remembered_counts)  # D-8
     if options.scoring == "goat":
         limit: int = options.limit  # type: ignore[assignment]
         if not scoring.goat_game_over(players, limit, options.remembered_counts is not False):
             return None
         reason = "limit"
+        points = scoring.points(players, options.remembered_counts)  # D-8
         goats, winners = scoring.result_by_limit(points, limit)
     else:
         if rounds_played < options.rounds:  # type: ignore[operator]
             return None
         reason = "rounds"
+        points = scoring.points(players, options.remembered_counts)
         goats, winners = scoring.result_by_rounds(points)
     return Result(
         reason=reason,

@@ -31,6 +31,11 @@ __all__ = [
     "chips_interrupted",
 ]
 
+#: a tile's pips (``map`` over it costs no Python frame, unlike a comprehension, for the few tiles left)
+_PIPS_OF = PIPS.__getitem__
+#: builds a named tuple from its fields without its ``__new__`` (a Python frame per record)
+_new_tuple = tuple.__new__
+
 END_OUT = "out"
 END_FISH = "fish"
 FISH_FOR_ALL = "fish_for_all"
@@ -41,7 +46,7 @@ def hand_value(hand: Sequence[int], lone_double_zero: int) -> int:
     ``lone_double_zero``."""
     if len(hand) == 1 and hand[0] == DOUBLE_ZERO:
         return lone_double_zero
-    return sum([PIPS[tile] for tile in hand])
+    return sum(map(_PIPS_OF, hand))
 
 
 class PlayerScore(NamedTuple):
@@ -132,7 +137,7 @@ def score_goat_round(
         top = _unique_top(hand_values)
         if top is None:
             # A draw: nobody scores, remembered points stay, the whole round goes into the pot.
-            return RoundOutcome(players, (0,) * n, fish_pot + total, True)
+            return _new_tuple(RoundOutcome, (players, (0,) * n, fish_pot + total, True))
         rp = [0] * n
         rp[top] = total
         keep = top
@@ -145,7 +150,8 @@ def score_goat_round(
             fish_pot = 0
 
     went_out = seat if end == END_OUT else -1
-    return RoundOutcome(_write_round(players, rp, went_out, keep, open_threshold), tuple(rp), fish_pot, False)
+    return _new_tuple(RoundOutcome, (_write_round(players, rp, went_out, keep, open_threshold), tuple(rp), fish_pot,
+                                     False))
 
 
 def _write_round(players: Sequence[PlayerScore], rp: Sequence[int], went_out: int, keep: int | None,
@@ -165,7 +171,7 @@ def _write_round(players: Sequence[PlayerScore], rp: Sequence[int], went_out: in
             open_, score, remembered = True, before.score + points + remembered, 0
         else:
             open_, score, remembered = False, before.score, remembered + points
-        written.append(PlayerScore(open_, score, remembered))
+        written.append(_new_tuple(PlayerScore, (open_, score, remembered)))
     return tuple(written)
 
 
@@ -173,8 +179,9 @@ def score_fixed_round(*, players: Sequence[PlayerScore], hand_values: Sequence[i
     """Score one round of a fixed-rounds game (§8): every player adds the pips in hand to ``score``."""
     if len(hand_values) != len(players):
         raise ValueError(f"{len(hand_values)} hand values for {len(players)} players")
-    written = tuple([PlayerScore(False, p.score + h, 0) for p, h in zip(players, hand_values, strict=True)])
-    return RoundOutcome(written, tuple(hand_values), 0, False)
+    written = tuple([_new_tuple(PlayerScore, (False, p.score + h, 0))
+                     for p, h in zip(players, hand_values, strict=True)])
+    return _new_tuple(RoundOutcome, (written, tuple(hand_values), 0, False))
 
 
 def round_winners(round_points: Sequence[int]) -> tuple[int, ...]:

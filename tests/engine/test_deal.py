@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
+import random
 import re
 import struct
 
@@ -20,7 +22,9 @@ from goat.engine.deal import (
     new_server_seed,
     shuffled_order,
 )
-from goat.engine.errors import InvalidOptions
+from goat.engine.errors import InvalidOptions, RulesError
+from goat.engine.fold import Fold
+from goat.engine.simulate import simulate_game
 from goat.engine.tiles import ALL_TILES, parse_tile, tile_str
 
 
@@ -159,7 +163,7 @@ def test_stream_messages_are_deal_round_attempt_block_with_the_key(monkeypatch):
 @given(key=st.binary(max_size=100), msg=st.binary(max_size=40))
 def test_the_default_stream_is_hmac_sha256(key, msg):
     # The key is prepared once per stream; every block must be exactly the stdlib's HMAC.
-    assert deal._stream_blocks(key, msg, 3, 2) == (hmac.digest(key, msg + b"3", "sha256")
+    assert deal._stream_blocks(deal.prepare_stream(key), msg, 3, 2) == (hmac.digest(key, msg + b"3", "sha256")
                                                    + hmac.digest(key, msg + b"4", "sha256"))
 
 
@@ -174,8 +178,9 @@ def test_the_shuffle_agrees_with_the_reference():
 def _blocks_of(digest):
     """A stream of blocks (deal._stream_blocks) made of one digest call per block message."""
 
-    def blocks(key, prefix, start, count):
-        return b"".join(digest(key, prefix + str(i).encode("ascii"), "sha256") for i in range(start, start + count))
+    def blocks(stream, prefix, start, count):
+        return b"".join(digest(stream.key, prefix + str(i).encode("ascii"), "sha256")
+                        for i in range(start, start + count))
 
     return blocks
 
@@ -209,6 +214,25 @@ def test_rejection_accepts_the_largest_word_below_the_limit(monkeypatch):
     order = shuffled_order(b"\0" * 32, 1, 0)
     assert order[27] == ALL_TILES[27] and tuple(ALL_TILES[27]) == (6, 6)
     assert sorted(order) == list(ALL_TILES)
+
+
+@pytest.mark.parametrize("first_words", [
+    [0x00FFFFFF, 0xFF000000],  # three FF bytes across a word boundary: no word is rejected
+    [5, 0xFFFFFF00, 0xFFFFFFE4],  # whole FF prefixes just below every limit
+    [2**32 - 1, 2**32 - 4, 2**32 - 5],  # two words rejected by the first swap (m = 28: limit 2**32 - 4)
+])
+def test_words_with_ff_bytes_give_the_reference_permutation(monkeypatch, first_words):
+    """The shuffle compares words with their limits only in a stream holding three FF bytes in a row;
+    with or without them, it agrees with the plain reference word for word."""
+    blocks = _crafted_digest(first_words)
+    monkeypatch.setattr(deal, "_stream_blocks", blocks)
+
+    def words():
+        for i in itertools.count():
+            yield from struct.unpack(">8I", blocks(deal.prepare_stream(b"\0" * 32), b"deal:1:0:", i, 1))
+
+    expected, _ = _reference_order(words())
+    assert shuffled_order(b"\0" * 32, 1, 0) == expected
 
 
 def test_many_discards_across_block_boundaries_still_give_the_reference_permutation(monkeypatch):
@@ -331,3 +355,23 @@ def test_needs_redeal_matches_its_definition(hand):
     doubles = sum(1 for a, b in hand if a == b)
     shares = max((sum(1 for t in hand if v in t) for v in range(7)), default=0)
     assert needs_redeal([hand]) == (doubles >= 5 or shares >= 6)
+
+
+# --- the machine's prepared stream -----------------------------------------------------------------
+
+def test_the_machine_prepares_its_deal_stream_again_when_the_seed_changes():
+    """The machine keeps the deal key's prepared stream; a new server seed must give new deals."""
+    log = simulate_game(random.Random(5), ruleset="goat-classic", seats=4, interrupt_chance=0)
+    seed = log[-1]["data"]["server_seed"]
+    deals = [i for i, e in enumerate(log) if e["type"] == "round_dealt"]
+    assert len(deals) >= 2
+    fold = Fold()
+    fold.push_all(log[:1])
+    fold.set_server_seed(seed)
+    fold.push_all(log[1:deals[1]], first_seq=2)  # the first round, dealt from the kept stream
+    assert fold.machine.stream is not None
+    fold.set_server_seed("ab" * 32)
+    assert fold.machine.stream is None
+    with pytest.raises(RulesError) as refused:
+        fold.push_all(log[deals[1]:], first_seq=deals[1] + 1)
+    assert (refused.value.code, refused.value.seq) == ("deal_mismatch", deals[1] + 1)
