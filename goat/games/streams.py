@@ -12,8 +12,9 @@ Async views served under ASGI. Before the stream starts every refusal is a probl
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
   events published for the caller.
 
-While idle a stream waits on an ``asyncio.Queue``: no thread, no database query; every keep-alive
-(at most 15 s) refreshes its claim on one of the token's stream slots.
+While idle a stream waits on its listener (goat.web.live): no thread, no task of its own, no
+database query; a keep-alive at most every 15 s. Its process refreshes the claims of all its
+streams on the token's stream slots in one batch.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -186,42 +186,25 @@ _game_read_async = sync_to_async(_game_read, thread_sensitive=False)
 # --- views ---------------------------------------------------------------------------------
 
 
-#: a stream refreshes its slot claim (TTL live.CLAIM_TTL_SECONDS) at a keep-alive once this long has passed
-REFRESH_SECONDS = live.CLAIM_TTL_SECONDS / 3
-_refreshed: dict[str, float] = {}
-
-
-async def _refresh(key: str, claim: str) -> None:
-    now = time.monotonic()
-    if now - _refreshed.get(claim, 0.0) < REFRESH_SECONDS:
-        return
-    _refreshed[claim] = now
-    await sync_to_async(live.stream_refresh, thread_sensitive=False)(key, claim)
-
-
 async def _release(key: str, claim: str) -> None:
-    _refreshed.pop(claim, None)
     try:
         await sync_to_async(live.stream_release, thread_sensitive=False)(key, claim)
     except Exception:  # the claim expires on its own
         logger.warning("live: stream claim not released", exc_info=True)
 
 
-async def _heard(listener, key: str, claim: str) -> AsyncIterator[list[dict[str, Any]] | None]:
+async def _heard(listener) -> AsyncIterator[list[dict[str, Any]] | None]:
     """What ``listener`` hears, a batch of messages at a time; None when nothing came for a
-    keep-alive's time (the stream's slot claim is refreshed then). Ends when the channel closes."""
-    keepalive = settings.GOAT_STREAM_KEEPALIVE_SECONDS
+    keep-alive's time. Ends when the channel closes. (The stream's slot claim is refreshed by the
+    process with all the others: goat.web.live.)"""
+    wait = live.within(settings.GOAT_STREAM_KEEPALIVE_SECONDS)
     while True:
         try:
-            message = await listener.get(keepalive)
+            message = await listener.get(wait)
             queued = listener.pending()
         except live.Closed:
             return
-        if message is None:
-            await _refresh(key, claim)
-            yield None
-        else:
-            yield [message, *queued]
+        yield None if message is None else [message, *queued]
 
 
 async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
@@ -235,7 +218,7 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
                 yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
             if ended:
                 return
-            async for batch in _heard(listener, key, claim):
+            async for batch in _heard(listener):
                 if batch is None:
                     yield _keepalive(fmt)
                     continue
@@ -257,7 +240,7 @@ async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[byte
     try:
         async with live.listen(notify.player_channel(user.pk)) as listener:
             yield _encode(fmt, "hello", await sync_to_async(_feed_hello, thread_sensitive=False)(user))
-            async for batch in _heard(listener, key, claim):
+            async for batch in _heard(listener):
                 if batch is None:
                     yield _keepalive(fmt)
                     continue
