@@ -249,7 +249,7 @@ async def _heard(listener) -> AsyncIterator[list[dict[str, Any]] | None]:
 
 async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
-        async with live.listen(notify.game_channel(game_id)) as listener:  # raises Closed while stopping
+        async with live.listen(notify.game_channel(game_id), hold=(key, claim)) as listener:  # Closed: stopping
             view, events, ended = await _game_read_async(game_id, user, after)
             last = view["version"]
             if events is None:
@@ -279,7 +279,7 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
 
 async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
-        async with live.listen(notify.player_channel(user.pk)) as listener:
+        async with live.listen(notify.player_channel(user.pk), hold=(key, claim)) as listener:
             yield _encode(fmt, "hello", await sync_to_async(_feed_hello, thread_sensitive=False)(user))
             async for batch in _heard(listener):
                 if batch is None:

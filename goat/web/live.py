@@ -326,20 +326,27 @@ def within(seconds: float) -> float:
 
 
 @contextlib.asynccontextmanager
-async def listen(*channels: str, ready_timeout: float = 5.0) -> AsyncIterator[Listener]:
+async def listen(*channels: str, ready_timeout: float = 5.0, hold: tuple[str, str] | None = None
+                 ) -> AsyncIterator[Listener]:
     """Listen to ``channels`` for the duration of the block. Subscribed (and the process's backend
-    subscription up) on entry, so a message published after entry is never missed."""
+    subscription up) on entry, so a message published after entry is never missed. ``hold``: a
+    ``(token, claim)`` from ``stream_claim`` that this process refreshes for as long as the block
+    lasts (a claim whose stream never started is not refreshed, so it expires)."""
     if _closing:
         raise Closed()
     hub = _hub()
     listener = Listener(hub, channels)
     for channel in channels:
         hub.listeners.setdefault(channel, set()).add(listener)
+    if hold is not None:
+        _held[hold[1]] = hold[0]
     try:
         if not hub.ready.is_set():
             await asyncio.wait_for(hub.ready.wait(), ready_timeout)
         yield listener
     finally:
+        if hold is not None:
+            _held.pop(hold[1], None)
         for channel in channels:
             listeners = hub.listeners.get(channel)
             if listeners is not None:
@@ -361,20 +368,14 @@ def _token_key(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
-#: the claims this process's streams hold (claim -> token), refreshed together by the hub
+#: the claims of this process's listening streams (claim -> token; ``listen(hold=...)``), refreshed
+#: together by the hub
 _held: dict[str, str] = {}
 
 
 def stream_claim(token: str, limit: int) -> str | None:
     """Claim one of ``token``'s ``limit`` stream slots: the claim's id, or None when all are taken.
-    The claim is held (refreshed every REFRESH_SECONDS by this process) until ``stream_release``."""
-    claim = _claim(token, limit)
-    if claim is not None:
-        _held[claim] = token
-    return claim
-
-
-def _claim(token: str, limit: int) -> str | None:
+    It lives CLAIM_TTL_SECONDS, extended while a ``listen(hold=...)`` holds it."""
     claim = secrets.token_hex(8)
     now = time.time()
     key = _token_key(token)
