@@ -1,5 +1,6 @@
-"""ASGI entry point: the streams on Django's async handler, everything else on the WSGI app in a
-thread pool (goat/web/server.py explains why). ``gunicorn -k goat.web.server.Worker goat.asgi``."""
+"""ASGI entry point: the streams on Django's async handler (goat.web.server.stream_handler),
+everything else on the WSGI app in a thread pool (goat/web/server.py explains why).
+``gunicorn -k goat.web.server.Worker goat.asgi``."""
 
 import os
 

@@ -2,8 +2,8 @@
 
 gunicorn keeps managing the processes (workers, ``max_requests`` recycling with jitter, timeouts,
 graceful stop; gunicorn.conf.py); each worker is a uvicorn event loop (``Worker``). ``split``
-routes the stream paths to Django's async handler, where an idle stream is a suspended coroutine
-(no thread), and every other request to Django's WSGI handler through a2wsgi's thread pool, so the
+routes the stream paths to Django's async handler (``stream_handler``), where an idle stream is a
+suspended coroutine (no thread), and every other request to Django's WSGI handler through a2wsgi's thread pool, so the
 synchronous views run as under gthread: several at once, each on its own thread and database
 connection (Django's ASGI handler would run them one at a time per process, on the one
 ``thread_sensitive`` thread). docs/architecture.md "Serving" has the comparison and figures.
