@@ -12,7 +12,7 @@ Async views served under ASGI. Before the stream starts every refusal is a probl
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
   events published for the caller.
 
-While idle a stream waits on its listener (goat.web.live): no thread, no task of its own, no
+While idle a stream waits on its listener (goat.web.live): no thread, no timer of its own, no
 database query; a keep-alive at most every 15 s. Its process refreshes the claims of all its
 streams on the token's stream slots in one batch.
 """
