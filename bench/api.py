@@ -124,7 +124,7 @@ def play_long_games(pairs: int, seed: int) -> tuple[list[float], list[float], li
 
     rng = random.Random(seed)
     User = get_user_model()
-    users = [User.objects.create_user(username=f"bench-{seed}-{i}", password="x" * 12) for i in range(2)]
+    users = [User.objects.create_user(username=f"bench-{os.getpid()}-{seed}-{i}", password="x" * 12) for i in range(2)]
     clients = []
     for user in users:
         client = APIClient()

@@ -21,8 +21,8 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.web.auth import _query
-from goat.web.rows import fixed_cursor
+from goat.web.auth import token_query
+from goat.web.rows import fetch, fixed_cursor
 
 
 class BenchPing(models.Model):
@@ -73,13 +73,7 @@ def _locked_write(head: int) -> int:
 
 def _token_known(key: str) -> bool:
     """goat.auth's token lookup, without building the models."""
-    if connection.vendor == "postgresql":
-        with fixed_cursor() as cursor:
-            cursor.execute(_query()[0], [key], prepare=True)
-            return cursor.fetchone() is not None
-    with connection.cursor() as cursor:
-        cursor.execute(_query()[0], [key])
-        return cursor.fetchone() is not None
+    return bool(fetch(token_query(), [key]))
 
 
 @csrf_exempt

@@ -229,6 +229,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("GOAT_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = False  # a login to one's own account must not clear the failures of one's address
+AXES_VERBOSE = False  # no start-up banner in every process and command; failures and lockouts are still logged
 AXES_DISABLE_ACCESS_LOG = True  # failures are kept (AccessAttempt, in the admin); successes are not logged
 AXES_CLIENT_IP_CALLABLE = "goat.web.throttling.client_ip"
 AXES_USERNAME_CALLABLE = "goat.players.lockout.lockout_username"
@@ -324,7 +325,7 @@ REST_FRAMEWORK = {
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     "DEFAULT_PARSER_CLASSES": ["goat.web.parsers.StrictJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "goat.web.pagination.Pagination",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "goat.web.schema.AutoSchema",  # adds the statuses every operation can answer
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": [
         # Counted per account, or per client address as goat.web.throttling.client_ip gives it.
@@ -367,6 +368,8 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # Embedded default: kombu's filesystem transport, no server. Web and worker share one folder.
+    # goat.web.broker writes each message atomically (kombu's own can be read half-written).
+    CELERY_BROKER_TRANSPORT = "goat.web.broker:Transport"
     _broker_dir = GOAT_DATA_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),

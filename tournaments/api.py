@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.engine import RULESETS
+from goat.games.api.serializers import options_schema
 from goat.web.errors import ServiceError
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
 from goat.web.idempotency import idempotent
 from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import IN_PROGRESS, UNAUTHENTICATED
+from goat.web.schema import ID_SCHEMA, IDEMPOTENCY_KEY_SCHEMA, IN_PROGRESS, UNAUTHENTICATED
 
 from . import selectors, services
 from .models import Standing, Tournament, TournamentFormat, TournamentStatus
@@ -25,12 +25,17 @@ STATUSES = list(TournamentStatus.values)
 # --- serializers -------------------------------------------------------------------------------
 
 
+@extend_schema_field(options_schema(ante=False))
+class TournamentOptionsField(serializers.DictField):
+    """Overrides of the ruleset's options for every game of the tournament (no ante)."""
+
+
 class TournamentCreateSerializer(StrictSerializer):
     name = StrictCharField(max_length=120)
     ruleset = serializers.ChoiceField(choices=list(RULESETS), error_messages={
         "invalid_choice": "Not a ruleset; choose one of: " + ", ".join(RULESETS) + "."})
-    options = serializers.DictField(required=False, default=dict,
-                                    help_text="Overrides of the ruleset's options for every game (no `ante`).")
+    options = TournamentOptionsField(required=False, default=dict,
+                                     help_text="Overrides of the ruleset's options for every game (no `ante`).")
     format = serializers.ChoiceField(choices=TournamentFormat.choices, help_text="swiss or arena.",
                                      error_messages={"invalid_choice": "Must be swiss or arena."})
     rounds = StrictIntegerField(min_value=1, max_value=50, required=False, default=None,
@@ -149,11 +154,12 @@ DETAIL_EXAMPLE = {
 STANDING_EXAMPLE = {"rank": 1, "player": "alice", "points": 17, "games": 2,
                     "tiebreaks": {"goats": 0, "game_points": 38, "byes": 0, "registration_order": 3}}
 NOT_FOUND = problem_example(404, "not_found", services.TOURNAMENT_NOT_FOUND)
-TOURNAMENT_ID = OpenApiParameter("tournament_id", OpenApiTypes.INT, OpenApiParameter.PATH,
+TOURNAMENT_ID = OpenApiParameter("tournament_id", ID_SCHEMA, OpenApiParameter.PATH,
                                  description="The tournament's id.")
 IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key", str, OpenApiParameter.HEADER,
-    description="Up to 255 characters. A retry with the same key and body returns the first answer.",
+    "Idempotency-Key", IDEMPOTENCY_KEY_SCHEMA, OpenApiParameter.HEADER,
+    description="1 to 255 characters (400 `invalid_idempotency_key` otherwise). A retry with the same key and "
+                "body returns the first answer.",
 )
 
 

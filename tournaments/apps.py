@@ -8,11 +8,10 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        import django_filters
-
         from goat.games.filters import game_filter_register
+        from goat.web.query import IntegerFilter
 
-        game_filter_register("tournament", django_filters.NumberFilter(
+        game_filter_register("tournament", IntegerFilter(
             field_name="tournament_table__tournament_id", min_value=1, max_value=2**63 - 1,
             help_text="Only games of this tournament (its tables' games).",
         ))

@@ -173,7 +173,7 @@ def _open_table(tournament: Tournament, round_: TournamentRound | None, number: 
     Seating.objects.bulk_create([Seating(tournament=tournament, round=round_, table=table, player=p, seat=i)
                                  for i, p in enumerate(players)])
     seated = {"tournament": tournament.pk, "game": game.pk}
-    transaction.on_commit(lambda: [notify.feed_publish(p.pk, "tournament_table", seated) for p in players])
+    transaction.on_commit(lambda: notify.feed_publish([p.pk for p in players], "tournament_table", seated))
     return table
 
 

@@ -29,7 +29,9 @@ from goat.engine.rules import evolve_all
 from goat.engine.state import GameState
 from goat.games.models import Game, GameEvent, Seat
 from goat.web.errors import ServiceError
-from goat.web.rows import fixed_cursor
+from goat.web.rows import convert as _convert
+from goat.web.rows import converters as _converters
+from goat.web.rows import fetch as _fetch
 
 GENESIS_HASH = "0" * 64
 
@@ -96,9 +98,10 @@ class LoadedGame:
 
 # --- SQL ----------------------------------------------------------------------------------------
 #
-# The store's statements are fixed texts sent through one function, ``_fetch``: on PostgreSQL over
-# goat.web.rows.fixed_cursor (server-side binding, prepared once per connection, rows in binary
-# where asked: numbers and ``at`` through psycopg's C loaders), elsewhere over Django's cursor. That
+# The store's statements are fixed texts sent through one function, ``_fetch`` (goat.web.rows.fetch):
+# on PostgreSQL over goat.web.rows.fixed_cursor (server-side binding, prepared once per connection,
+# rows in binary where asked: numbers and ``at`` through psycopg's C loaders), elsewhere over
+# Django's cursor. That
 # is the whole PostgreSQL/SQLite difference of a load; the append differs only in how the batch is
 # inserted (one CTE on PostgreSQL, ``_insert_rows``). Rows become values with each column's own
 # converters (the backend's, then the field's: what the ORM's compiler applies), so no queryset is
@@ -107,33 +110,6 @@ class LoadedGame:
 
 def _postgresql() -> bool:
     return connection.vendor == "postgresql"
-
-
-def _fetch(sql: str, params: Sequence[Any], *, binary: bool = False) -> list[tuple]:
-    """The rows of one of the store's statements (each returns rows: a SELECT, or ``RETURNING``)."""
-    if _postgresql():
-        with fixed_cursor() as cursor:
-            cursor.execute(sql, params, prepare=True, binary=binary)
-            return cursor.fetchall()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
-
-def _converters(model, names: Sequence[str]) -> list[tuple[int, Any, Any]]:
-    """``(index, converter, expression)`` of the columns ``names`` of ``model``, as the ORM applies them."""
-    out = []
-    for i, name in enumerate(names):
-        col = model._meta.get_field(name).get_col(model._meta.db_table)
-        for convert in [*connection.ops.get_db_converters(col), *col.get_db_converters(connection)]:
-            out.append((i, convert, col))
-    return out
-
-
-def _convert(values: list[Any], converters) -> list[Any]:
-    for i, convert, col in converters:
-        values[i] = convert(values[i], col, connection)
-    return values
 
 
 _TABLE = GameEvent._meta.db_table

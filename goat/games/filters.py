@@ -11,6 +11,7 @@ from django.db.models import Count, Exists, F, OuterRef
 
 from goat.engine.rulesets import RULESETS
 from goat.games.models import Game, GameStatus, Seat
+from goat.web.query import StrictBooleanFilter
 
 
 class GameFilter(django_filters.FilterSet):
@@ -19,8 +20,8 @@ class GameFilter(django_filters.FilterSet):
     player = django_filters.CharFilter(method="filter_player", max_length=150,
                                        help_text="Only games with a seat taken by this username.")
     ruleset = django_filters.ChoiceFilter(choices=[(r, r) for r in RULESETS], help_text="A ruleset name.")
-    open = django_filters.BooleanFilter(method="filter_open",
-                                        help_text="true: only waiting games with a free seat you can take.")
+    open = StrictBooleanFilter(method="filter_open",
+                               help_text="true: only waiting games with a free seat you can take; false: every game.")
 
     class Meta:
         model = Game

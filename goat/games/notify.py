@@ -10,7 +10,7 @@ never hears of a version that a rollback took back.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from goat.games.models import Game, GameStatus, Seat
@@ -31,8 +31,13 @@ def player_channel(player_id: int) -> str:
     return f"player:{player_id}"
 
 
-def feed_publish(player_id: int, kind: str, data: dict[str, Any]) -> None:
-    live.publish(player_channel(player_id), {"kind": kind, "data": data})
+def feed_publish(player_ids: Iterable[int], kind: str, data: dict[str, Any]) -> None:
+    """The feed event ``kind`` to each of ``player_ids``, in one payload."""
+    live.publish_all([(player_channel(player_id), feed_message(kind, data)) for player_id in player_ids])
+
+
+def feed_message(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": kind, "data": data}
 
 
 def _seats(game_id: int, running: bool) -> dict[int, int]:
@@ -54,20 +59,22 @@ def command_committed(game: Game, was_status: str) -> Callable[[], None]:
     result = game.result
 
     def send() -> None:
-        live.publish(game_channel(game_id), {"version": version})
+        messages = [(game_channel(game_id), {"version": version})]
         started = was_status == GameStatus.WAITING and status == GameStatus.RUNNING
         ended = was_status in OPEN and status not in OPEN
-        if not (started or ended or turn is not None):
-            return
-        seats = _seats(game_id, status == GameStatus.RUNNING)
-        if ended:
-            _SEATS.pop(game_id, None)
-        for player_id in seats.values():
-            if started:
-                feed_publish(player_id, "game_started", {"game": game_id})
+        if started or ended or turn is not None:
+            seats = _seats(game_id, status == GameStatus.RUNNING)
             if ended:
-                feed_publish(player_id, "game_ended", {"game": game_id, "result": result})
-        if turn is not None and turn in seats:
-            feed_publish(seats[turn], "your_turn", {"game": game_id, "version": version, "deadline": deadline})
+                _SEATS.pop(game_id, None)
+            for player_id in seats.values():
+                if started:
+                    messages.append((player_channel(player_id), feed_message("game_started", {"game": game_id})))
+                if ended:
+                    messages.append((player_channel(player_id),
+                                     feed_message("game_ended", {"game": game_id, "result": result})))
+            if turn is not None and turn in seats:
+                turn_data = {"game": game_id, "version": version, "deadline": deadline}
+                messages.append((player_channel(seats[turn]), feed_message("your_turn", turn_data)))
+        live.publish_all(messages)  # one payload: one round trip to the backend per command
 
     return send

@@ -57,7 +57,11 @@ def sees_everything(game: Game, user, seat: int | None | object = ...) -> bool:
     holds no seat at it (``seat``: the user's seat when the caller knows it)."""
     if game.ended:
         return True
-    if user is None or not getattr(user, "is_authenticated", False) or not user.has_perm(AUDIT_PERMISSION):
+    if user is None or not getattr(user, "is_authenticated", False):
+        return False
+    if seat is not ... and seat is not None:
+        return False  # a seated player sees their seat's view, auditor or not (and needs no permission query)
+    if not user.has_perm(AUDIT_PERMISSION):
         return False
     if seat is ...:
         seat = viewer_seat(game, user)

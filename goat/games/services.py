@@ -373,5 +373,5 @@ def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
     game.rematch_of_id = old.pk
     others = [pid for s, pid in Seat.objects.filter(game=old).values_list("seat", "player_id") if s != seat]
     offer = {"game": game.pk, "from": player.get_username(), "rematch_of": old.pk}
-    transaction.on_commit(lambda: [notify.feed_publish(pid, "rematch_offered", offer) for pid in others])
+    transaction.on_commit(lambda: notify.feed_publish(others, "rematch_offered", offer))
     return game, True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -21,6 +21,19 @@ from goat.web.schema import UNAUTHENTICATED
 class CredentialsSerializer(serializers.Serializer):
     username = StrictCharField(max_length=150, validators=[UnicodeUsernameValidator()])
     password = StrictCharField(max_length=1024, write_only=True, trim_whitespace=False)
+
+
+@extend_schema_field({"type": "string", "maxLength": 1024, "pattern": r"\D",
+                     "description": "At least 8 characters, not all digits, not a common password, not like the "
+                                    "username (Django's validators: 400 `invalid` otherwise)."})
+class NewPasswordField(StrictCharField):
+    """The password of a new account; Django's password validators check it (goat/settings.py)."""
+
+    schema_min_length = 8  # MinimumLengthValidator's, for the schema (goat.web.schema.AutoSchema)
+
+
+class SignupSerializer(CredentialsSerializer):
+    password = NewPasswordField(max_length=1024, write_only=True, trim_whitespace=False)
 
 
 class SignupResponseSerializer(serializers.Serializer):
@@ -68,7 +81,7 @@ class PlayerSignupView(APIView):
     @extend_schema(
         operation_id="players_create",
         summary="Sign up",
-        request=CredentialsSerializer,
+        request=SignupSerializer,
         responses={201: SignupResponseSerializer, **problem_responses(400, 403, 429)},
         examples=[
             OpenApiExample("sign-up", value={"username": "alice", "password": "correct horse battery"},
@@ -82,7 +95,7 @@ class PlayerSignupView(APIView):
         tags=["players"],
     )
     def post(self, request: Request) -> Response:
-        serializer = CredentialsSerializer(data=request.data)
+        serializer = SignupSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = players.player_create(**serializer.validated_data)
         return Response({"username": user.get_username()}, status=status.HTTP_201_CREATED)

@@ -1,11 +1,14 @@
-"""Token authentication: DRF's, with its lookup sent as one fixed SQL text on PostgreSQL.
+"""Token authentication: DRF's, with its lookup sent as one fixed SQL text (goat.web.rows).
 
 Every API call with a token runs this lookup; through the ORM it compiled a ``select_related``
-queryset per request (~400 µs of CPU, see ``goat.rows``). The answers are DRF's: the same user and
-token, the same 401 messages; revoking a token (deleting its row) takes effect on the next request.
+queryset per request (~400 µs of CPU, see ``goat.web.rows``). The answers are DRF's: the same user
+and token, the same 401 messages; revoking a token (deleting its row) takes effect on the next
+request. The same text on every database (``rows.fetch``).
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -13,38 +16,35 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from goat.web.rows import RowModel, fixed_cursor, postgresql
-
-_sql: str | None = None
-_rows: tuple[RowModel, RowModel] | None = None
+from goat.web.rows import RowModel, fetch
 
 
-def _query() -> tuple[str, RowModel, RowModel]:
-    global _sql, _rows
-    if _rows is None:
-        User = get_user_model()
-        token, user = RowModel(Token, "t"), RowModel(User, "u")
-        quote = connection.ops.quote_name
-        user_id, key = Token._meta.get_field("user").column, Token._meta.pk.column
-        _sql = (f"SELECT {token.columns}, {user.columns} FROM {quote(Token._meta.db_table)} t "
-                f"JOIN {quote(User._meta.db_table)} u ON u.{quote(User._meta.pk.column)} = t.{quote(user_id)} "
-                f"WHERE t.{quote(key)} = %s")
-        _rows = (token, user)
-    return _sql, *_rows
+@lru_cache(maxsize=4)
+def _lookup(vendor: str) -> tuple[str, RowModel, RowModel]:
+    """The lookup's text and its two row models, for the database ``vendor`` (their converters differ)."""
+    User = get_user_model()
+    token, user = RowModel(Token, "t"), RowModel(User, "u")
+    quote = connection.ops.quote_name
+    user_id, key = Token._meta.get_field("user").column, Token._meta.pk.column
+    sql = (f"SELECT {token.columns}, {user.columns} FROM {quote(Token._meta.db_table)} t "
+           f"JOIN {quote(User._meta.db_table)} u ON u.{quote(User._meta.pk.column)} = t.{quote(user_id)} "
+           f"WHERE t.{quote(key)} = %s")
+    return sql, token, user
+
+
+def token_query() -> str:
+    """The lookup's SQL text (one parameter: the key)."""
+    return _lookup(connection.vendor)[0]
 
 
 class TokenAuthentication(authentication.TokenAuthentication):
     def authenticate_credentials(self, key):
-        if not postgresql():
-            return super().authenticate_credentials(key)
-        sql, token_row, user_row = _query()
-        with fixed_cursor() as cursor:
-            cursor.execute(sql, [key], prepare=True)
-            row = cursor.fetchone()
-        if row is None:
+        sql, token_row, user_row = _lookup(connection.vendor)
+        rows = fetch(sql, [key])
+        if not rows:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
-        token = token_row.load(row)
-        user = user_row.load(row, token_row.width)
+        token = token_row.load(rows[0])
+        user = user_row.load(rows[0], token_row.width)
         token._state.fields_cache["user"] = user
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))

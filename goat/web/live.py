@@ -1,11 +1,11 @@
 """The fan-out channel of live delivery: publish after commit, wait in async streams.
 
 A message is a small JSON object sent on a named channel (``game:<id>`` carries ``{"version"}``,
-``player:<id>`` carries a feed event). ``publish`` is synchronous and cheap, called from
-``transaction.on_commit`` in any process (web worker, Celery worker, beat); ``listen`` is used by
-async views and never touches the database: a process keeps ONE subscription to the backend and
-fans each message out to the in-process listeners of its channel (a small ``Listener`` each; their
-keep-alive timeouts share one timer per half second).
+``player:<id>`` carries a feed event); ``publish_all`` sends several in one payload. ``publish`` is
+synchronous and cheap, called from ``transaction.on_commit`` in any process (web worker, Celery
+worker, beat); ``listen`` is used by async views and never touches the database: a process keeps
+ONE subscription to the backend and fans each message out to the in-process listeners of its
+channel (a small ``Listener`` each; their keep-alive timeouts share one timer per half second).
 
 Backends (``GOAT_LIVE_URL``; docs/architecture.md "Live delivery" compares them):
 
@@ -110,14 +110,28 @@ def _local_publish(payload: bytes) -> None:
 def publish(channel: str, message: dict[str, Any]) -> None:
     """Send ``message`` to every listener of ``channel`` in every process. Never raises: a lost
     message costs a stream its liveness until the next one, not the command its answer."""
-    payload = json.dumps({"c": channel, "m": message}, separators=(",", ":"), default=str).encode()
+    publish_all([(channel, message)])
+
+
+def publish_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """``publish`` each ``(channel, message)``, all in one payload: one ``PUBLISH`` (one round trip),
+    or one datagram per listening process, whatever the number of messages. A command's game and
+    feed messages go together so."""
+    if not messages:
+        return
+    if len(messages) == 1:
+        body: dict[str, Any] = {"c": messages[0][0], "m": messages[0][1]}
+    else:
+        body = {"b": [[channel, message] for channel, message in messages]}
+    payload = json.dumps(body, separators=(",", ":"), default=str).encode()
     try:
         if _url() == "local":
             _local_publish(payload)
         else:
-            _redis().publish(_prefix() + channel, payload)
+            # on the first message's channel: every web process subscribes to the prefix's pattern
+            _redis().publish(_prefix() + messages[0][0], payload)
     except Exception:
-        logger.warning("live: publish on %s failed", channel, exc_info=True)
+        logger.warning("live: publish on %s failed", ", ".join(c for c, _ in messages), exc_info=True)
 
 
 # --- listening (async, web processes) ---------------------------------------------------------
@@ -140,11 +154,12 @@ class _Hub:
     def dispatch(self, raw: bytes | str) -> None:
         try:
             decoded = json.loads(raw)
-            channel, message = decoded["c"], decoded["m"]
+            pairs = decoded["b"] if "b" in decoded else [(decoded["c"], decoded["m"])]
+            for channel, message in pairs:
+                for listener in self.listeners.get(channel, ()):  # O(listeners of that channel)
+                    listener.put(message)
         except (ValueError, KeyError, TypeError):
             return
-        for listener in self.listeners.get(channel, ()):  # O(listeners of that channel)
-            listener.put(message)
 
     def wake_at(self, listener: Listener, timeout: float) -> float:
         """Wake ``listener`` (if still waiting) ``timeout`` to ``timeout`` + grain seconds from now,

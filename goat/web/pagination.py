@@ -1,9 +1,45 @@
-"""Pagination of every API list: ``{"count", "next", "previous", "results"}``."""
+"""Pagination of every API list: ``{"count", "next", "previous", "results"}``.
 
+``?page=`` as DRF reads it: a whole number from 1 (or ``last``); one past the last page, or one
+that is not a page number, is 404 ``not_found`` (the contract since the first edition).
+Either given empty (``?page=``) is read as absent.
+``?page_size=``: a whole number from 1, default 50; more than 200 is read as 200 (as before).
+Anything else (``null``, ``0``, ``-5``, ``abc``, ``1.5``) is 400 ``invalid``, where DRF would
+silently fall back to the default.
+"""
+
+from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
+
+PAGE_SIZE_ERROR = "A whole number from 1 (more than {max} are read as {max})."
 
 
 class Pagination(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
+
+    def get_page_size(self, request) -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None or raw == "":
+            return self.page_size
+        try:
+            size = int(raw)
+        except ValueError:
+            size = 0
+        if size < 1:
+            message = PAGE_SIZE_ERROR.format(max=self.max_page_size)
+            raise serializers.ValidationError({self.page_size_query_param: [message]})
+        return min(size, self.max_page_size)
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_query_param:
+                parameter["schema"] = {"type": "integer", "minimum": 1}
+                parameter["description"] = "A page number from 1; a page past the last is 404 `not_found`."
+            elif parameter["name"] == self.page_size_query_param:
+                parameter["schema"] = {"type": "integer", "minimum": 1}
+                parameter["description"] = (f"Results per page, from 1 (default {self.page_size}); more than "
+                                            f"{self.max_page_size} are read as {self.max_page_size}.")
+        return parameters

@@ -1,19 +1,21 @@
-"""Model instances from a fixed SQL text (the token lookup, goat.web.auth), and the cursor that sends
-goat's fixed SQL texts on PostgreSQL (that lookup, and the event store's statements).
+"""goat's fixed SQL texts, sent one way on each database, and model instances built from their rows:
+the token lookup (goat.web.auth) and the event store's statements (goat.games.eventstore).
 
 Compiling a queryset costs more CPU than the query itself: measured per call on PostgreSQL, the
 token lookup ``Token.objects.select_related("user").get(key=...)`` took ~400 µs of the web process's
 CPU, and the first edition's move lock ``select_for_update().annotate(<seat subquery>).get(pk=...)``
-~800 µs, against ~30-60 µs to send the same SQL through the cursor. ``RowModel`` writes a model's column list once
-and builds instances the way the ORM does (``Model.from_db`` after each field's ``from_db_value``).
+~800 µs, against ~30-60 µs to send the same SQL through the cursor.
 
-PostgreSQL only: its backend adds no converters of its own (SQLite's does, for dates, decimals and
-booleans), so the fields' converters are the whole job. On other databases callers use the ORM.
+``fetch`` is the whole difference between the databases: on PostgreSQL a text goes over
+``fixed_cursor`` (prepared once per connection), elsewhere over Django's cursor. Rows become values
+with each column's own converters, the backend's and then the field's (``converters``: what the
+ORM's compiler applies, so SQLite's dates and booleans come out as the ORM gives them), and
+``RowModel`` builds instances the way the ORM does (``Model.from_db``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -21,9 +23,44 @@ import psycopg
 from django.db import connection
 from django.db.models import Model
 
+Converter = tuple[int, Callable[..., Any], Any]
+
+
+def postgresql() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def fetch(sql: str, params: Sequence[Any], *, binary: bool = False) -> list[tuple]:
+    """The rows of one fixed SQL text (a SELECT, or a statement with ``RETURNING``); ``binary``: rows
+    in PostgreSQL's binary format (numbers and timestamps through psycopg's C loaders)."""
+    if postgresql():
+        with fixed_cursor() as cursor:
+            cursor.execute(sql, params, prepare=True, binary=binary)
+            return cursor.fetchall()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def converters(model: type[Model], names: Sequence[str]) -> list[Converter]:
+    """``(index, converter, expression)`` of the columns ``names`` of ``model``, as the ORM applies them."""
+    out = []
+    for i, name in enumerate(names):
+        col = model._meta.get_field(name).get_col(model._meta.db_table)
+        for convert in [*connection.ops.get_db_converters(col), *col.get_db_converters(connection)]:
+            out.append((i, convert, col))
+    return out
+
+
+def convert(values: list[Any], converters: Sequence[Converter]) -> list[Any]:
+    for i, converter, col in converters:
+        values[i] = converter(values[i], col, connection)
+    return values
+
 
 class RowModel:
-    """The concrete columns of ``model`` as a select list (``columns``), and ``load(row)`` to build one."""
+    """The concrete columns of ``model`` as a select list (``columns``), and ``load(row)`` to build one
+    (for the database of the connection it was made on)."""
 
     def __init__(self, model: type[Model], alias: str):
         fields = model._meta.concrete_fields
@@ -32,17 +69,11 @@ class RowModel:
         self.width = len(fields)
         self.columns = ", ".join(f"{alias}.{quote(f.column)}" for f in fields)
         self.names = [f.attname for f in fields]
-        self.converters = [(i, f.from_db_value) for i, f in enumerate(fields) if hasattr(f, "from_db_value")]
+        self.converters = converters(model, self.names)
 
     def load(self, row: Sequence[Any], start: int = 0) -> Model:
-        values = list(row[start:start + self.width])
-        for i, convert in self.converters:
-            values[i] = convert(values[i], None, connection)
+        values = convert(list(row[start:start + self.width]), self.converters)
         return self.model.from_db(connection.alias, self.names, values)
-
-
-def postgresql() -> bool:
-    return connection.vendor == "postgresql"
 
 
 @contextmanager

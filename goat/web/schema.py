@@ -1,12 +1,148 @@
-"""OpenAPI examples every API shares: the problems any authenticated, throttled or idempotent
-endpoint can answer."""
+"""OpenAPI pieces every API shares: the problems any authenticated, throttled or idempotent
+endpoint can answer, and the schema class that documents them on every operation.
+
+``AutoSchema`` (``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]``) adds to each operation the statuses the
+service can answer whatever the view (docs/api.md, "Errors"), unless the view documents them
+itself: 400 under /api/ (NUL in a header is ``invalid_characters`` before any view; a bad query
+value, header or body is ``invalid`` or the view's own code), 401 where the view needs a login, 403
+on unsafe methods a session may call (CSRF), 404 where the path names an object or the list is
+paged, 406 (``Accept`` names no JSON type), 413 and 415 where a body is read, and 429 where a
+throttle applies. Request bodies of a ``StrictSerializer`` say ``additionalProperties: false``. It also adds the
+OpenAPI links a view declares in ``schema_links`` (how a client, or schemathesis' stateful phase,
+goes from one answer to the next request), and ``allowEmptyValue`` to every optional query parameter:
+DRF's query serializers, django-filter and the pagination all read ``?name=`` as leaving it out.
+
+``ConstrainedFilterExtension`` states the limits of django-filter query parameters that
+drf-spectacular leaves out (``min_value``, ``max_value``, ``max_length``; whole numbers).
+"""
 
 from __future__ import annotations
 
-from goat.web.problems import problem_example
+from typing import Any
+
+from django import forms
+from drf_spectacular.contrib.django_filters import DjangoFilterExtension
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.permissions import SAFE_METHODS, AllowAny
+
+from goat.web.fields import StrictSerializer
+from goat.web.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer, problem_example
 
 UNAUTHENTICATED = problem_example(401, "not_authenticated", "Authentication credentials were not provided.")
 THROTTLED = problem_example(429, "throttled", "Request was throttled. Expected available in 2 seconds.")
 KEY_REUSED = problem_example(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request.")
 IN_PROGRESS = problem_example(409, "request_in_progress",
                               "A request with this Idempotency-Key is still being processed.")
+
+#: a row id in a path (goat.web.converters: up to 18 digits); no row has id 0
+ID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
+#: goat.web.idempotency: 1 to 255 characters once the server has stripped the header's outer spaces
+IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"\S"}
+
+#: status -> what it means wherever AutoSchema adds it
+COMMON_PROBLEMS: dict[int, str] = {
+    400: "A query parameter, header or body is not as documented: `invalid` (with `errors` naming it), "
+         "`invalid_characters`, `malformed_json` or the operation's own code.",
+    401: "`not_authenticated` (no credentials) or `authentication_failed` (a bad token).",
+    403: "`permission_denied`: not allowed (a session without its CSRF token, or the operation's own rule).",
+    404: "`not_found`: no such object, or a page past the last.",
+    406: "`not_acceptable`: the Accept header names no type the API answers (application/json).",
+    413: "`payload_too_large`: the body is over 64 KiB.",
+    415: "`unsupported_media_type`: the body is not application/json.",
+    429: "`throttled` (or the operation's own code): over a rate limit; Retry-After says when to try again.",
+}
+RETRY_AFTER = {"description": "Seconds to wait.", "schema": {"type": "integer", "minimum": 0}}
+WWW_AUTHENTICATE = {"description": "`Token`.", "schema": {"type": "string"}}
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+
+def problem_response_object(description: str) -> dict[str, Any]:
+    """An OpenAPI response object whose body is a problem."""
+    return {"description": description, "content": {PROBLEM_CONTENT_TYPE: {"schema": dict(PROBLEM_REF)}}}
+
+
+def add_common_headers(responses: dict[str, Any]) -> None:
+    """Retry-After on a 429, WWW-Authenticate on a 401 (both sent by the service)."""
+    if "429" in responses:
+        responses["429"].setdefault("headers", {}).setdefault("Retry-After", RETRY_AFTER)
+    if "401" in responses:
+        responses["401"].setdefault("headers", {}).setdefault("WWW-Authenticate", WWW_AUTHENTICATE)
+
+
+class AutoSchema(SpectacularAutoSchema):
+    def get_operation(self, path, path_regex, path_prefix, method, registry):
+        operation = super().get_operation(path, path_regex, path_prefix, method, registry)
+        if operation is None:
+            return None
+        self.resolve_serializer(ProblemSerializer, "response")  # the Problem component, referenced below
+        for parameter in operation.get("parameters", []):
+            if parameter["in"] == "query" and not parameter.get("required"):
+                # DRF's serializers, django-filter and the pagination all read ?name= as no value
+                parameter["allowEmptyValue"] = True
+        responses = operation["responses"]
+        for status in sorted(self.problem_statuses(operation)):
+            responses.setdefault(str(status), problem_response_object(COMMON_PROBLEMS[status]))
+        add_common_headers(responses)
+        for status, links in getattr(self.view, "schema_links", {}).get(self.method.lower(), {}).items():
+            responses[str(status)].setdefault("links", {}).update(links)
+        return operation
+
+    def _get_serializer_field_meta(self, field, direction):
+        meta = super()._get_serializer_field_meta(field, direction)
+        minimum = getattr(field, "schema_min_length", None)  # a length only a validator checks
+        if minimum is not None and direction == "request":
+            meta["minLength"] = minimum
+        return meta
+
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and isinstance(serializer, StrictSerializer):
+            schema["additionalProperties"] = False  # an unknown field is 400 invalid
+        return schema
+
+    def problem_statuses(self, operation: dict[str, Any]) -> set[int]:
+        view = self.view
+        statuses = {406}
+        parameters = operation.get("parameters", [])
+        if self.path.startswith("/api/"):
+            statuses.add(400)
+        if not all(isinstance(permission, AllowAny) for permission in view.get_permissions()):
+            statuses.add(401)
+        if self.method not in SAFE_METHODS and any(
+                isinstance(authenticator, SessionAuthentication) for authenticator in view.get_authenticators()):
+            statuses.add(403)
+        if any(p["in"] == "path" for p in parameters) or any(
+                p["in"] == "query" and p["name"] == "page" for p in parameters):
+            statuses.add(404)
+        if "requestBody" in operation:
+            statuses |= {413, 415}
+        if view.get_throttles():
+            statuses.add(429)
+        return statuses
+
+
+class ConstrainedFilterExtension(DjangoFilterExtension):
+    """drf-spectacular's django-filter support, plus the bounds the filters' form fields enforce."""
+
+    priority = 1
+
+    def resolve_filter_field(self, auto_schema, model, filterset_class, field_name, filter_field):
+        parameters = super().resolve_filter_field(auto_schema, model, filterset_class, field_name, filter_field)
+        extra = filter_field.extra
+        for parameter in parameters:
+            schema = parameter["schema"]
+            if issubclass(filter_field.field_class, forms.IntegerField):
+                schema["type"] = "integer"
+                schema.pop("format", None)
+            for option, keyword in (("min_value", "minimum"), ("max_value", "maximum"),
+                                    ("min_length", "minLength"), ("max_length", "maxLength")):
+                if extra.get(option) is not None:
+                    schema[keyword] = extra[option]
+        return parameters
+
+
+def link(operation_id: str, description: str, parameters: dict[str, str]) -> dict[str, Any]:
+    """An OpenAPI link object: ``parameters`` maps a parameter of ``operation_id`` (``header.If-Match``
+    for a header) to a runtime expression such as ``$response.body#/id``."""
+    return {"operationId": operation_id, "description": description, "parameters": parameters}

@@ -34,10 +34,12 @@ def backend(request, settings, tmp_path, monkeypatch):
     return request.param
 
 
-def _publish_from_another_process(channel: str, message: dict) -> None:
+def _publish_from_another_process(channel: str, message: dict, batch: list | None = None) -> None:
+    """``live.publish(channel, message)`` in a child process; with ``batch``, ``live.publish_all(batch)``."""
     code = (
         "import django, json, sys, time; django.setup(); from goat.web import live; "
-        "live.publish(sys.argv[1], json.loads(sys.argv[2])); print(time.time())"
+        "batch = json.loads(sys.argv[3]); "
+        "live.publish_all([tuple(p) for p in batch]) if batch else live.publish(sys.argv[1], json.loads(sys.argv[2]))"
     )
     env = {
         "DJANGO_SETTINGS_MODULE": "goat.settings", "GOAT_DATA_DIR": str(settings.GOAT_DATA_DIR),
@@ -45,8 +47,8 @@ def _publish_from_another_process(channel: str, message: dict) -> None:
         "DATABASE_URL": "sqlite:///" + str(Path(settings.GOAT_DATA_DIR) / "unused.sqlite3"),
         "PATH": "/usr/bin:/bin",
     }
-    subprocess.run([sys.executable, "-c", code, channel, json.dumps(message)], cwd=REPO, env=env, check=True,
-                   capture_output=True, timeout=60)
+    subprocess.run([sys.executable, "-c", code, channel, json.dumps(message), json.dumps(batch)], cwd=REPO, env=env,
+                   check=True, capture_output=True, timeout=60)
 
 
 def test_a_message_published_in_another_process_reaches_every_listener_of_its_channel_only(backend):
@@ -58,6 +60,18 @@ def test_a_message_published_in_another_process_reaches_every_listener_of_its_ch
             assert await other.get(0.3) is None
             assert live.listeners_count() == 3
         assert live.listeners_count() == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_batch_published_at_once_reaches_the_listeners_of_each_of_its_channels_in_order(backend):
+    async def scenario():
+        async with live.listen("game:3") as game, live.listen("player:8") as player, live.listen("player:9") as other:
+            batch = [("game:3", {"version": 4}), ("player:8", {"kind": "your_turn"}), ("player:8", {"kind": "x"})]
+            await asyncio.to_thread(_publish_from_another_process, "", {}, batch)
+            assert await game.get(10) == {"version": 4}
+            assert [await player.get(10), await player.get(10)] == [{"kind": "your_turn"}, {"kind": "x"}]
+            assert await other.get(0.3) is None and await game.get(0.1) is None
 
     asyncio.run(scenario())
 
@@ -134,7 +148,7 @@ def test_a_refresh_does_not_bring_back_a_released_claim(backend):
 @pytest.fixture
 def published(monkeypatch):
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr(live, "publish", lambda channel, message: sent.append((channel, message)))
+    monkeypatch.setattr(live, "publish_all", sent.extend)
     return sent
 
 

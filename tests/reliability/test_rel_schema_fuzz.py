@@ -21,7 +21,12 @@ from rest_framework import throttling
 from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
+from schemathesis.specs.openapi.checks import (
+    negative_data_rejection,
+    positive_data_acceptance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from goat.games import services
 from tournaments import services as tournament_services
@@ -102,4 +107,46 @@ def test_api_conforms_to_its_schema(api_schema, fuzz_world, mode, as_player):
             pass  # no invalid request exists for an operation without parameters (e.g. /health/)
         except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 - fuzz every operation, then report all
             failures.append(f"{operation.method.upper()} {operation.path}: {str(exc)[:1500]}")
+    assert not failures, "\n\n".join(failures)
+
+
+#: the operations whose query parameters the server validates (lists, events, replay)
+QUERY_OPERATIONS = ["games_list", "players_me_games", "tournaments_list", "leaderboards_ratings",
+                    "leaderboards_skill", "players_ratings_list", "tournaments_standings", "games_events"]
+
+
+@pytest.mark.django_db
+def test_invalid_query_values_are_refused_and_valid_ones_accepted(api_schema, fuzz_world):
+    """schemathesis' negative_data_rejection and positive_data_acceptance (two of `--checks all`) on
+    the query parameters: a value the schema forbids is a 4xx, a value it allows is never a 400.
+    Found before the fix: page_size=null/0 accepted (read as 50), tournament=0 refused although the
+    schema allowed it, open=yes ignored."""
+    checks = [not_a_server_error, status_code_conformance, negative_data_rejection, positive_data_acceptance]
+    failures = []
+    operations = {op.definition.raw.get("operationId"): op
+                  for op in (result.ok() for result in api_schema.get_all_operations())}
+    assert set(QUERY_OPERATIONS) <= set(operations), sorted(operations)
+    for name in QUERY_OPERATIONS:
+        operation = operations[name]
+        for mode in (GenerationMode.NEGATIVE, GenerationMode.POSITIVE):
+            @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+                      suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+            @given(case=operation.as_strategy(generation_mode=mode))
+            def run(case):
+                params = case.path_parameters or {}
+                for key, real in (("game_id", fuzz_world["game"]), ("tournament_id", fuzz_world["tournament"])):
+                    value = params.get(key)
+                    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value < 10**18:
+                        params[key] = real  # a valid id: the real object, so the query is what is tested
+                if "username" in params:
+                    params["username"] = fuzz_world["username"]
+                case.headers = {"Authorization": f"Token {fuzz_world['token']}"}
+                case.call_and_validate(checks=checks)
+
+            try:
+                run()
+            except Unsatisfiable:
+                pass
+            except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 - report every operation
+                failures.append(f"{mode.value} {name}: {str(exc)[:1500]}")
     assert not failures, "\n\n".join(failures)

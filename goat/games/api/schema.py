@@ -5,22 +5,35 @@ The examples show what the service really answers; tests check them against the 
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from goat.games import services
 from goat.web.problems import problem_example
+from goat.web.schema import (
+    COMMON_PROBLEMS,
+    ID_SCHEMA,
+    IDEMPOTENCY_KEY_SCHEMA,
+    add_common_headers,
+    problem_response_object,
+)
 
-GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The game's id.")
+GAME_ID = OpenApiParameter("game_id", ID_SCHEMA, OpenApiParameter.PATH, description="The game's id.")
 IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key", str, OpenApiParameter.HEADER,
-    description="Up to 255 characters. A retry with the same key and body returns the first answer.",
+    "Idempotency-Key", IDEMPOTENCY_KEY_SCHEMA, OpenApiParameter.HEADER,
+    description="1 to 255 characters (400 `invalid_idempotency_key` otherwise). A retry with the same key and "
+                "body returns the first answer.",
 )
 IF_NONE_MATCH = OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,
                                  description='The ETag you hold, e.g. "12": 304 if it is still current.')
-IF_MATCH = OpenApiParameter("If-Match", str, OpenApiParameter.HEADER,
-                            description='The version you moved on, e.g. "12": 412 version_mismatch if stale.')
+#: goat.games.api.views.if_match_version
+IF_MATCH = OpenApiParameter("If-Match", {"type": "string", "pattern": r'^\s*("\d{1,10}"|\*)\s*$'},
+                            OpenApiParameter.HEADER,
+                            description='The version you moved on, e.g. "12", or *: 412 version_mismatch if stale, '
+                                        '400 invalid_if_match if it is neither.')
 ETAG = OpenApiParameter("ETag", str, OpenApiParameter.HEADER, response=[200], description='"<version>"')
+ETAG_CREATED = OpenApiParameter("ETag", str, OpenApiParameter.HEADER, response=[201], description='"<version>"')
+ETAG_ANSWERED = OpenApiParameter("ETag", str, OpenApiParameter.HEADER, response=[200, 201],
+                                 description='"<version>"')
 NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
 
 T0 = "2025-05-01T18:30:00.000000Z"
@@ -104,45 +117,62 @@ _STREAM_MESSAGES = (
 )
 
 
-def _problem_ref(description: str) -> dict:
-    return {"description": description,
-            "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+def _sse_event(kinds: list[str], with_id: bool) -> dict:
+    """One Server-Sent Event as schemathesis and OpenAPI 3.0 read an event stream's schema: each event
+    is ``{"event", "data", "id"}``; ``data`` is the message's JSON text."""
+    properties: dict = {"event": {"type": "string", "enum": kinds},
+                        "data": {"type": "string", "description": "The message as JSON text."}}
+    if with_id:
+        properties["id"] = {"type": "string", "pattern": r"^[0-9]+$", "description": "The game's version."}
+    return {"type": "object", "required": ["event", "data"], "properties": properties}
 
 
-def _stream_operation(operation_id: str, summary: str, description: str, parameters: list, statuses: dict) -> dict:
+def _ndjson_line(kinds: list[str]) -> dict:
+    return {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string", "enum": kinds}},
+            "description": "One message per line, its name in `kind`; an empty line is a keep-alive."}
+
+
+def _stream_operation(operation_id: str, summary: str, description: str, parameters: list, statuses: dict,
+                      kinds: list[str], with_id: bool) -> dict:
+    responses = {
+        "200": {"description": "The stream.",
+                "content": {"text/event-stream": {"schema": _sse_event(kinds, with_id)},
+                            "application/x-ndjson": {"schema": _ndjson_line(kinds)}}},
+        **{str(code): problem_response_object(text) for code, text in statuses.items()},
+    }
+    add_common_headers(responses)
     return {"get": {
         "operationId": operation_id, "summary": summary, "description": f"{description}\n\n{_STREAM_MESSAGES}",
         "tags": ["streams"], "parameters": parameters,
         "security": [{"tokenAuth": []}, {"cookieAuth": []}],
-        "responses": {
-            "200": {"description": "The stream.",
-                    "content": {"text/event-stream": {"schema": {"type": "string"}},
-                                "application/x-ndjson": {"schema": {"type": "string"}}}},
-            **{str(code): _problem_ref(text) for code, text in statuses.items()},
-        },
+        "responses": responses,
     }}
 
 
 def streams_postprocessing_hook(result, generator, request, public):
     """drf-spectacular POSTPROCESSING_HOOKS entry: the two stream endpoints of API.md "Live streams"."""
-    common = {401: "Not authenticated.", 429: "too_many_streams: this token holds the limit of open streams "
-                                              "(Retry-After says when to try again)."}
+    common = {400: COMMON_PROBLEMS[400], 401: COMMON_PROBLEMS[401],
+              429: "`too_many_streams`: this token holds the limit of open streams (Retry-After says when to try "
+                   "again)."}
     paths = result.setdefault("paths", {})
     paths["/api/games/{game_id}/stream/"] = _stream_operation(
         "games_stream", "Follow a game",
         "First `state` (your game view), then one `update` `{version, events, game}` per committed command; "
         "closes after the update that ends the game. SSE ids are versions: resume with `Last-Event-ID` or "
         "`?after=`.",
-        [{"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}},
+        [{"name": "game_id", "in": "path", "required": True, "schema": dict(ID_SCHEMA)},
          {"name": "after", "in": "query", "required": False,
           "schema": {"type": "integer", "minimum": 0, "maximum": 9999999999},
-          "description": "Resume after this version (at most the game's version)."},
+          "description": "Resume after this version (at most the game's version: 400 `invalid` beyond it)."},
          {"name": "Last-Event-ID", "in": "header", "required": False,
-          "schema": {"type": "string", "pattern": r"^\s*\d{1,10}\s*$"}}],
-        {400: "invalid: `after` or Last-Event-ID is not a version of this game.", 404: "No game with that id.",
-         **common})
+          "schema": {"type": "string", "pattern": r"^\s*\d{0,10}\s*$"},
+          "description": "The id of the last message you received (a version); ignored when `after` is given."}],
+        {**common, 400: "`invalid`: `after` or Last-Event-ID is not a version of this game.",
+         404: "`not_found`: no game with that id."},
+        ["state", "update"], True)
     paths["/api/stream/"] = _stream_operation(
         "player_stream", "Your feed",
         "First `hello` `{games}` (your waiting and running games), then `game_started`, `your_turn`, `game_ended`, "
-        "`rematch_offered` and `tournament_table`.", [], common)
+        "`rematch_offered` and `tournament_table`.", [], common,
+        ["hello", "game_started", "your_turn", "game_ended", "rematch_offered", "tournament_table"], False)
     return result

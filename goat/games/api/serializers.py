@@ -8,22 +8,65 @@ where a string is expected, ``"3"`` or ``true`` where a number is) and over-long
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from goat.engine.rulesets import MAX_SEATS, MIN_SEATS
+from goat.engine import rulesets
+from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, OPTION_KEYS, RULESETS
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
 
 #: client seeds are stored in ``Seat.client_seed`` (255 characters)
 CLIENT_SEED_MAX_LENGTH = 255
+#: a tile as the engine parses it ("a-b", 0..6 each, either order), the serializer having trimmed it
+TILE_PATTERN = r"^\s*[0-6]-[0-6]\s*$"
+
+
+def options_schema(*, ante: bool = True) -> dict:
+    """The OpenAPI schema of ``options``: each key's type and range as the engine checks them
+    (goat.engine.rulesets). Combinations (hand_size x seats over 28 tiles, a redeal with hands over 7,
+    goat scoring without a limit...) are checked by the engine too but cannot be said in a schema:
+    400 ``invalid_options``."""
+    properties: dict[str, dict] = {}
+    for key in OPTION_KEYS:
+        if key in ("redeal", "remembered_counts"):
+            schema: dict = {"type": "boolean"}
+        elif key in rulesets._CHOICES:
+            schema = {"type": "string", "enum": list(rulesets._CHOICES[key])}
+        else:
+            low, high = rulesets._INT_RANGES[key]
+            schema = {"type": "integer", "minimum": low, "maximum": high}
+        if key in rulesets._NULLABLE:
+            schema["nullable"] = True
+            if "enum" in schema:
+                schema["enum"].append(None)
+        properties[key] = schema
+    if not ante:
+        properties["ante"] = {"type": "integer", "enum": [0], "description": "Tournament games have no ante."}
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+@extend_schema_field({"type": "string", "enum": list(RULESETS)})
+class RulesetField(StrictCharField):
+    """A ruleset name; the engine refuses another (400 ``unknown_ruleset``)."""
+
+
+@extend_schema_field(options_schema())
+class OptionsField(serializers.DictField):
+    """Overrides of a ruleset's options; the engine checks them (400 ``invalid_options``)."""
+
+
+@extend_schema_field({"type": "string", "pattern": TILE_PATTERN})
+class TileField(StrictCharField):
+    """A tile as text; the engine refuses one that is not a tile (422 ``invalid_tile``)."""
 
 
 # --- Requests -------------------------------------------------------------------------------
 
 
 class GameCreateSerializer(StrictSerializer):
-    ruleset = StrictCharField(max_length=32, help_text="goat-classic, goat-gamesburg or domino-3rounds.")
+    ruleset = RulesetField(max_length=32, help_text="goat-classic, goat-gamesburg or domino-3rounds.")
     seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, help_text="Number of players, 2 to 4.")
-    options = serializers.DictField(
+    options = OptionsField(
         required=False, default=dict,
         help_text="Overrides of the ruleset's options (RULES.md §2, second edition), e.g. {\"limit\": 51} or "
                   "{\"remembered_counts\": true}. Keys: hand_size, redeal, opener (doubles_from_one, "
@@ -44,7 +87,7 @@ class GameJoinSerializer(StrictSerializer):
 
 
 class MoveSerializer(StrictSerializer):
-    tile = StrictCharField(max_length=8, help_text='A tile you hold, "a-b" in either order, e.g. "3-5".')
+    tile = TileField(max_length=8, help_text='A tile you hold, "a-b" in either order, e.g. "3-5".')
     end = serializers.ChoiceField(
         choices=["left", "right"], required=False, allow_null=True, default=None,
         help_text="The end of the line to play on; only needed when the tile fits both ends.",

@@ -30,6 +30,8 @@ from goat.games import audit, selectors, services, verification
 from goat.games.api.schema import (
     CANCELLED_EXAMPLE,
     ETAG,
+    ETAG_ANSWERED,
+    ETAG_CREATED,
     EVENTS_EXAMPLE,
     GAME_EXAMPLE,
     GAME_ID,
@@ -65,7 +67,7 @@ from goat.games.models import Game
 from goat.web.errors import ServiceError
 from goat.web.idempotency import idempotent
 from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED
+from goat.web.schema import IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED, link
 
 INVALID_IF_MATCH = 'If-Match must be the game\'s ETag, a quoted version number such as "12" (or *).'
 VARY = ("Authorization", "Cookie")
@@ -97,6 +99,12 @@ def not_modified(request: Request, tag: str) -> bool:
         return False
     candidates = [item.strip() for item in value.split(",")]
     return any(c == "*" or c.removeprefix("W/") == tag for c in candidates)
+
+
+def with_etag(response: Response) -> Response:
+    """``response`` (a game view) with the view's version as its ETag, for the next If-Match."""
+    response["ETag"] = etag(response.data["version"])
+    return response
 
 
 def conditional(request: Request, tag: str, build) -> Response:
@@ -134,11 +142,36 @@ class GameAPIView(APIView):
         return response
 
 
+# --- OpenAPI links: from a game in an answer to the requests it makes possible ---------------
+
+
+def game_links(pointer: str) -> dict[str, dict]:
+    """Links from an answer holding a game view at the JSON pointer ``pointer`` (``""`` or ``/game``)."""
+    game_id = {"game_id": f"$response.body#{pointer}/id"}
+    return {
+        "join": link("games_join", "Take the next free seat at this game.", game_id),
+        "move": link("games_move", "Play a tile at the version this answer shows.",
+                     {**game_id, "header.If-Match": "$response.header.ETag"}),
+        "view": link("games_retrieve", "This game as you see it.", game_id),
+        "events": link("games_events", "This game's events after the version this answer shows.",
+                       {**game_id, "after": f"$response.body#{pointer}/version"}),
+        "leave": link("games_leave", "Give up your seat while the game waits.", game_id),
+        "resign": link("games_resign", "Resign.", game_id),
+        "stream": link("games_stream", "Follow this game from this version on.",
+                       {**game_id, "after": f"$response.body#{pointer}/version"}),
+    }
+
+
 # --- Views ----------------------------------------------------------------------------------
 
 
 class GameListCreateView(generics.ListAPIView, GameAPIView):
     serializer_class = GameSummarySerializer
+    schema_links = {"post": {201: game_links("")},
+                    "get": {200: {"view": link("games_retrieve", "The first game of the page.",
+                                               {"game_id": "$response.body#/results/0/id"}),
+                                  "join": link("games_join", "Take a seat at the first game of the page.",
+                                               {"game_id": "$response.body#/results/0/id"})}}}
     filterset_class = GameFilter
     queryset = Game.objects.prefetch_related("seat_set__player").order_by("-id")
 
@@ -170,7 +203,7 @@ class GameListCreateView(generics.ListAPIView, GameAPIView):
                     "false for goat-gamesburg, null for domino-3rounds) with your `options` applied; the fully "
                     "resolved options are stored in the game's first event. "
                     "An unknown option or an impossible combination is 400 `invalid_options`.",
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=[IDEMPOTENCY_KEY, ETAG_CREATED],
         request=GameCreateSerializer,
         responses={201: GameViewSerializer, **problem_responses(400, 401, 409, 422, 429)},
         examples=[
@@ -193,12 +226,14 @@ class GameListCreateView(generics.ListAPIView, GameAPIView):
             serializer = GameCreateSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             game = services.game_create(player=request.user, **serializer.validated_data)
-            return Response(view_for(game, request.user), status=status.HTTP_201_CREATED)
+            return with_etag(Response(view_for(game, request.user), status=status.HTTP_201_CREATED))
 
         return idempotent(self, request, create)
 
 
 class GameRematchView(GameAPIView):
+    schema_links = {"post": {201: game_links(""), 200: game_links("")}}
+
     @extend_schema(
         operation_id="games_rematch",
         summary="Offer a rematch",
@@ -206,7 +241,7 @@ class GameRematchView(GameAPIView):
                     "seats: 201 with the new game's view (you take seat 0; the other players are told on their "
                     "feed, `rematch_offered`, and join as usual). A repeat by any player of the old game "
                     "answers 200 with the same new game.",
-        parameters=[GAME_ID],
+        parameters=[GAME_ID, ETAG_ANSWERED],
         request=None,
         responses={201: GameViewSerializer, 200: GameViewSerializer,
                    **problem_responses(401, 403, 404, 409, 422, 429)},
@@ -222,7 +257,8 @@ class GameRematchView(GameAPIView):
     )
     def post(self, request: Request, game_id: int) -> Response:
         game, created = services.game_rematch(game_id=game_id, player=request.user)
-        return Response(view_for(game, request.user), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return with_etag(Response(view_for(game, request.user),
+                                  status=status.HTTP_201_CREATED if created else status.HTTP_200_OK))
 
 
 class MyGamesView(generics.ListAPIView, GameAPIView):
@@ -253,11 +289,13 @@ class MyGamesView(generics.ListAPIView, GameAPIView):
 
 
 class GameJoinView(GameAPIView):
+    schema_links = {"post": {200: game_links("")}}
+
     @extend_schema(
         operation_id="games_join",
         summary="Join a game",
         description="Take the next free seat; the game starts when the last seat is taken.",
-        parameters=[GAME_ID, IDEMPOTENCY_KEY],
+        parameters=[GAME_ID, IDEMPOTENCY_KEY, ETAG],
         request=GameJoinSerializer,
         responses={200: GameViewSerializer, **problem_responses(400, 401, 404, 409, 422, 429)},
         examples=[
@@ -277,7 +315,7 @@ class GameJoinView(GameAPIView):
             serializer = GameJoinSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             game = services.game_join(game_id=game_id, player=request.user, **serializer.validated_data)
-            return Response(view_for(game, request.user))
+            return with_etag(Response(view_for(game, request.user)))
 
         return idempotent(self, request, join)
 
@@ -309,6 +347,7 @@ class GameDetailView(GameAPIView):
 
 class GameMoveView(GameAPIView):
     throttle_scope = "moves"
+    schema_links = {"post": {201: game_links("/game")}}
 
     @extend_schema(
         operation_id="games_move",
@@ -316,7 +355,7 @@ class GameMoveView(GameAPIView):
         description="Play a tile from your hand. `end` is only needed when the tile fits both ends. "
                     "The answer carries the play and every forced action after it (draws, knocks, the "
                     "next deal), redacted for you, and your new game view.",
-        parameters=[GAME_ID, IF_MATCH, IDEMPOTENCY_KEY],
+        parameters=[GAME_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG_CREATED],
         request=MoveSerializer,
         responses={201: MoveResponseSerializer, **problem_responses(400, 401, 403, 404, 409, 412, 422, 429)},
         examples=[

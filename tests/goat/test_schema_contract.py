@@ -1,0 +1,147 @@
+"""The OpenAPI schema states what the server enforces (docs/reliability.md §9, "The contract under
+schemathesis"): the statuses every operation can answer, the limits of query parameters and bodies,
+the links from a created game to joining and moving, and the two streams."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import resolve
+
+from goat.engine.rulesets import OPTION_KEYS, RULESETS
+
+pytestmark = pytest.mark.django_db
+
+OPEN = {"players_create", "auth_token_create", "health"}  # answer without a login
+
+
+@pytest.fixture
+def schema(api_client) -> dict[str, Any]:
+    response = api_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    return response.json()
+
+
+def operations(schema):
+    for path, methods in schema["paths"].items():
+        for method, operation in methods.items():
+            yield path, method, operation
+
+
+def parameter(operation, name: str, where: str = "query") -> dict:
+    return next(p for p in operation.get("parameters", []) if p["name"] == name and p["in"] == where)
+
+
+def by_id(schema, operation_id: str) -> dict:
+    return next(op for _path, _method, op in operations(schema) if op["operationId"] == operation_id)
+
+
+def test_every_operation_documents_the_problems_it_can_answer(schema):
+    seen = 0
+    for path, _method, operation in operations(schema):
+        responses = operation["responses"]
+        name = operation["operationId"]
+        if path.startswith("/api/"):
+            assert "400" in responses, name
+        if name not in OPEN:
+            assert "401" in responses and "WWW-Authenticate" in responses["401"].get("headers", {}), name
+        if name != "health":  # the one operation without a throttle
+            assert "Retry-After" in responses["429"]["headers"], name
+        if "{" in path:
+            assert "404" in responses, name
+        if "requestBody" in operation:
+            assert {"413", "415"} <= set(responses), name
+        for status, response in responses.items():
+            if status.startswith(("4", "5")) and name != "health":  # health's 503 is its own JSON body
+                assert "application/problem+json" in response["content"], (name, status)
+        seen += 1
+    assert seen >= 29
+
+
+def test_query_parameters_state_their_limits(schema):
+    games = by_id(schema, "games_list")
+    assert parameter(games, "tournament")["schema"] == {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
+    assert parameter(games, "open")["schema"] == {"type": "boolean"}
+    assert parameter(games, "player")["schema"]["maxLength"] == 150
+    for _path, _method, operation in operations(schema):
+        for name in ("page", "page_size"):
+            found = [p for p in operation.get("parameters", []) if p["name"] == name]
+            for p in found:
+                assert p["schema"] == {"type": "integer", "minimum": 1} and p["allowEmptyValue"] is True
+    events = by_id(schema, "games_events")
+    assert parameter(events, "after")["schema"]["minimum"] == 0
+    assert parameter(events, "game_id", "path")["schema"] == {"type": "integer", "minimum": 1,
+                                                              "maximum": 10**18 - 1}
+
+
+def test_bodies_state_their_limits(schema):
+    components = schema["components"]["schemas"]
+    create = components["GameCreateRequest"]
+    assert create["additionalProperties"] is False
+    ruleset = create["properties"]["ruleset"]
+    if "allOf" in ruleset:  # drf-spectacular names the enum as a component
+        ruleset = components[ruleset["allOf"][0]["$ref"].rsplit("/", 1)[1]]
+    assert ruleset["enum"] == list(RULESETS)
+    options = create["properties"]["options"]
+    assert options["additionalProperties"] is False and set(options["properties"]) == set(OPTION_KEYS)
+    assert options["properties"]["hand_size"] == {"type": "integer", "minimum": 1, "maximum": 14}
+    assert components["TournamentCreateRequest"]["properties"]["options"]["properties"]["ante"]["enum"] == [0]
+    assert components["MoveRequest"]["properties"]["tile"]["pattern"]
+    assert components["SignupRequest"]["properties"]["password"]["minLength"] == 8
+    key = parameter(by_id(schema, "games_create"), "Idempotency-Key", "header")["schema"]
+    assert (key["minLength"], key["maxLength"]) == (1, 255)
+
+
+def test_links_chain_create_join_and_move(schema):
+    ids = {op["operationId"]: (path, op) for path, _method, op in operations(schema)}
+    create_links = by_id(schema, "games_create")["responses"]["201"]["links"]
+    assert create_links["join"] == {"operationId": "games_join", "description": create_links["join"]["description"],
+                                    "parameters": {"game_id": "$response.body#/id"}}
+    assert create_links["move"]["parameters"] == {"game_id": "$response.body#/id",
+                                                  "header.If-Match": "$response.header.ETag"}
+    assert "move" in by_id(schema, "games_join")["responses"]["200"]["links"]
+    assert by_id(schema, "games_move")["responses"]["201"]["links"]["move"]["parameters"]["game_id"] == \
+        "$response.body#/game/id"
+    for _path, _method, operation in operations(schema):
+        for response in operation["responses"].values():
+            for link in response.get("links", {}).values():
+                target_path, target = ids[link["operationId"]]
+                names = {f"{p['in']}.{p['name']}" for p in target.get("parameters", [])}
+                for name in link["parameters"]:
+                    assert (name if "." in name else f"path.{name}") in names or f"query.{name}" in names, \
+                        (operation["operationId"], link)
+
+
+def test_the_streams_are_in_the_schema(schema):
+    for path, kinds in (("/api/games/{game_id}/stream/", {"state", "update"}),
+                        ("/api/stream/", {"hello", "game_started", "your_turn", "game_ended"})):
+        operation = schema["paths"][path]["get"]
+        content = operation["responses"]["200"]["content"]
+        assert set(content) == {"text/event-stream", "application/x-ndjson"}
+        assert kinds <= set(content["text/event-stream"]["schema"]["properties"]["event"]["enum"])
+        assert {"400", "401", "429"} <= set(operation["responses"])
+        assert resolve(path.replace("{game_id}", "1"))
+
+
+def test_the_links_work_against_the_service(token_client_pair):
+    """Follow the links as a client does: create, then join (the other player), then move with If-Match
+    from the ETag the join answered."""
+    ann, ben = token_client_pair
+    created = ann.post("/api/games/", {"ruleset": "goat-classic", "seats": 2}, format="json")
+    game_id = created.json()["id"]
+    joined = ben.post(f"/api/games/{game_id}/join/", {}, format="json")
+    assert joined.status_code == 200
+    view = ann.get(f"/api/games/{game_id}/").json()
+    mover = ann if view["turn"] == 0 else ben
+    legal = mover.get(f"/api/games/{game_id}/").json()["legal_moves"][0]
+    moved = mover.post(f"/api/games/{game_id}/moves/", legal, format="json", HTTP_IF_MATCH=joined["ETag"])
+    assert moved.status_code == 201, moved.content
+
+
+@pytest.fixture
+def token_client_pair(django_user_model):
+    from apitest import token_client
+
+    return [token_client(django_user_model.objects.create_user(username=name, password="x" * 12))
+            for name in ("ann", "ben")]
