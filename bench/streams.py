@@ -7,8 +7,10 @@ Starts gunicorn with goat's uvicorn workers on ``goat.asgi`` (bench/http_load.py
 ``manage.py run`` serves) against ``DATABASE_URL`` (else a throwaway SQLite file) and the live backend
 of the settings (Redis when ``CELERY_BROKER_URL`` is Redis, else the local substitute). Then:
 
-* opens ``--idle`` idle streams (half player feeds, half game streams of a waiting game nobody
-  touches) and measures the web workers' RSS before and after (per stream) and their CPU over 10 s;
+* opens ``--idle`` idle streams as a client of each of ``--idle``/2 accounts would: its player feed
+  and a game stream of a waiting game nobody touches (two streams per token, within the per-token
+  limit ``GOAT_STREAMS_PER_TOKEN`` a real token has), and measures the web workers' RSS before and
+  after (per stream) and their CPU over 10 s;
 * plays ``--games`` 2-seat games move by move, each watched by 4 streams (both players and two
   spectators); the delivery latency of an update is its arrival at the client minus the ``at`` of its
   last event (taken just before the append, so slightly more than commit -> stream);
@@ -118,7 +120,8 @@ def _cpu(procs) -> float:
     return sum(p.cpu_times().user + p.cpu_times().system for p in procs)
 
 
-def run(idle: int, games: int, moves: int, seconds: float, rounds: int, workers: int, threads: int) -> dict:
+def run(idle: int, games: int, moves: int, seconds: float, rounds: int, workers: int, threads: int,
+        port: int = 0) -> dict:
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
@@ -130,15 +133,15 @@ def run(idle: int, games: int, moves: int, seconds: float, rounds: int, workers:
     call_command("migrate", verbosity=0, interactive=False)
     User = get_user_model()
     tag = f"{os.getpid()}"
-    idler = User.objects.create_user(username=f"idle-{tag}", password="x" * 12)
-    idle_token = Token.objects.create(user=idler).key
-    quiet = services.game_create(player=idler, ruleset="goat-classic", seats=2)
+    # the idle streams' accounts: a feed and a game stream each (no password: they only hold tokens)
+    idlers = User.objects.bulk_create([User(username=f"idle-{tag}-{i}", password="!") for i in range((idle + 1) // 2)])
+    idle_tokens = [t.key for t in Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in idlers])]
+    quiet = services.game_create(player=idlers[0], ruleset="goat-classic", seats=2)
     watcher_tokens = [Token.objects.create(user=User.objects.create_user(username=f"watch-{tag}-{i}",
                                                                          password="x" * 12)).key for i in range(2)]
     watched = prepare_games(games, moves, seed=7)
     connection.close()
-    port = free_port()
-    os.environ["GOAT_STREAMS_PER_TOKEN"] = str(idle + 100)
+    port = port or free_port()
     os.environ["GOAT_LIVE_PREFIX"] = settings.GOAT_LIVE_PREFIX
     server = start_server(port, workers, threads, "asgi")
     pool = StreamPool(port)
@@ -150,7 +153,7 @@ def run(idle: int, games: int, moves: int, seconds: float, rounds: int, workers:
         procs = _workers(server.pid)
         time.sleep(1)
         rss_before = _rss(procs)
-        items = [("/api/stream/" if i % 2 else f"/api/games/{quiet.pk}/stream/", idle_token, False)
+        items = [("/api/stream/" if i % 2 else f"/api/games/{quiet.pk}/stream/", idle_tokens[i // 2], False)
                  for i in range(idle)]
         pool.open(items)
         time.sleep(2)
@@ -217,6 +220,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     os.environ["DJANGO_SETTINGS_MODULE"] = "bench.bench_settings"
@@ -224,7 +228,7 @@ def main(argv=None) -> int:
     import django
 
     django.setup()
-    f = run(args.idle, args.games, args.moves, args.seconds, args.rounds, args.workers, args.threads)
+    f = run(args.idle, args.games, args.moves, args.seconds, args.rounds, args.workers, args.threads, args.port)
     emit(f, args.json, [
         f"streams: {f['server']}, {f['database']}, live backend {f['live_backend']}, {f['idle_streams']} idle streams",
         f"  delivery commit -> stream: p50 {f['delivery_p50_ms']} ms, p99 {f['delivery_p99_ms']} ms, "

@@ -1,17 +1,19 @@
-"""ASGI entry point: the streams on Django's async handler, everything else on the WSGI app in a
-thread pool (goat/web/server.py explains why). ``gunicorn -k goat.web.server.Worker goat.asgi``."""
+"""ASGI entry point: the streams on Django's async handler (goat.web.server.stream_handler),
+everything else on the WSGI app in a thread pool (goat/web/server.py explains why).
+``gunicorn -k goat.web.server.Worker goat.asgi``."""
 
 import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "goat.settings")
 
-from django.core.asgi import get_asgi_application  # noqa: E402
+import django  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
-from goat.web.server import split  # noqa: E402
+from goat.web.server import split, stream_handler  # noqa: E402
 
 #: the paths served by the async handler: the live streams (API.md "Live streams")
 ASGI_PATHS = r"^/api/(?:games/[^/]+/)?stream/$"
 
-application = split(asgi=get_asgi_application(), wsgi=get_wsgi_application(), asgi_paths=ASGI_PATHS,
+django.setup(set_prefix=False)
+application = split(asgi=stream_handler(), wsgi=get_wsgi_application(), asgi_paths=ASGI_PATHS,
                     threads=int(os.environ.get("GUNICORN_THREADS", "").strip() or 4))

@@ -12,16 +12,17 @@ Async views served under ASGI. Before the stream starts every refusal is a probl
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
   events published for the caller.
 
-While idle a stream waits on an ``asyncio.Queue``: no thread, no database query; every keep-alive
-(at most 15 s) refreshes its claim on one of the token's stream slots.
+While idle a stream waits on its listener (goat.web.live): no thread, no timer of its own, no
+database query; a keep-alive at most every 15 s. Its process refreshes the claims of all its
+streams on the token's stream slots in one batch.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -33,8 +34,10 @@ from django.views.decorators.http import require_GET
 from rest_framework import exceptions
 from rest_framework.utils.encoders import JSONEncoder
 
+from goat.engine.state import GameState
 from goat.games import audit, eventstore, notify, selectors
-from goat.games.models import Game, GameStatus
+from goat.games.eventstore import StoredEvent
+from goat.games.models import Game, GameStatus, Seat
 from goat.web import live
 from goat.web.auth import TokenAuthentication
 from goat.web.errors import ServiceError
@@ -137,22 +140,38 @@ async def _claim(key: str) -> str:
 # --- reads (sync, in a worker thread; the same selectors as GET) ------------------------------
 
 
-def _game_read(game_id: int, user, after: int | None) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
-    """The caller's view now, the events after ``after`` (redacted for them; None without ``after``)
-    up to the view's version, and whether the game is over."""
+def _shared_read(game_id: int, after: int | None) -> tuple[Game, dict[int, int], GameState, list[StoredEvent] | None]:
+    """What every viewer's message is built from, nothing redacted yet: the game row, its seats
+    (player -> seat), the engine state at its version and the stored events after ``after`` up to
+    that version (None without ``after``). The same for every viewer, so one read serves them all."""
     close_old_connections()
     try:
         game = Game.objects.get(pk=game_id)
-        seat = selectors.viewer_seat(game, user)
+        seats = dict(Seat.objects.filter(game_id=game_id).values_list("player_id", "seat"))
         state = eventstore.state_load(game)
-        view = selectors.game_view(game=game, state=state, seat=seat)
-        events = None
+        stored = None
         if after is not None:
-            stored = [e for e in eventstore.events_load(game_id=game.pk, after=after) if e.seq <= game.version]
-            events = selectors.redact_events(stored, game=game, user=user, seat=seat)
-        return view, events, game.status not in OPEN
+            stored = [e for e in eventstore.events_load(game_id=game_id, after=after) if e.seq <= game.version]
+        return game, seats, state, stored
     finally:
         close_old_connections()
+
+
+def _for_viewer(shared, user) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
+    """``user``'s view of ``shared`` and the events redacted for them (the selectors of GET: the
+    seat's view, or a spectator's; an auditor's unredacted events), and whether the game is over.
+    No query: the user's permissions were loaded when the stream started (``_game_check``)."""
+    game, seats, state, stored = shared
+    seat = seats.get(user.pk) if getattr(user, "is_authenticated", False) else None
+    view = selectors.game_view(game=game, state=state, seat=seat)
+    events = None if stored is None else selectors.redact_events(stored, game=game, user=user, seat=seat)
+    return view, events, game.status not in OPEN
+
+
+def _game_read(game_id: int, user, after: int | None) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
+    """The caller's view now, the events after ``after`` (redacted for them; None without ``after``)
+    up to the view's version, and whether the game is over."""
+    return _for_viewer(_shared_read(game_id, after), user)
 
 
 def _game_check(game_id: int, user, after: int | None) -> None:
@@ -166,6 +185,7 @@ def _game_check(game_id: int, user, after: int | None) -> None:
             raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
         if selectors.sees_everything(game, user):  # an auditor sees it unredacted: who looked is recorded
             audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
+        user.has_perm(selectors.AUDIT_PERMISSION)  # loads (caches) the user's permissions: updates query none
     finally:
         close_old_connections()
 
@@ -181,52 +201,55 @@ def _feed_hello(user) -> dict[str, Any]:
 
 
 _game_read_async = sync_to_async(_game_read, thread_sensitive=False)
+_shared_read_async = sync_to_async(_shared_read, thread_sensitive=False)
+
+#: reads under way, by (event loop, game, after, version heard): every stream of this process that
+#: heard the same version of the same game after the same version waits on ONE read
+_flights: dict[tuple[Any, int, int, int], asyncio.Future] = {}
+
+
+async def _update_read(game_id: int, user, after: int, heard: int
+                       ) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
+    """As ``_game_read(game_id, user, after)`` once version ``heard`` is committed, sharing the
+    read with the process's other streams waiting for the same: a read under way for the same key
+    started after ``heard`` was heard (so after its commit), so what it reads is at least at
+    ``heard``. Only the viewer-independent part is shared; each stream redacts for its own viewer.
+    A stream that goes away leaves the read to the others (each waits through a shield)."""
+    key = (asyncio.get_running_loop(), game_id, after, heard)
+    flight = _flights.get(key)
+    if flight is None:
+        flight = _flights[key] = asyncio.ensure_future(_shared_read_async(game_id, after))
+        flight.add_done_callback(lambda done: _flights.pop(key) if _flights.get(key) is done else None)
+    return _for_viewer(await asyncio.shield(flight), user)
 
 
 # --- views ---------------------------------------------------------------------------------
 
 
-#: a stream refreshes its slot claim (TTL live.CLAIM_TTL_SECONDS) at a keep-alive once this long has passed
-REFRESH_SECONDS = live.CLAIM_TTL_SECONDS / 3
-_refreshed: dict[str, float] = {}
-
-
-async def _refresh(key: str, claim: str) -> None:
-    now = time.monotonic()
-    if now - _refreshed.get(claim, 0.0) < REFRESH_SECONDS:
-        return
-    _refreshed[claim] = now
-    await sync_to_async(live.stream_refresh, thread_sensitive=False)(key, claim)
-
-
 async def _release(key: str, claim: str) -> None:
-    _refreshed.pop(claim, None)
     try:
         await sync_to_async(live.stream_release, thread_sensitive=False)(key, claim)
     except Exception:  # the claim expires on its own
         logger.warning("live: stream claim not released", exc_info=True)
 
 
-async def _heard(listener, key: str, claim: str) -> AsyncIterator[list[dict[str, Any]] | None]:
+async def _heard(listener) -> AsyncIterator[list[dict[str, Any]] | None]:
     """What ``listener`` hears, a batch of messages at a time; None when nothing came for a
-    keep-alive's time (the stream's slot claim is refreshed then). Ends when the channel closes."""
-    keepalive = settings.GOAT_STREAM_KEEPALIVE_SECONDS
+    keep-alive's time. Ends when the channel closes. (The stream's slot claim is refreshed by the
+    process with all the others: goat.web.live.)"""
+    wait = live.within(settings.GOAT_STREAM_KEEPALIVE_SECONDS)
     while True:
         try:
-            message = await listener.get(keepalive)
+            message = await listener.get(wait)
             queued = listener.pending()
         except live.Closed:
             return
-        if message is None:
-            await _refresh(key, claim)
-            yield None
-        else:
-            yield [message, *queued]
+        yield None if message is None else [message, *queued]
 
 
 async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
-        async with live.listen(notify.game_channel(game_id)) as listener:  # raises Closed while stopping
+        async with live.listen(notify.game_channel(game_id), hold=(key, claim)) as listener:  # Closed: stopping
             view, events, ended = await _game_read_async(game_id, user, after)
             last = view["version"]
             if events is None:
@@ -235,13 +258,14 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
                 yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
             if ended:
                 return
-            async for batch in _heard(listener, key, claim):
+            async for batch in _heard(listener):
                 if batch is None:
                     yield _keepalive(fmt)
                     continue
-                if max(m.get("version", 0) for m in batch) <= last:
+                heard = max(m.get("version", 0) for m in batch)
+                if heard <= last:
                     continue
-                view, events, ended = await _game_read_async(game_id, user, last)
+                view, events, ended = await _update_read(game_id, user, last, heard)
                 if view["version"] > last:
                     last = view["version"]
                     yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
@@ -255,9 +279,9 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
 
 async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
-        async with live.listen(notify.player_channel(user.pk)) as listener:
+        async with live.listen(notify.player_channel(user.pk), hold=(key, claim)) as listener:
             yield _encode(fmt, "hello", await sync_to_async(_feed_hello, thread_sensitive=False)(user))
-            async for batch in _heard(listener, key, claim):
+            async for batch in _heard(listener):
                 if batch is None:
                     yield _keepalive(fmt)
                     continue

@@ -5,7 +5,7 @@ A message is a small JSON object sent on a named channel (``game:<id>`` carries 
 synchronous and cheap, called from ``transaction.on_commit`` in any process (web worker, Celery
 worker, beat); ``listen`` is used by async views and never touches the database: a process keeps
 ONE subscription to the backend and fans each message out to the in-process listeners of its
-channel (``asyncio.Queue`` each).
+channel (a small ``Listener`` each; their keep-alive timeouts share one timer per half second).
 
 Backends (``GOAT_LIVE_URL``; docs/architecture.md "Live delivery" compares them):
 
@@ -19,7 +19,8 @@ Backends (``GOAT_LIVE_URL``; docs/architecture.md "Live delivery" compares them)
 
 Per-token stream counts (``stream_claim``/``stream_release``) are kept by the same backend, so the
 limit holds across processes: a Redis sorted set per token, or lock-protected files in the data
-directory. A claim expires unless it is refreshed (every keep-alive), so a killed process leaks none.
+directory. A claim expires unless it is refreshed (each process refreshes all its streams' claims in
+one batch every REFRESH_SECONDS), so a killed process leaks none.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import fcntl
 import hashlib
 import json
 import logging
+import math
 import os
 import secrets
 import socket
@@ -43,8 +45,12 @@ from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
-#: a claim not refreshed for this long is dropped (streams refresh theirs with every keep-alive)
+#: a claim not refreshed for this long is dropped (each process refreshes its streams' claims together)
 CLAIM_TTL_SECONDS = 60
+#: how often a process refreshes the claims of its open streams
+REFRESH_SECONDS = CLAIM_TTL_SECONDS / 3
+#: the timers of listeners due within one such slot are one timer
+TIMER_GRAIN = 0.5
 _MAX_DATAGRAM = 64 * 1024
 
 
@@ -132,29 +138,67 @@ def publish_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
 
 
 class _Hub:
-    """One per event loop: the backend subscription and the in-process listeners by channel."""
+    """One per event loop: the backend subscription, the in-process listeners by channel, the
+    listeners' timeouts (coalesced: one timer per TIMER_GRAIN slot, not one per listener) and the
+    refresh of this process's stream claims (one batch for all of them)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
-        self.listeners: dict[str, set[asyncio.Queue]] = {}
+        self.listeners: dict[str, set[Listener]] = {}
         self.ready = asyncio.Event()
         self.task: asyncio.Task | None = None
+        self.refresher: asyncio.Task | None = None
         self.sock: socket.socket | None = None
+        self.slots: dict[float, set[Listener]] = {}
 
     def dispatch(self, raw: bytes | str) -> None:
         try:
             decoded = json.loads(raw)
             pairs = decoded["b"] if "b" in decoded else [(decoded["c"], decoded["m"])]
             for channel, message in pairs:
-                for queue in self.listeners.get(channel, ()):
-                    queue.put_nowait(message)
+                for listener in self.listeners.get(channel, ()):  # O(listeners of that channel)
+                    listener.put(message)
         except (ValueError, KeyError, TypeError):
             return
+
+    def wake_at(self, listener: Listener, timeout: float) -> float:
+        """Wake ``listener`` (if still waiting) ``timeout`` to ``timeout`` + grain seconds from now,
+        grain = min(TIMER_GRAIN, timeout / 4): the timers of all listeners due in the same slot are one."""
+        grain = min(TIMER_GRAIN, timeout / 4) or TIMER_GRAIN
+        slot = math.ceil((self.loop.time() + timeout) / grain) * grain
+        due = self.slots.get(slot)
+        if due is None:
+            due = self.slots[slot] = set()
+            self.loop.call_at(slot, self._wake, slot)
+        due.add(listener)
+        return slot
+
+    def unwake(self, listener: Listener, slot: float) -> None:
+        due = self.slots.get(slot)
+        if due is not None:
+            due.discard(listener)
+
+    def _wake(self, slot: float) -> None:
+        for listener in self.slots.pop(slot, ()):
+            listener.timed_out(slot)
 
     def start(self) -> None:
         if self.task is None or self.task.done():
             self.ready.clear()
             self.task = self.loop.create_task(self._run_local() if _url() == "local" else self._run_redis())
+        if self.refresher is None or self.refresher.done():
+            self.refresher = self.loop.create_task(self._refresh_claims())
+
+    async def _refresh_claims(self) -> None:
+        """Every REFRESH_SECONDS, extend every claim this process's streams hold, in one batch."""
+        while True:
+            await asyncio.sleep(REFRESH_SECONDS)
+            held = list(_held.items())
+            if held:
+                try:
+                    await self.loop.run_in_executor(None, streams_refresh, held)
+                except Exception:  # the next round retries; a claim lives CLAIM_TTL_SECONDS
+                    logger.warning("live: stream claims not refreshed", exc_info=True)
 
     async def _run_redis(self) -> None:
         import redis.asyncio as aioredis
@@ -234,60 +278,95 @@ def close_listeners() -> None:
     global _closing
     _closing = True
     for hub in list(_hubs.values()):
-        for queues in hub.listeners.values():
-            for queue in queues:
-                queue.put_nowait(_CLOSE)
+        for listeners in hub.listeners.values():
+            for listener in listeners:
+                listener.put(_CLOSE)
 
 
 class Listener:
-    """Messages of some channels, from the moment of ``subscribe`` on."""
+    """Messages of some channels, from the moment of ``subscribe`` on. Small on purpose (an idle
+    stream is one): its messages in a list, and while it waits a future that a message or the hub's
+    timer of its slot completes; no task, no timer of its own."""
+
+    __slots__ = ("hub", "channels", "_messages", "_waiter", "_slot")
 
     def __init__(self, hub: _Hub, channels: tuple[str, ...]):
         self.hub = hub
         self.channels = channels
-        self.queue: asyncio.Queue = asyncio.Queue()
+        self._messages: list[dict[str, Any]] = []
+        self._waiter: asyncio.Future | None = None
+        self._slot = 0.0
+
+    def put(self, message: dict[str, Any]) -> None:
+        self._messages.append(message)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def timed_out(self, slot: float) -> None:
+        waiter = self._waiter
+        if waiter is not None and self._slot == slot and not waiter.done():
+            waiter.set_result(None)
 
     async def get(self, timeout: float) -> dict[str, Any] | None:
-        """The next message, or None after ``timeout`` seconds without one; raises Closed when the
-        process stops."""
-        try:
-            message = await asyncio.wait_for(self.queue.get(), timeout)
-        except TimeoutError:
-            return None
+        """The next message, or None after ``timeout`` seconds without one (at most a quarter of it,
+        or TIMER_GRAIN, later: see ``within``); raises Closed when the process stops."""
+        if not self._messages:
+            waiter = self._waiter = self.hub.loop.create_future()
+            self._slot = slot = self.hub.wake_at(self, timeout)
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+                self.hub.unwake(self, slot)
+            if not self._messages:
+                return None
+        message = self._messages.pop(0)
         if message is _CLOSE:
             raise Closed()
         return message
 
     def pending(self) -> list[dict[str, Any]]:
         """Every message already queued (without waiting)."""
-        out = []
-        while not self.queue.empty():
-            message = self.queue.get_nowait()
-            if message is _CLOSE:
-                raise Closed()
-            out.append(message)
+        out, self._messages = self._messages, []
+        if any(message is _CLOSE for message in out):
+            raise Closed()
         return out
 
 
+def within(seconds: float) -> float:
+    """The timeout to give ``Listener.get`` so that it answers within ``seconds`` (a keep-alive's
+    bound): ``get`` may answer up to min(TIMER_GRAIN, timeout / 4) after its timeout."""
+    return max(seconds - TIMER_GRAIN, 0.75 * seconds)
+
+
 @contextlib.asynccontextmanager
-async def listen(*channels: str, ready_timeout: float = 5.0) -> AsyncIterator[Listener]:
+async def listen(*channels: str, ready_timeout: float = 5.0, hold: tuple[str, str] | None = None
+                 ) -> AsyncIterator[Listener]:
     """Listen to ``channels`` for the duration of the block. Subscribed (and the process's backend
-    subscription up) on entry, so a message published after entry is never missed."""
+    subscription up) on entry, so a message published after entry is never missed. ``hold``: a
+    ``(token, claim)`` from ``stream_claim`` that this process refreshes for as long as the block
+    lasts (a claim whose stream never started is not refreshed, so it expires)."""
     if _closing:
         raise Closed()
     hub = _hub()
     listener = Listener(hub, channels)
     for channel in channels:
-        hub.listeners.setdefault(channel, set()).add(listener.queue)
+        hub.listeners.setdefault(channel, set()).add(listener)
+    if hold is not None:
+        _held[hold[1]] = hold[0]
     try:
-        await asyncio.wait_for(hub.ready.wait(), ready_timeout)
+        if not hub.ready.is_set():
+            await asyncio.wait_for(hub.ready.wait(), ready_timeout)
         yield listener
     finally:
+        if hold is not None:
+            _held.pop(hold[1], None)
         for channel in channels:
-            queues = hub.listeners.get(channel)
-            if queues is not None:
-                queues.discard(listener.queue)
-                if not queues:
+            listeners = hub.listeners.get(channel)
+            if listeners is not None:
+                listeners.discard(listener)
+                if not listeners:
                     del hub.listeners[channel]
 
 
@@ -304,8 +383,14 @@ def _token_key(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
+#: the claims of this process's listening streams (claim -> token; ``listen(hold=...)``), refreshed
+#: together by the hub
+_held: dict[str, str] = {}
+
+
 def stream_claim(token: str, limit: int) -> str | None:
-    """Claim one of ``token``'s ``limit`` stream slots: the claim's id, or None when all are taken."""
+    """Claim one of ``token``'s ``limit`` stream slots: the claim's id, or None when all are taken.
+    It lives CLAIM_TTL_SECONDS, extended while a ``listen(hold=...)`` holds it."""
     claim = secrets.token_hex(8)
     now = time.time()
     key = _token_key(token)
@@ -359,19 +444,31 @@ def _local_update(token: str, change) -> None:
 
 def stream_refresh(token: str, claim: str) -> None:
     """Keep ``claim`` alive for another CLAIM_TTL_SECONDS."""
+    streams_refresh([(claim, token)])
+
+
+def streams_refresh(held: list[tuple[str, str]]) -> None:
+    """Keep every ``(claim, token)`` alive for another CLAIM_TTL_SECONDS, in one batch: one Redis
+    pipeline, or one update of each token's claim file."""
     until = time.time() + CLAIM_TTL_SECONDS
+    by_token: dict[str, list[str]] = {}
+    for claim, token in held:
+        by_token.setdefault(token, []).append(claim)
     if _url() == "local":
-        _local_update(token, lambda claims: claims.__setitem__(claim, until))
+        for token, claims in by_token.items():
+            _local_update(token, lambda stored, claims=claims: stored.update(
+                {c: until for c in claims if c in stored}))  # a released claim stays released
         return
-    client = _redis()
-    rkey = f"{_prefix()}streams:{_token_key(token)}"
-    with client.pipeline() as pipe:
-        pipe.zadd(rkey, {claim: until})
-        pipe.expire(rkey, CLAIM_TTL_SECONDS)
+    with _redis().pipeline(transaction=False) as pipe:
+        for token, claims in by_token.items():
+            rkey = f"{_prefix()}streams:{_token_key(token)}"
+            pipe.zadd(rkey, dict.fromkeys(claims, until), xx=True)  # a released claim stays released
+            pipe.expire(rkey, CLAIM_TTL_SECONDS)
         pipe.execute()
 
 
 def stream_release(token: str, claim: str) -> None:
+    _held.pop(claim, None)
     if _url() == "local":
         _local_update(token, lambda claims: claims.pop(claim, None))
         return

@@ -2,8 +2,8 @@
 
 gunicorn keeps managing the processes (workers, ``max_requests`` recycling with jitter, timeouts,
 graceful stop; gunicorn.conf.py); each worker is a uvicorn event loop (``Worker``). ``split``
-routes the stream paths to Django's async handler, where an idle stream is a suspended coroutine
-(no thread), and every other request to Django's WSGI handler through a2wsgi's thread pool, so the
+routes the stream paths to Django's async handler (``stream_handler``), where an idle stream is a
+suspended coroutine (no thread), and every other request to Django's WSGI handler through a2wsgi's thread pool, so the
 synchronous views run as under gthread: several at once, each on its own thread and database
 connection (Django's ASGI handler would run them one at a time per process, on the one
 ``thread_sensitive`` thread). docs/architecture.md "Serving" has the comparison and figures.
@@ -121,6 +121,76 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
             await threaded(scope, receive, send)
 
     return application
+
+
+def stream_handler():
+    """Django's ASGI handler for the stream paths, made cheap to hold open (an idle stream costs its
+    connection task, one disconnect-watch task and their objects):
+
+    * no ``ThreadSensitiveContext`` per request: inside one, asgiref gives every request its own
+      one-thread executor for the sync middleware and signals, and that thread lives as long as the
+      request, so each open stream held a thread. Here they run on asgiref's one shared thread (a
+      stream's middleware runs once, at its start);
+    * the request runs in the server's connection task, not in a second one; a streaming answer is
+      watched for the client's disconnect by ONE task, which cancels the stream (the stream's
+      ``finally`` releases its slot), as Django's handler does with its two.
+    """
+    from asgiref.sync import sync_to_async
+    from django.core import signals
+    from django.core.exceptions import RequestAborted
+    from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+    from django.urls import set_script_prefix
+
+    class StreamHandler(ASGIHandler):
+        async def __call__(self, scope, receive, send):
+            if scope["type"] != "http":
+                raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+            await self.handle(scope, receive, send)
+
+        async def handle(self, scope, receive, send):
+            try:
+                body_file = await self.read_body(receive)
+            except RequestAborted:
+                return
+            set_script_prefix(get_script_prefix(scope))
+            await signals.request_started.asend(sender=self.__class__, scope=scope)
+            request, response = self.create_request(scope, body_file)
+            if request is not None:
+                response = await self.run_get_response(request)
+                del request  # a stream keeps what its body needs, not the request
+            try:
+                if response.streaming:
+                    await _sent_until_disconnect(self.send_response(response, send), receive)
+                else:
+                    await self.send_response(response, send)
+            finally:
+                body_file.close()
+                await sync_to_async(response.close)()
+
+    return StreamHandler()
+
+
+async def _sent_until_disconnect(sending, receive) -> None:
+    """Await ``sending``; if the client disconnects first, cancel it (and return)."""
+    task = asyncio.current_task()
+    gone = False
+
+    async def watch():
+        nonlocal gone
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        gone = True
+        task.cancel()
+
+    watcher = asyncio.get_running_loop().create_task(watch())
+    try:
+        await sending
+    except asyncio.CancelledError:
+        if not gone:
+            raise
+        task.uncancel()
+    finally:
+        watcher.cancel()
 
 
 class _Server(Server):

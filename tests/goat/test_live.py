@@ -112,6 +112,39 @@ def test_a_claim_not_refreshed_expires(backend, monkeypatch):
     assert live.stream_claim("old", 1) is not None  # a process killed with its streams leaks no slot
 
 
+def test_a_process_refreshes_the_claims_of_its_listening_streams_in_one_batch(backend, monkeypatch):
+    monkeypatch.setattr(live, "REFRESH_SECONDS", 0.1)
+    held = [live.stream_claim("busy", 3), live.stream_claim("busy", 3)]
+    never_started = live.stream_claim("busy", 3)  # claimed, but its stream never listened
+    assert all(held) and never_started is not None
+    batches: list[tuple[float, list]] = []
+    real = live.streams_refresh
+
+    def recorded(items):
+        batches.append((time.time(), sorted(items)))
+        real(items)
+
+    monkeypatch.setattr(live, "streams_refresh", recorded)
+
+    async def scenario():
+        async with live.listen("player:9", hold=("busy", held[0])), live.listen("game:9", hold=("busy", held[1])):
+            await asyncio.sleep(0.35)
+
+    asyncio.run(scenario())
+    assert batches and all(items == sorted((c, "busy") for c in held) for _, items in batches)  # one batch a round
+    last = batches[-1][0]
+    monkeypatch.setattr(live.time, "time", lambda: last + live.CLAIM_TTL_SECONDS - 0.01)
+    assert live.stream_claim("busy", 3) is not None  # the unrefreshed claim expired, the held ones did not
+    assert live.stream_claim("busy", 3) is None
+
+
+def test_a_refresh_does_not_bring_back_a_released_claim(backend):
+    claim = live.stream_claim("gone", 1)
+    live.stream_release("gone", claim)
+    live.streams_refresh([(claim, "gone")])  # a batch taken just before the release
+    assert live.stream_claim("gone", 1) is not None
+
+
 @pytest.fixture
 def published(monkeypatch):
     sent: list[tuple[str, dict]] = []
