@@ -52,8 +52,9 @@ def converters(model: type[Model], names: Sequence[str]) -> list[Converter]:
     return out
 
 
-def convert(values: list[Any], converters: Sequence[Converter]) -> list[Any]:
-    for i, converter, col in converters:
+def convert(values: list[Any], steps: Sequence[Converter]) -> list[Any]:
+    """``values`` (a row as a list) with ``steps`` (from ``converters``) applied in place."""
+    for i, converter, col in steps:
         values[i] = converter(values[i], col, connection)
     return values
 
