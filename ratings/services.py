@@ -323,7 +323,7 @@ def leaderboards_rerank(boards: Iterable[str] | None = None, *, now: datetime | 
         numbered = rows.annotate(new_rank=Window(RowNumber(), partition_by=F("board"),
                                                  order_by=[F("rating").desc(), F("games").asc(), F("username").asc()]))
         moved = numbered.filter(Q(rank__isnull=True) | ~Q(rank=F("new_rank"))).values_list(*_ROW_FIELDS, "new_rank")
-        updates = [LeaderboardRow(**dict(zip(_ROW_FIELDS, row, strict=False)), rank=row[-1])
+        updates = [LeaderboardRow(**dict(zip(_ROW_FIELDS, row[:-1], strict=True)), rank=row[-1])
                    for row in moved.iterator(chunk_size=2000)]
         # an upsert on the primary key that writes only ``rank``: one multi-row statement per batch
         # (bulk_update's CASE per row took ~4x as long: docs/performance.md)

@@ -32,6 +32,7 @@ from goat.web.errors import ServiceError
 from goat.web.rows import convert as _convert
 from goat.web.rows import converters as _converters
 from goat.web.rows import fetch as _fetch
+from goat.web.rows import postgresql
 
 GENESIS_HASH = "0" * 64
 
@@ -106,10 +107,6 @@ class LoadedGame:
 # inserted (one CTE on PostgreSQL, ``_insert_rows``). Rows become values with each column's own
 # converters (the backend's, then the field's: what the ORM's compiler applies), so no queryset is
 # compiled on a command's path (compiling one cost more CPU than the query: docs/performance.md).
-
-
-def _postgresql() -> bool:
-    return connection.vendor == "postgresql"
 
 
 _TABLE = GameEvent._meta.db_table
@@ -217,7 +214,7 @@ def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, a
 def _write(head_sql: str, head_params: list, rows: list[StoredEvent], game_id: int, actor_id, at
            ) -> list[int] | None:
     """Move the head and insert ``rows``; the positions drawn, or None if the head had moved."""
-    if _postgresql() and rows:
+    if postgresql() and rows:
         # the batch as one JSON parameter (psycopg dumped nine arrays element by element in Python)
         batch = json.dumps([{name: getattr(row, name) for name in _BATCH_KEYS} for row in rows],
                            ensure_ascii=False, separators=(",", ":"))
