@@ -7,6 +7,7 @@ import signal
 import subprocess
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 from django.db import connection, connections
@@ -84,6 +85,21 @@ class GroupProcess:
 
     def output(self, chars: int = 6000) -> str:
         return self.log_path.read_text(errors="replace")[-chars:]
+
+    def wait_http_ok(self, url: str, timeout: float) -> None:
+        """Wait until ``url`` answers 200 (a server's health check); fail with the log's tail if the
+        process exits first or ``timeout`` seconds pass."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, f"exited early:\n{self.output(3000)}"
+            try:
+                with urllib.request.urlopen(url, timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise AssertionError(f"{url} did not answer 200 in {timeout}s:\n{self.output(3000)}")
 
     def group_alive(self) -> bool:
         try:

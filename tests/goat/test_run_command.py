@@ -13,8 +13,6 @@ import re
 import signal
 import socket
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -55,17 +53,7 @@ class Run(GroupProcess):
         return text if chars is None else text[-chars:]
 
     def wait_healthy(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, f"run exited early:\n{self.output()[-3000:]}"
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health/", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"/health/ did not answer 200 in {START_TIMEOUT}s:\n{self.output()[-3000:]}")
+        self.wait_http_ok(f"http://127.0.0.1:{self.port}/health/", START_TIMEOUT)
 
     def interrupt_and_wait(self) -> int:
         os.kill(self.proc.pid, signal.SIGINT)

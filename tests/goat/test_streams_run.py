@@ -19,7 +19,6 @@ import socket
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -60,17 +59,7 @@ class Run(GroupProcess):
         return f"http://127.0.0.1:{self.port}"
 
     def wait_healthy(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, f"run exited early:\n{self.output()}"
-            try:
-                with urllib.request.urlopen(f"{self.base}/health/", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"/health/ did not answer in {START_TIMEOUT}s:\n{self.output()}")
+        self.wait_http_ok(f"{self.base}/health/", START_TIMEOUT)
 
 
 class Client:
