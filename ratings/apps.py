@@ -10,6 +10,7 @@ class RatingsConfig(AppConfig):
     def ready(self) -> None:
         from goat.players.services import profile_section_register
 
+        from . import tasks  # noqa: F401 (registers the tasks in every process, as the beat schedules them)
         from .selectors import player_profile_section
         from .services import ratings_register
 

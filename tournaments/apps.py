@@ -16,6 +16,7 @@ class TournamentsConfig(AppConfig):
             help_text="Only games of this tournament (its tables' games).",
         ))
 
+        from . import tasks  # noqa: F401 (registers the tasks in every process: the code sends one by name)
         from .services import tournaments_register
 
         tournaments_register()  # the standings projection of an ended tournament game
