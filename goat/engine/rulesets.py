@@ -133,7 +133,9 @@ def with_first_edition(stored: Mapping[str, Any]) -> Mapping[str, Any]:
         return stored
     return {**stored, "remembered_counts": True if stored.get("scoring") == "goat" else None}
 
-_INT_RANGES = {
+
+#: each whole-number option's inclusive range
+OPTION_RANGES: dict[str, tuple[int, int]] = {
     "hand_size": (1, 14),
     "bazaar_reserve": (0, 26),
     "lone_double_zero": (0, 100),
@@ -143,30 +145,32 @@ _INT_RANGES = {
     "ante": (0, 1_000_000),
     "move_time": (0, 86400),
 }
-_CHOICES = {
+#: each text option's allowed values
+OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "opener": OPENERS,
     "later_leader": LATER_LEADERS,
     "fish": FISH_RULES,
     "scoring": SCORINGS,
     "fish_scoring": FISH_SCORINGS,
 }
-_NULLABLE = {"fish_scoring", "open_threshold", "remembered_counts", "limit", "rounds"}
+#: the options that may be null (each meaningful for one scoring only)
+NULLABLE_OPTIONS = frozenset({"fish_scoring", "open_threshold", "remembered_counts", "limit", "rounds"})
 
 
 def _check_value(key: str, value: Any) -> None:
     if value is None:
-        if key not in _NULLABLE:
+        if key not in NULLABLE_OPTIONS:
             raise InvalidOptions(detail=f"option {key!r} cannot be null.")
         return
     if key in ("redeal", "remembered_counts"):
         if not isinstance(value, bool):
             raise InvalidOptions(detail=f"option {key!r} must be true or false.")
-    elif key in _CHOICES:
-        if value not in _CHOICES[key]:
-            choices = ", ".join(_CHOICES[key])
+    elif key in OPTION_CHOICES:
+        if value not in OPTION_CHOICES[key]:
+            choices = ", ".join(OPTION_CHOICES[key])
             raise InvalidOptions(detail=f"option {key!r} must be one of: {choices}.")
     else:
-        lo, hi = _INT_RANGES[key]
+        lo, hi = OPTION_RANGES[key]
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise InvalidOptions(detail=f"option {key!r} must be a whole number from {lo} to {hi}.")
 

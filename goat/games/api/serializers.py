@@ -11,8 +11,15 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from goat.engine import rulesets
-from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, OPTION_KEYS, RULESETS
+from goat.engine.rulesets import (
+    MAX_SEATS,
+    MIN_SEATS,
+    NULLABLE_OPTIONS,
+    OPTION_CHOICES,
+    OPTION_KEYS,
+    OPTION_RANGES,
+    RULESETS,
+)
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
 
 #: client seeds are stored in ``Seat.client_seed`` (255 characters)
@@ -30,12 +37,12 @@ def options_schema(*, ante: bool = True) -> dict:
     for key in OPTION_KEYS:
         if key in ("redeal", "remembered_counts"):
             schema: dict = {"type": "boolean"}
-        elif key in rulesets._CHOICES:
-            schema = {"type": "string", "enum": list(rulesets._CHOICES[key])}
+        elif key in OPTION_CHOICES:
+            schema = {"type": "string", "enum": list(OPTION_CHOICES[key])}
         else:
-            low, high = rulesets._INT_RANGES[key]
+            low, high = OPTION_RANGES[key]
             schema = {"type": "integer", "minimum": low, "maximum": high}
-        if key in rulesets._NULLABLE:
+        if key in NULLABLE_OPTIONS:
             schema["nullable"] = True
             if "enum" in schema:
                 schema["enum"].append(None)
