@@ -278,14 +278,15 @@ def test_a_stream_dropped_mid_game_resumes_without_loss(run):
 def test_a_timeout_by_the_clock_reaches_every_stream(run):
     client = Client(run)
     tokens = [client.player(f"tick{i}{time.monotonic_ns() % 10**6}") for i in range(2)]
-    game_id = _game(client, tokens, {"move_time": 1})
+    # a clock long enough for the four streams to open before it runs out, on a loaded machine too
+    game_id = _game(client, tokens, {"move_time": 3})
     assert client.call("POST", f"/api/games/{game_id}/join/", {}, tokens[1])[0] == 200
     watcher = client.player(f"tickw{time.monotonic_ns() % 10**6}")
     streams = [Stream(run, f"/api/games/{game_id}/stream/", t) for t in tokens]
     streams.append(Stream(run, f"/api/games/{game_id}/stream/", watcher, ndjson=True))
     feed = Stream(run, "/api/stream/", tokens[0], ndjson=True)
     state = streams[0].wait(lambda m: m[1] == "state")[3]
-    assert state["remaining_ms"] is not None and 0 <= state["remaining_ms"] <= 1000
+    assert state["remaining_ms"] is not None and 0 <= state["remaining_ms"] <= 3000
     assert state["server_time"]
     for stream in streams:
         message = stream.wait(lambda m: m[1] == "update" and any(e["type"] == "timed_out" for e in m[3]["events"]),
