@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ BACKENDS = ["local"] + (["redis"] if settings.CELERY_BROKER_URL.startswith("redi
 def backend(request, settings, tmp_path, monkeypatch):
     settings.GOAT_DATA_DIR = tmp_path
     settings.GOAT_LIVE_URL = "local" if request.param == "local" else settings.CELERY_BROKER_URL
-    settings.GOAT_LIVE_PREFIX = f"goat:test-{tmp_path.name}:live:"
+    settings.GOAT_LIVE_PREFIX = f"goat:test-{tmp_path.name}-{uuid.uuid4().hex[:8]}:live:"  # unique across runs
     monkeypatch.setattr(live, "_redis_client", None)
     monkeypatch.setattr(live, "_closing", False)
     return request.param
