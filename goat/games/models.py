@@ -20,11 +20,13 @@ class GameStatus(models.TextChoices):
 
 
 class Game(models.Model):
-    ruleset = models.CharField(max_length=32, db_index=True)
+    # no index of its own either (see status): three values, so a filter on it reads the newest games
+    ruleset = models.CharField(max_length=32)
     options = models.JSONField()
     seats = models.PositiveSmallIntegerField()
-    # no index of its own: every move rewrites this row, so each index on it is one more write per move
-    # (the game list filters status among the newest games, along the primary key)
+    # no index of its own: every move rewrites this row (a new row version, as the clock's deadline
+    # changes), so each index on it is one more write per move; the game list filters status among the
+    # newest games, along the primary key
     status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING)
     #: seq of the last event (0 before the first)
     version = models.PositiveIntegerField(default=0)
@@ -48,7 +50,7 @@ class Game(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True, db_index=True)
     #: the last replay audit (goat.verification.game_verify) by the admin, the command or the nightly job
     verified_at = models.DateTimeField(null=True, blank=True)
-    verification_ok = models.BooleanField(null=True, blank=True, db_index=True)
+    verification_ok = models.BooleanField(null=True, blank=True)  # game_verification_failed_idx
     verification_detail = models.TextField(blank=True, default="")
     #: the ended game this one is the rematch of (API.md "Lobby additions"): at most one per game
     rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
@@ -59,7 +61,10 @@ class Game(models.Model):
         # only running clocks are indexed: the ticker reads ``deadline <= now`` as a range of this index,
         # so a tick costs what is due, not what is running
         indexes = [models.Index(fields=["deadline"], name="game_deadline_idx",
-                                condition=models.Q(deadline__isnull=False))]
+                                condition=models.Q(deadline__isnull=False)),
+                   # the games whose audit failed, the few an auditor looks for; a move writes no entry
+                   models.Index(fields=["verification_ok"], name="game_verification_failed_idx",
+                                condition=models.Q(verification_ok=False))]
         permissions = [("audit_game", "Can audit games: replay, verify, export")]
 
     def __str__(self) -> str:
