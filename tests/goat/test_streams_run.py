@@ -323,6 +323,8 @@ def test_streams_show_what_get_shows_and_no_hidden_tile(run):
     spectator = client.player(f"hides{time.monotonic_ns() % 10**6}")
     game_id = _game(client, tokens)
     streams = [Stream(run, f"/api/games/{game_id}/stream/", t) for t in [*tokens, spectator]]
+    for stream in streams:  # each has read its state (the headers come first), so the join is an update
+        stream.wait(lambda m: m[1] == "state")
     assert client.call("POST", f"/api/games/{game_id}/join/", {}, tokens[1])[0] == 200
     for stream in streams:
         stream.wait(lambda m: m[1] == "update" and m[3]["game"]["status"] == "running")
