@@ -14,7 +14,9 @@ from goat.web import broker
 
 
 def _connection(folder) -> Connection:
-    options = {"data_folder_in": str(folder), "data_folder_out": str(folder), "polling_interval": 0.01}
+    # every folder inside ``folder`` (kombu's default control folder is ./control, in the working directory)
+    options = {"data_folder_in": str(folder), "data_folder_out": str(folder),
+               "control_folder": str(folder / "control"), "polling_interval": 0.01}
     return Connection("filesystem://", transport="goat.web.broker:Transport", transport_options=options)
 
 
