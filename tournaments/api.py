@@ -15,7 +15,7 @@ from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerialize
 from goat.web.idempotency import idempotent
 from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import ID_SCHEMA, IDEMPOTENCY_KEY_SCHEMA, IN_PROGRESS, UNAUTHENTICATED
+from goat.web.schema import ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED
 
 from . import selectors, services
 from .models import Standing, Tournament, TournamentFormat, TournamentStatus
@@ -156,11 +156,6 @@ STANDING_EXAMPLE = {"rank": 1, "player": "alice", "points": 17, "games": 2,
 NOT_FOUND = problem_example(404, "not_found", services.TOURNAMENT_NOT_FOUND)
 TOURNAMENT_ID = OpenApiParameter("tournament_id", ID_SCHEMA, OpenApiParameter.PATH,
                                  description="The tournament's id.")
-IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key", IDEMPOTENCY_KEY_SCHEMA, OpenApiParameter.HEADER,
-    description="1 to 255 characters (400 `invalid_idempotency_key` otherwise). A retry with the same key and "
-                "body returns the first answer.",
-)
 
 
 def _tournament_or_404(tournament_id: int) -> Tournament:

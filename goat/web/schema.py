@@ -23,6 +23,7 @@ from typing import Any
 from django import forms
 from drf_spectacular.contrib.django_filters import DjangoFilterExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import SAFE_METHODS, AllowAny
 
@@ -39,6 +40,12 @@ IN_PROGRESS = problem_example(409, "request_in_progress",
 ID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
 #: goat.web.idempotency: 1 to 255 characters once the server has stripped the header's outer spaces
 IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"\S"}
+#: the header of every operation wrapped in ``goat.web.idempotency.idempotent``
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key", IDEMPOTENCY_KEY_SCHEMA, OpenApiParameter.HEADER,
+    description="1 to 255 characters (400 `invalid_idempotency_key` otherwise). A retry with the same key and "
+                "body returns the first answer.",
+)
 
 #: status -> what it means wherever AutoSchema adds it
 COMMON_PROBLEMS: dict[int, str] = {

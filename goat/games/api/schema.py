@@ -12,17 +12,11 @@ from goat.web.problems import problem_example
 from goat.web.schema import (
     COMMON_PROBLEMS,
     ID_SCHEMA,
-    IDEMPOTENCY_KEY_SCHEMA,
     add_common_headers,
     problem_response_object,
 )
 
 GAME_ID = OpenApiParameter("game_id", ID_SCHEMA, OpenApiParameter.PATH, description="The game's id.")
-IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key", IDEMPOTENCY_KEY_SCHEMA, OpenApiParameter.HEADER,
-    description="1 to 255 characters (400 `invalid_idempotency_key` otherwise). A retry with the same key and "
-                "body returns the first answer.",
-)
 IF_NONE_MATCH = OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,
                                  description='The ETag you hold, e.g. "12": 304 if it is still current.')
 #: goat.games.api.views.if_match_version

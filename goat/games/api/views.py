@@ -35,7 +35,6 @@ from goat.games.api.schema import (
     EVENTS_EXAMPLE,
     GAME_EXAMPLE,
     GAME_ID,
-    IDEMPOTENCY_KEY,
     IF_MATCH,
     IF_NONE_MATCH,
     LEFT_EXAMPLE,
@@ -67,7 +66,7 @@ from goat.games.models import Game
 from goat.web.errors import ServiceError
 from goat.web.idempotency import idempotent
 from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED, link
+from goat.web.schema import IDEMPOTENCY_KEY, IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED, link
 
 INVALID_IF_MATCH = 'If-Match must be the game\'s ETag, a quoted version number such as "12" (or *).'
 VARY = ("Authorization", "Cookie")
