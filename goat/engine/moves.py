@@ -159,13 +159,17 @@ ENDS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
 OPENING_ENDS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
     _row(None, None, ALL_TILES[lead] if lead < TILE_COUNT else None) for lead in range(TILE_COUNT + 1)
 )
-#: the same tables as plays ``(tile, end)``, which ``legal_moves`` lists
-PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
-    tuple(tuple((tile, end) for end in ends) for tile, ends in zip(ALL_TILES, row, strict=True)) for row in ENDS
-)
-OPENING_PLAYS: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
-    tuple(tuple((tile, end) for end in ends) for tile, ends in zip(ALL_TILES, row, strict=True)) for row in OPENING_ENDS
-)
+
+
+def _as_plays(table: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[tuple[tuple[Move, ...], ...], ...]:
+    """A table of each tile's ends as the plays ``(tile, end)``."""
+    return tuple(tuple(tuple((tile, end) for end in ends) for tile, ends in zip(ALL_TILES, row, strict=True))
+                 for row in table)
+
+
+#: the same tables as plays, which ``legal_moves`` lists
+PLAYS = _as_plays(ENDS)
+OPENING_PLAYS = _as_plays(OPENING_ENDS)
 
 
 def check_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
