@@ -102,9 +102,8 @@ class LoadedGame:
 # The store's statements are fixed texts sent through one function, ``_fetch`` (goat.web.rows.fetch):
 # on PostgreSQL over goat.web.rows.fixed_cursor (server-side binding, prepared once per connection,
 # rows in binary where asked: numbers and ``at`` through psycopg's C loaders), elsewhere over
-# Django's cursor. That
-# is the whole PostgreSQL/SQLite difference of a load; the append differs only in how the batch is
-# inserted (one CTE on PostgreSQL, ``_insert_rows``). Rows become values with each column's own
+# Django's cursor. That is the whole PostgreSQL/SQLite difference of a load; the append differs only
+# in how the batch is inserted (one CTE on PostgreSQL, ``_insert_rows``). Rows become values with each column's own
 # converters (the backend's, then the field's: what the ORM's compiler applies), so no queryset is
 # compiled on a command's path (compiling one cost more CPU than the query: docs/performance.md).
 
