@@ -113,7 +113,7 @@ def rows_of(name: str, f: dict) -> list[tuple]:
                      f"{f['command_ratio']:.2f}", "(none: reported)", "—"))
         return rows
     if name == "http_load":
-        return [("HTTP moves (gunicorn)",
+        return [(f"HTTP moves (gunicorn, {f.get('server', 'gthread')} workers)",
                  f"{f['moves_per_s']} req/s, p50 {f['moves_p50_ms']} ms, p99 {f['moves_p99_ms']} ms"
                  f" ({f['clients']} clients, {f['database']}, {f['moves_errors']} errors)",
                  f"one-INSERT view {f['ping_per_s']} req/s, p50 {f['ping_p50_ms']} ms, p99 {f['ping_p99_ms']} ms",
@@ -123,7 +123,10 @@ def rows_of(name: str, f: dict) -> list[tuple]:
                  f"one-INSERT view {f['ping_per_s']} req/s", f"{f['floor_ratio']:.3f}", "(none: reported)", "—"),
                 ("HTTP DRF floor: the same behind DRF",
                  f"{f['drf_floor_per_s']} req/s (auth, permission, throttles, rendering; no goat code)",
-                 f"one-INSERT view {f['ping_per_s']} req/s", f"{f['drf_floor_ratio']:.3f}", "(none: reported)", "—")]
+                 f"one-INSERT view {f['ping_per_s']} req/s", f"{f['drf_floor_ratio']:.3f}", "(none: reported)", "—"),
+                ("HTTP moves vs the DRF floor", f"{f['moves_per_s']} req/s",
+                 f"DRF floor {f['drf_floor_per_s']} req/s", f"{f['moves_to_drf_floor']:.3f}", f["drf_floor_target"],
+                 verdict(f["drf_floor_pass"]))]
     if name == "api":
         late_ok = f["late_early_ratio"] <= 1.2
         return [("scaling (a): move latency late vs early",
