@@ -31,18 +31,24 @@ from _common import REPO, is_postgres_url  # noqa: E402
 
 BENCH = REPO / "bench"
 
+FIGURES_HEADING = "## Figures"
+#: bench/ticker.py's targets (its JSON carries the verdicts, not the bounds)
+TICKER_P99, TICKER_FLAT = 1.5, 1.5
 FINDINGS_HEADING = "## What we found"
 RAW_HEADING = "## Raw figures"
 
 
 def findings(out: Path) -> str:
-    """The hand-written "What we found" section: kept from the existing file, so a rerun replaces only
-    the figures (profiles and fixes are written by people, in docs/performance.md itself)."""
+    """The hand-written sections: every section of the existing file after the generated figures and
+    before the raw figures, kept as they are, so a rerun replaces only the figures (profiles, fixes and
+    the issues' measurements are written by people, in docs/performance.md itself)."""
     if out.exists():
         text = out.read_text(encoding="utf-8")
-        start, end = text.find(FINDINGS_HEADING), text.find(RAW_HEADING)
-        if start != -1 and end > start:
-            return text[start:end]
+        figures, end = text.find(FIGURES_HEADING), text.find(RAW_HEADING)
+        # the first heading after the generated table (an older file may have "What we found" only)
+        start = text.find("\n## ", figures + 1) + 1 if figures != -1 else text.find(FINDINGS_HEADING)
+        if 0 < start < end:
+            return text[start:end].rstrip("\n") + "\n"  # one blank line before the raw figures, however often rerun
     return f"{FINDINGS_HEADING}\n\n(Profiles and fixes go here.)\n\n"
 
 
@@ -95,7 +101,24 @@ def rows_of(name: str, f: dict) -> list[tuple]:
     if name == "engine_vs_peer":
         return [("engine vs peer", f"ours {f['ours_moves_per_s']:,} moves/s (random 4-seat games)",
                  f"{f['peer']} {f['peer_moves_per_s']:,} moves/s", f"{f['ratio']:.2f}", f["target"],
+                 verdict(f["pass"])),
+                ("engine simulate vs peer", f"simulate {f['simulate_moves_per_s']:,} moves/s (full event logs)",
+                 f"{f['peer']} {f['peer_moves_per_s']:,} moves/s", f"{f['simulate_ratio']:.2f}",
+                 f["simulate_target"], verdict(f["simulate_pass"]))]
+    if name == "engine_snapshot":
+        return [("engine state: JSON dump + load", f"JSON {f['json_us']} µs ({f['json_bytes']} bytes)",
+                 f"pickle {f['pickle_us']} µs ({f['pickle_bytes']} bytes)", f"{f['ratio']:.2f}", f["target"],
                  verdict(f["pass"]))]
+    if name == "ticker":
+        late, cost = f["lateness"], f["cost"]
+        return [("ticker: lateness of timeouts",
+                 f"p99 {late['p99_s']} s, max {late['max_s']} s ({late['games']} running {late['clock_seconds']} s "
+                 f"clocks, {f['database']} + {f['broker']}, {late['missing']} missing)", "the deadlines",
+                 f"{late['p99_s']}", f"p99 <= {TICKER_P99} s", verdict(late["pass"])),
+                ("ticker: cost of an idle tick",
+                 f"{cost['large_running']:,} running clocks: {cost['idle_tick_ms_large']} ms",
+                 f"{cost['small_running']:,} running clocks: {cost['idle_tick_ms_small']} ms", f"{cost['ratio']:.2f}",
+                 f"<= {TICKER_FLAT}", verdict(cost["pass"]))]
     if name == "engine":
         return [("engine verify vs decode", f"verify {f['verify_events_per_s']:,.0f} ev/s",
                  f"json.loads {f['decode_events_per_s']:,.0f} ev/s", f"{f['ratio_verify_to_decode']:.2f}",
@@ -208,6 +231,7 @@ def main(argv=None) -> int:
     plan = [
         ("engine_vs_peer", "engine_vs_peer.py", quick, False, 600),
         ("engine", "engine.py", ["--games", "120", "--repeat", "3"] if args.quick else [], False, 900),
+        ("engine_snapshot", "engine_snapshot.py", quick, False, 600),
         # the HTTP and latency benches before the event store's, whose hundreds of thousands of rows may
         # keep PostgreSQL's autovacuum busy after it (a full run's moves/s once read a third below the
         # bench run alone minutes later; the cause was not pinned down)
@@ -215,6 +239,8 @@ def main(argv=None) -> int:
         ("api", "api.py", ["--baseline", "100"] if args.quick else [], True, 900),
         ("eventstore_vs_peer", "eventstore_vs_peer.py", quick, True, 1200),
         ("scaling", "scaling.py", quick, True, 3600),
+        # last: its worker purges the broker's queues (bench/ticker.py)
+        ("ticker", "ticker.py", quick, True, 900),
     ]
     scratch = scratch_databases(db_url, sum(1 for p in plan if p[3])) if postgres else []
     started = time.perf_counter()
@@ -255,7 +281,7 @@ def main(argv=None) -> int:
         "",
         *machine_facts(db_url),
         "",
-        "## Figures",
+        FIGURES_HEADING,
         "",
         *table,
         "",

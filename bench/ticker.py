@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
-        args.games, args.large, args.repeat = 200, 2000, 10
+        args.games, args.large, args.repeat = 200, 2000, 30
     url = use_database()
     os.environ.setdefault("CELERY_BROKER_URL", "filesystem://")
     import django
