@@ -11,9 +11,9 @@ originator_version, topic=type, state=the event's JSON bytes)`` in its own table
   the stream head (the game row's ``version``, ``last_hash``) ``WHERE version = expected`` (which takes
   the row lock) and inserts the batch (``INSERT ... FROM json_to_recordset(...)``), in one CTE; a writer that lost
   the race gets ``StreamConflict`` and nothing is written;
-* ours inside a command, reported beside it (no target): the transaction ``goat.services`` wraps around
-  that append to decide on current state: ``BEGIN``; ``SELECT ... FOR UPDATE`` of the game row;
-  the append; ``COMMIT``;
+* ours inside a command, reported beside it (no target): what a command of ``goat.games.services`` adds
+  around that append to decide on current state: the head read without a lock (``eventstore.game_head``),
+  then the append naming the version read (no transaction around the two: the append is the check);
 * peer, one append = ``PostgresApplicationRecorder.insert_events`` (its transaction: table lock,
   NOTIFY, INSERT ... FROM unnest(...) RETURNING notification_id, pipelined);
 * reported beside the load (no target): the peer's load plus ``json.loads`` of each event, what its
@@ -95,16 +95,12 @@ def ours_append_game(game_id: int, batches: list[list[dict]]) -> None:
 
 
 def ours_command_append_game(game_id: int, batches: list[list[dict]]) -> None:
-    """The append as a command makes it: in a transaction that first locks the game row."""
-    from django.db import transaction
-
+    """The append as a command makes it: the head read without a lock, then the optimistic append."""
     from goat.games import eventstore
-    from goat.games.models import Game
 
     for batch in batches:
-        with transaction.atomic():
-            game = Game.objects.select_for_update().only("id", "version", "last_hash").get(pk=game_id)
-            eventstore.events_append(game=game, events=batch)
+        game, _seat = eventstore.game_head(game_id=game_id)  # type: ignore[misc]  # the stream exists
+        eventstore.events_append(game=game, events=batch)
 
 
 def ours_load(game_ids: list[int]) -> int:
@@ -285,8 +281,8 @@ def main(argv=None) -> int:
         lines.append(f"  {name:<32} ours {f[f'{what}_ours_events_per_s']:>9,} ev/s  peer "
                      f"{f[f'{what}_peer_events_per_s']:>9,} ev/s  ratio {f[f'{what}_ratio']:.2f} "
                      f"(>= {TARGET}): {'PASS' if f[f'{what}_pass'] else 'MISS'}")
-    lines.append(f"  {'append inside a command txn':<32} ours {f['command_ours_events_per_s']:>9,} ev/s  "
-                 f"(BEGIN, row lock, append, COMMIT) ratio to the peer {f['command_ratio']:.2f} (reported, no target)")
+    lines.append(f"  {'append inside a command':<32} ours {f['command_ours_events_per_s']:>9,} ev/s  "
+                 f"(the head read, then the append) ratio to the peer {f['command_ratio']:.2f} (reported, no target)")
     lines.append(f"  {'load, peer + json.loads':<32} ours {f['load_ours_events_per_s']:>9,} ev/s  peer "
                  f"{f['load_peer_decoded_events_per_s']:>9,} ev/s  ratio {f['load_decoded_ratio']:.2f} "
                  "(reported, no target: ours returns decoded events, the peer bytes)")
