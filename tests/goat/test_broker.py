@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue as queues
 import threading
@@ -58,12 +59,74 @@ def test_messages_put_while_another_connection_consumes_all_arrive_whole(tmp_pat
                 message.ack()
             simple.close()
 
-    consumer = threading.Thread(target=consume)
-    consumer.start()
     with _connection(tmp_path) as conn:
+        # The queue is bound before the consumer starts: kombu's filesystem transport keeps declared
+        # bindings in memory for the whole process (``Transport.global_state``), so while the consumer
+        # thread's bind is in flight this one would be skipped and the first puts find no table
+        # (undeliverable). Processes each write their own binding; the binding race has its own test.
         simple = conn.SimpleQueue("race")
+        consumer = threading.Thread(target=consume)
+        consumer.start()
         for i in range(count):
             simple.put({"n": i, "pad": "y" * 2_000})
         simple.close()
     consumer.join(60)
     assert sorted(m["n"] for m in got) == list(range(count))
+
+
+def test_a_new_exchange_table_is_never_seen_empty_or_half_written(tmp_path, monkeypatch):
+    seen_before: list = []
+    real_link = os.link
+
+    with _connection(tmp_path) as conn, _connection(tmp_path) as other:
+        reader = other.default_channel
+
+        def link(src, dst):
+            assert not os.path.exists(dst) and os.path.getsize(src) > 0  # written in full, under its temporary name
+            seen_before.append(reader.get_table("ex"))  # what a publisher finds meanwhile: no table, not an empty one
+            real_link(src, dst)
+
+        monkeypatch.setattr(broker.os, "link", link)
+        conn.default_channel._queue_bind("ex", "rk", "", "q")
+        assert seen_before == [[]]
+        assert [tuple(b) for b in reader.get_table("ex")] == [("rk", "", "q")]
+        assert sorted(os.listdir(tmp_path / "control")) == ["ex.exchange"]  # no temporary file left
+
+
+def test_processes_binding_to_a_new_exchange_at_once_keep_every_binding_and_publishers_never_fail(tmp_path):
+    # flock locks belong to open files, so threads with connections of their own race as processes do
+    binders, rounds = 6, 15
+    errors: list = []
+    with contextlib.ExitStack() as stack:
+        channels = [stack.enter_context(_connection(tmp_path)).default_channel for _ in range(binders + 1)]
+        for r in range(rounds):
+            exchange = f"ex{r}"
+            start = threading.Barrier(binders + 1)
+            done = threading.Event()
+
+            def bind(channel, i, exchange=exchange, start=start):
+                start.wait()
+                try:
+                    channel._queue_bind(exchange, f"q{i}", "", f"q{i}")
+                except Exception as exc:  # noqa: BLE001 - collected, asserted below
+                    errors.append(exc)
+
+            def read(channel, exchange=exchange, start=start, done=done):
+                start.wait()
+                while not done.is_set():
+                    try:
+                        channel.get_table(exchange)
+                    except Exception as exc:  # noqa: BLE001 - collected, asserted below
+                        errors.append(exc)
+                        return
+
+            threads = [threading.Thread(target=bind, args=(channels[i], i)) for i in range(binders)]
+            reader = threading.Thread(target=read, args=(channels[binders],))
+            for thread in [*threads, reader]:
+                thread.start()
+            for thread in threads:
+                thread.join(30)
+            done.set()
+            reader.join(30)
+            assert errors == []
+            assert sorted(b.queue for b in channels[0].get_table(exchange)) == [f"q{i}" for i in range(binders)]
