@@ -392,6 +392,9 @@ CELERY_TASK_ACKS_LATE = False  # opted in per task where a repeat is harmless
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# The worker reconnects to a broker that went away for as long as it stays away (Celery's default
+# gives up after 100 tries and exits); `manage.py run` and compose restart it if it exits anyway.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
 # JSON logs: the worker keeps Django's LOGGING (JSON, with request/game ids) instead of its own format.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = GOAT_LOG_FORMAT != "json"

@@ -33,6 +33,14 @@ def test_compose_runs_the_production_process_set_with_exactly_one_beat():
     assert "gunicorn.conf.py" in " ".join(services["web"]["command"])
 
 
+def test_compose_restarts_every_long_running_service_and_not_the_one_shot_migrate():
+    services = _compose()["services"]
+
+    for name in ("postgres", "redis", "web", "worker", "beat"):
+        assert services[name]["restart"] == "unless-stopped", name  # a crash or kill -9 heals by itself
+    assert services["migrate"]["restart"] == "no"  # a failed migration must stop the start, not loop
+
+
 def test_the_example_env_holds_no_real_secret_and_every_variable_is_documented():
     example = (REPO / ".env.example").read_text()
     operations = (REPO / "docs" / "operations.md").read_text()

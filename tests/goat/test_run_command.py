@@ -13,6 +13,7 @@ import re
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,17 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _python_children(pid: int) -> dict[int, str]:
+    """The direct children of ``pid``: pid -> command line."""
+    out = {}
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        try:
+            out[int(child)] = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            pass
+    return out
+
+
 class Run(GroupProcess):
     def __init__(self, cwd: Path, port: int, log_name: str):
         self.port = port
@@ -54,6 +66,13 @@ class Run(GroupProcess):
 
     def wait_healthy(self) -> None:
         self.wait_http_ok(f"http://127.0.0.1:{self.port}/health/", START_TIMEOUT)
+
+    def child(self, name: str, missing_ok: bool = False) -> int | None:
+        """The pid of ``run``'s child ``name`` (web: the gunicorn master; worker, beat: Celery's)."""
+        needle = {"web": " -m gunicorn ", "worker": " worker ", "beat": " beat "}[name]
+        found = [pid for pid, cmd in _python_children(self.proc.pid).items() if needle in cmd]
+        assert found or missing_ok, f"no {name} among {_python_children(self.proc.pid)}"
+        return found[0] if found else None
 
     def interrupt_and_wait(self) -> int:
         os.kill(self.proc.pid, signal.SIGINT)
@@ -84,6 +103,19 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
         out = second.output()
         assert "staff account 'admin' exists" in out
         assert "with password" not in out
+        # supervision: each child killed with SIGKILL is started again, the service answers again
+        for name in ("worker", "beat", "web"):
+            old = second.child(name)
+            os.kill(old, signal.SIGKILL)
+            deadline = time.monotonic() + START_TIMEOUT
+            while f"run: {name} started again" not in second.output():
+                assert time.monotonic() < deadline, f"{name} was not started again:\n{second.output()[-3000:]}"
+                assert second.proc.poll() is None, f"run exited after {name} was killed:\n{second.output()[-3000:]}"
+                time.sleep(0.1)
+            assert f"run: {name} killed by SIGKILL; starting it again" in second.output()
+            assert second.child(name) != old
+        second.wait_healthy()
+        assert len(_python_children(second.proc.pid)) == 3  # no orphan of a killed child is left
         assert second.interrupt_and_wait() == 0
         assert second.group_gone(REAP_TIMEOUT)
     finally:

@@ -5,6 +5,9 @@ the web server (gunicorn with uvicorn workers: the API and the live streams on o
 Celery worker and exactly one Celery beat, and prints the URLs.
 Ctrl-C (or SIGTERM) stops every child cleanly. A second start reuses the data directory.
 
+The children are supervised (goat.web.supervisor): one that dies (a crash, kill -9, an
+unrecoverable error of the Celery worker when Redis restarts) is logged and started again after a
+backoff; only Ctrl-C, or a crash loop (one child exiting 5 times in a minute), stops everything.
 The children stay in this command's process group (a terminal's Ctrl-C reaches them too) and are
 stopped with SIGTERM, waited for, and killed with their own children if they do not stop in time.
 The web server reads the top-level gunicorn.conf.py; this command overrides bind and workers.
@@ -15,7 +18,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,31 +27,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from goat.web.supervisor import Supervisor
+
 GUNICORN_CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
 STOP_TIMEOUT_SECONDS = 20
-
-
-def _children_of(pid: int) -> list[int]:
-    """Every descendant of ``pid`` (Linux /proc; empty elsewhere), deepest last."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    parents: dict[int, list[int]] = {}
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        parents.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in parents.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 class Command(BaseCommand):
@@ -79,7 +60,6 @@ class Command(BaseCommand):
                                   "--hostname", f"worker-{os.getpid()}@%h"]
             children["beat"] = [python, "-m", "celery", "-A", "goat", "beat", "--loglevel", "INFO",
                                 "--schedule", str(settings.GOAT_DATA_DIR / "celerybeat-schedule")]
-        procs: dict[str, subprocess.Popen] = {}
         stop_signal: list[int] = []
 
         def stop(signum, _frame):
@@ -91,12 +71,19 @@ class Command(BaseCommand):
         # the children import the same code as this command, wherever it was started from
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             p for p in (str(settings.BASE_DIR), os.environ.get("PYTHONPATH", "")) if p)}
-        for name, cmd in children.items():
-            procs[name] = subprocess.Popen(cmd, env=env)
+
+        def log(line: str) -> None:
+            self.stderr.write(f"run: {line}")
+            self.stderr.flush()
+
+        supervisor = Supervisor(children, env=env, log=log,
+                                max_exits=int(os.environ.get("GOAT_RUN_MAX_EXITS", "5")),
+                                window=float(os.environ.get("GOAT_RUN_EXIT_WINDOW_SECONDS", "60")))
+        supervisor.start()
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::", "::1") else host
         base = f"http://{shown}:{port}"
         self.stdout.write(self.style.SUCCESS(
-            f"goat is running ({', '.join(procs)}); Ctrl-C stops it\n"
+            f"goat is running ({', '.join(children)}); Ctrl-C stops it\n"
             f"  API docs    {base}/api/docs/\n"
             f"  API schema  {base}/api/schema/\n"
             f"  admin       {base}/admin/\n"
@@ -105,39 +92,19 @@ class Command(BaseCommand):
             f"  data        {settings.GOAT_DATA_DIR}"
         ))
         self.stdout.flush()
-        code = 0
-        while not stop_signal and not code:
-            for name, proc in procs.items():
-                if proc.poll() is not None:
-                    self.stderr.write(f"{name} exited with code {proc.returncode}; stopping the others")
-                    code = proc.returncode or 1
-                    break
+        code = None
+        while not stop_signal and code is None:
+            code = supervisor.poll()
             time.sleep(0.2)
         if stop_signal:
-            self.stdout.write(f"{signal.Signals(stop_signal[0]).name}: stopping {', '.join(procs)}")
+            self.stdout.write(f"{signal.Signals(stop_signal[0]).name}: stopping {', '.join(children)}")
             code = 0
-        self._stop(procs)
-        if code:
-            sys.exit(code)
-
-    def _stop(self, procs: dict[str, subprocess.Popen]) -> None:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.terminate()  # each parent (gunicorn master, celery) stops its own children
-        deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
-        for name, proc in procs.items():
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                self.stderr.write(f"{name} did not stop in {STOP_TIMEOUT_SECONDS}s; killing it and its children")
-                for pid in [proc.pid, *_children_of(proc.pid)]:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                proc.wait()
+        for name in supervisor.stop(STOP_TIMEOUT_SECONDS):
+            self.stderr.write(f"{name} did not stop in {STOP_TIMEOUT_SECONDS}s; killed it and its children")
         self.stdout.write("stopped")
         self.stdout.flush()
+        if code:
+            sys.exit(code)
 
     def _ensure_staff(self) -> None:
         User = get_user_model()
