@@ -122,6 +122,9 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",  # Content-Security-Policy on every response (CONTENT_SECURITY_POLICY below)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The visitor's language: the language cookie (set by the switch, django.views.i18n.set_language),
+    # else Accept-Language, else LANGUAGE_CODE. After sessions, before CommonMiddleware (Django's order).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -145,6 +148,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",  # LANGUAGE_CODE, LANGUAGES for the switch
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -237,7 +241,14 @@ AXES_LOCKOUT_CALLABLE = "goat.players.lockout.lockout_response"
 
 # --- Internationalisation -------------------------------------------------------------------
 
-LANGUAGE_CODE = "en-us"
+# English (the default) and Russian: the pages, the admin's own strings and the API's problem details
+# (`title`, `detail`; never `code`). One catalog for every app, goat/locale/ru/LC_MESSAGES/django.po,
+# compiled .mo committed beside it and shipped in the package (docs/development.md, "Translations").
+from django.utils.translation import gettext_lazy as _  # noqa: E402
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", _("English")), ("ru", _("Russian"))]
+LOCALE_PATHS = [Path(__file__).resolve().parent / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

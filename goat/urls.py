@@ -30,6 +30,8 @@ urlpatterns = [
     re_path(r"^api/", problems.api_not_found),
     path("health/", HealthView.as_view(), name="health"),
     path("admin/", admin.site.urls),
+    # The language switch of every page: POST language (and next) to /i18n/setlang/ (Django's set_language).
+    path("i18n/", include("django.conf.urls.i18n")),
     path("", include(ratings_pages)),  # public pages: leaderboards/
     path("", include(tournaments_pages)),  # public pages: tournaments/, tournaments/<id>/
 ]
