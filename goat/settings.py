@@ -113,6 +113,7 @@ INSTALLED_APPS = [
     "goat.players",
     "ratings",
     "tournaments",
+    "pages",  # the public pages that gather every app (home, player, game): the top of the layering
 ]
 
 MIDDLEWARE = [

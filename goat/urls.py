@@ -34,6 +34,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include(ratings_pages)),  # public pages: leaderboards/
     path("", include(tournaments_pages)),  # public pages: tournaments/, tournaments/<id>/
+    path("", include("pages.urls")),  # public pages: /, players/<username>/, games/<id>/
 ]
 
 handler404 = "goat.web.problems.handler404"

@@ -1,7 +1,7 @@
 """Public tournament pages (no login): /tournaments/ and /tournaments/{id}/.
 
 Plain Django templates on the site frame of goat.web (site/base.html, site/site.css), readable on a
-phone; a running tournament's page refreshes itself every few seconds (meta refresh, no JS).
+phone and whole without JavaScript.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from goat.web.pages import page_of, pager_links
 
 from . import selectors
 from .models import TournamentStatus
-
-REFRESH_SECONDS = 10
 
 
 def tournament_list_page(request: HttpRequest) -> HttpResponse:
@@ -42,6 +40,5 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "tournaments/tournament_detail.html", {
         "t": detail, "standings": standings, "rounds": list(reversed(rounds)),
         "arena_tables": list(reversed([t for t in tables if t["round"] is None])),
-        "refresh": REFRESH_SECONDS if tournament.status != TournamentStatus.FINISHED else None,
         **pager_links(request, standings),
     })

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Prefetch
 from django.utils import timezone
 
 from goat import engine
@@ -20,7 +21,7 @@ from goat.engine.state import GameState
 from goat.engine.tiles import tile_str, tiles_str
 from goat.games import eventstore
 from goat.games.eventstore import StoredEvent
-from goat.games.models import Game, Seat
+from goat.games.models import Game, GameStatus, Seat
 from goat.web.errors import ServiceError
 
 GAME_NOT_FOUND = "No game with that id."
@@ -173,3 +174,15 @@ def full_state(state: GameState) -> dict[str, Any]:
         "rounds": [r.to_dict(state.options.remembered_counts) for r in state.rounds],
         "server_seed": state.revealed_seed,
     }
+
+
+def seats_prefetch() -> Prefetch:
+    """Each game's seats in seat order with their players: one query for a whole list of games."""
+    return Prefetch("seat_set", queryset=Seat.objects.select_related("player").order_by("seat"))
+
+
+def games_recent_ended(*, limit: int) -> list[Game]:
+    """The ``limit`` games that ended last (finished or interrupted), newest first, with their seats
+    (two queries: the ``ended_at`` index read backwards, and the seats of those games)."""
+    return list(Game.objects.filter(status__in=(GameStatus.FINISHED, GameStatus.INTERRUPTED), ended_at__isnull=False)
+                .order_by("-ended_at", "-id").prefetch_related(seats_prefetch())[:limit])
