@@ -9,10 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from goat.games import selectors as games
+from goat.games import verification
 from goat.games.models import Game
 from ratings import selectors as ratings
 from tournaments import selectors as tournaments
 from tournaments.models import TournamentStatus
+
+from .charts import rating_chart
+from .events import describe
+from .tiles import tiles
 
 HOME_TOURNAMENTS = 10
 HOME_UPCOMING = 5
@@ -43,3 +48,94 @@ def home() -> dict[str, Any]:
         "top": ratings.ranked(list(ratings.rating_board(period="all", ruleset=None)[0:HOME_TOP]), 0),
         "games": [game_summary(g) for g in games.games_recent_ended(limit=HOME_GAMES)],
     }
+
+
+def player(*, user) -> dict[str, Any]:
+    """The player page's head: the line on each all-time board (``*`` = all rulesets), the skill per
+    ruleset and a rating-history chart per ruleset. Three queries."""
+    boards = ratings.player_boards(player=user)
+    skill = ratings.player_skill(player=user)
+    history = ratings.rating_history(player=user, totals={rs: b["rating"] for rs, b in boards.items()})
+    rulesets = sorted({*boards, *skill} - {ratings.ALL_RULESETS})
+    return {
+        "player": user, "overall": boards.get(ratings.ALL_RULESETS),
+        "rulesets": [{"ruleset": rs, "board": boards.get(rs), "skill": skill.get(rs),
+                      "chart": rating_chart(history[rs]) if history.get(rs) else None} for rs in rulesets],
+    }
+
+
+def player_game_rows(*, user, games_page) -> list[dict[str, Any]]:
+    """The games of a page of ``games.player_games``, each with the player's seat, game points (from
+    the game's snapshot, no query), result and rating points (one query for the page)."""
+    page_games = list(games_page)
+    rating_points = ratings.rating_points_of(player=user, game_ids=[g.pk for g in page_games])
+    rows = []
+    for game in page_games:
+        row = game_summary(game)
+        seat = next((s for s in row["seats"] if s["player"] == user.get_username()), None)
+        points = games.game_state(game=game).points if game.version else ()
+        row.update(
+            seat=seat, points=points[seat["seat"]] if seat and seat["seat"] < len(points) else None,
+            rating_points=rating_points.get(game.pk),
+            outcome=None if not game.ended or game.result is None or seat is None
+            else "goat" if seat["goat"] else "won" if seat["winner"] else "played")
+        rows.append(row)
+    return rows
+
+
+def game(*, game: Game, user) -> dict[str, Any]:
+    """The game page's table as ``user`` may see it: the API's game view (the same selector as GET
+    /api/games/{id}/: a seated player's own hand, nobody else's while it runs), the scoresheet and
+    the tournament table it belongs to."""
+    state = games.game_state(game=game)
+    seat = games.viewer_seat(game, user)
+    view = games.game_view(game=game, state=state, seat=seat)
+    seats = [{**s, "to_move": view["turn"] == s["seat"] and view["status"] == "running",
+              "client_seed": state.client_seeds[s["seat"]] if s["seat"] < len(state.client_seeds) else None}
+             for s in view["seats"]]
+    result = view["result"] or {}
+    for s in seats:
+        s["goat"] = s["seat"] in result.get("goats", ())
+        s["winner"] = s["seat"] in result.get("winners", ())
+        rating_points = result.get("rating_points") or ()
+        s["rating_points"] = rating_points[s["seat"]] if s["seat"] < len(rating_points) else None
+    sheet = games.scoresheet(game=game, state=state)
+    return {
+        "game": game, "view": view, "seats": seats, "ended": game.ended,
+        "clock_seconds": view["remaining_ms"] // 1000 if view["remaining_ms"] is not None else None,
+        "line": tiles(view["line"]["tiles"]), "hand": tiles(view["hand"]),
+        "scoresheet": sheet, "table": tournaments.table_of_game(game_id=game.pk),
+    }
+
+
+def replay(*, game: Game, step: int) -> dict[str, Any]:
+    """An ended game's table after event ``step`` (0 … version) with every hand and the bazaar face
+    up, as the API's replay shows it after the end (games.full_state), the event that led there and
+    where each round was dealt. Three queries."""
+    log = games.event_log(game=game)
+    rounds = [{"round": e["data"].get("round"), "step": e["seq"]} for e in log
+              if e["type"] == "round_dealt" and not e["data"].get("void")]
+    out: dict[str, Any] = {"step": step, "last": game.version, "prev": max(step - 1, 0),
+                           "next": min(step + 1, game.version), "rounds": rounds, "event": None, "state": None}
+    if step == 0:
+        return out
+    event = log[step - 1]
+    full = games.full_state(games.game_state(game=game, upto=step))
+    played = event["data"].get("tile") if event["type"] in ("tile_played", "tile_drawn") else None
+    players = [s["player"] for s in full["seats"]]
+    out.update(
+        event=event, caption=describe(event, players), state=full,
+        line=tiles(full["line"]["tiles"], highlight=played if event["type"] == "tile_played" else None),
+        hands=[{**s, "tiles": tiles(full["hands"][s["seat"]], highlight=played if event["seat"] == s["seat"] else None),
+                "to_move": full["pending"]["seat"] == s["seat"] and full["pending"]["action"] is not None}
+               for s in full["seats"]],
+        bazaar=tiles(full["bazaar_tiles"]))
+    return out
+
+
+def fairness(*, game: Game, view: dict[str, Any]) -> dict[str, Any]:
+    """The fairness panel of an ended game (``view``: its game view): the commitment published at
+    creation, the server seed revealed at the end, and whether the stored game checks out
+    (goat.games.verification, the same check as the API's /verify/)."""
+    return {"commitment": view["server_seed_commitment"], "server_seed": view["server_seed"],
+            "verification": verification.game_verify(game=game), "file": f"game-{game.pk}.json"}

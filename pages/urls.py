@@ -8,4 +8,7 @@ from . import views
 
 urlpatterns = [
     path("", views.home_page, name="page-home"),
+    path("players/<str:username>/", views.player_page, name="page-player"),
+    path("games/<id:game_id>/", views.game_page, name="page-game"),
+    path("games/<id:game_id>/events.json", views.game_events_download, name="page-game-events"),
 ]

@@ -2,11 +2,74 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+import json
+
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
+
+from goat.games import selectors as games
+from goat.players import services as players
+from goat.web.errors import ServiceError
+from goat.web.pages import page_of, pager_links
 
 from . import selectors
+
+PLAYER_GAMES_PAGE = 20
 
 
 def home_page(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/home.html", selectors.home())
+
+
+def player_page(request: HttpRequest, username: str) -> HttpResponse:
+    try:
+        user = players.player_get(username=username)
+    except ServiceError:
+        raise Http404(_("No player with this username.")) from None
+    page = page_of(request, games.player_games(player=user), size=PLAYER_GAMES_PAGE)
+    return render(request, "pages/player.html", {
+        **selectors.player(user=user), "page": page,
+        "games": selectors.player_game_rows(user=user, games_page=page.object_list), **pager_links(request, page),
+    })
+
+
+def _game_or_404(game_id: int):
+    try:
+        return games.game_get(game_id=game_id)
+    except ServiceError:
+        raise Http404(_("No game with that id.")) from None
+
+
+def _step(request: HttpRequest, last: int) -> int:
+    """``?step=``: a whole number from 0 to the game's last event (default: the last); else 404."""
+    raw = request.GET.get("step")
+    if raw is None:
+        return last
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9 and int(raw) <= last):
+        raise Http404(_("No such step in this game."))
+    return int(raw)
+
+
+def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A game: live while it runs (pages/static/site/live.js swaps in ``?part=main`` on each update of
+    the game stream); once ended, the step-through replay (``?step=``) and the fairness panel."""
+    game = _game_or_404(game_id)
+    context = selectors.game(game=game, user=request.user)
+    if game.ended:
+        context["replay"] = selectors.replay(game=game, step=_step(request, game.version))
+        context["fairness"] = selectors.fairness(game=game, view=context["view"])
+    part = request.GET.get("part") == "main"
+    return render(request, "pages/_game_main.html" if part else "pages/game.html", context)
+
+
+def game_events_download(request: HttpRequest, game_id: int) -> HttpResponse:
+    """An ended game's whole event log as the JSON file ``python -m goat.engine verify`` reads (the
+    API's /events/ shows the same events once the game has ended: nothing is hidden any more)."""
+    game = _game_or_404(game_id)
+    if not game.ended:
+        raise Http404(_("The event log is published when the game has ended."))
+    response = HttpResponse(json.dumps(games.event_log(game=game), ensure_ascii=False, indent=1),
+                            content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="game-{game.pk}.json"'
+    return response

@@ -13,6 +13,8 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from goat.engine import RULESETS
+
 from .models import LeaderboardBoard, LeaderboardRow, RatingEntry, SkillRating
 from .services import ALL_RULESETS, board_key, chips_balance
 
@@ -104,3 +106,38 @@ def player_profile_section(*, player, include_private: bool) -> dict:
     if include_private:
         section["chips"] = player_chips(player=player)
     return section
+
+
+#: how many of a player's latest rating entries a rating-history chart draws
+HISTORY_ENTRIES = 200
+
+
+def player_boards(*, player) -> dict[str, dict[str, Any]]:
+    """The player's line on each all-time board, by ruleset (``*`` = all rulesets): ``rating``,
+    ``games``, ``goats`` and ``rank``; a ruleset the player has not played is absent. One query."""
+    boards = {board_key("all", rs): rs for rs in (ALL_RULESETS, *RULESETS)}
+    rows = LeaderboardRow.objects.filter(player=player, board__in=list(boards)).values(
+        "board", "rating", "games", "goats", "rank")
+    return {boards[r["board"]]: {k: r[k] for k in ("rating", "games", "goats", "rank")} for r in rows}
+
+
+def rating_history(*, player, totals: dict[str, int], limit: int = HISTORY_ENTRIES
+                   ) -> dict[str, list[dict[str, Any]]]:
+    """Per ruleset, the player's rating after each of their latest ``limit`` rated games, oldest
+    first: ``{"at", "game", "points", "rating"}``. ``totals`` are the current ratings by ruleset
+    (``player_boards``), from which the ledger's entries are taken back one by one, so the read is
+    one indexed query of at most ``limit`` rows however many games the player has."""
+    entries = list(rating_ledger(player=player).values("at", "game_id", "ruleset", "points")[:limit])
+    history: dict[str, list[dict[str, Any]]] = {}
+    running = dict(totals)
+    for e in entries:  # newest first: the rating after this entry, then the one before it
+        rating = running.get(e["ruleset"], 0)
+        history.setdefault(e["ruleset"], []).append(
+            {"at": e["at"], "game": e["game_id"], "points": e["points"], "rating": rating})
+        running[e["ruleset"]] = rating - e["points"]
+    return {ruleset: points[::-1] for ruleset, points in sorted(history.items())}
+
+
+def rating_points_of(*, player, game_ids) -> dict[int, int]:
+    """The rating points ``player`` got from each of ``game_ids`` (absent: none, e.g. not rated yet)."""
+    return dict(RatingEntry.objects.filter(player=player, game_id__in=list(game_ids)).values_list("game_id", "points"))

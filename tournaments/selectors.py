@@ -92,3 +92,14 @@ def tournament_detail(t: Tournament) -> dict[str, Any]:
               for p in t.prizes.select_related("player").order_by("place")]
     return {**tournament_dict(t), "played_rounds": tournament_rounds(tournament=t),
             "tables": tournament_tables(tournament=t), "prizes": prizes}
+
+
+def table_of_game(*, game_id: int) -> dict[str, Any] | None:
+    """The tournament table ``game_id`` is played at (``{"tournament", "name", "round", "number"}``),
+    or None for a game outside tournaments. One query."""
+    table = (Table.objects.filter(game_id=game_id).select_related("tournament", "round")
+             .only("number", "tournament__id", "tournament__name", "round__number").first())
+    if table is None:
+        return None
+    return {"tournament": table.tournament.pk, "name": table.tournament.name,
+            "round": table.round.number if table.round_id else None, "number": table.number}

@@ -186,3 +186,9 @@ def games_recent_ended(*, limit: int) -> list[Game]:
     (two queries: the ``ended_at`` index read backwards, and the seats of those games)."""
     return list(Game.objects.filter(status__in=(GameStatus.FINISHED, GameStatus.INTERRUPTED), ended_at__isnull=False)
                 .order_by("-ended_at", "-id").prefetch_related(seats_prefetch())[:limit])
+
+
+def player_games(*, player):
+    """The games ``player`` holds a seat at, newest first, each with its seats (a queryset to page:
+    one count, one page and one query for the seats of the page's games)."""
+    return Game.objects.filter(seat_set__player=player).order_by("-id").prefetch_related(seats_prefetch())
