@@ -476,6 +476,9 @@ GOAT_SIGNUP_OPEN = env_bool("GOAT_SIGNUP_OPEN", True)
 GOAT_INITIAL_CHIPS = env_int("GOAT_INITIAL_CHIPS", 1000)
 #: a game still waiting for players this long after it was created is cancelled and its stakes returned
 GOAT_WAITING_GAME_HOURS = env_int("GOAT_WAITING_GAME_HOURS", 24)
+# A computer player's think time: its move is a task run this many seconds after its turn began
+# (0: at once). Docs: docs/computer.md.
+GOAT_COMPUTER_THINK_SECONDS = max(0.0, env_float("GOAT_COMPUTER_THINK_SECONDS", 1.0))
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
 

@@ -155,7 +155,7 @@ def chips_project(ended: EndedGame) -> None:
     """Projection ``ratings.chips``: each seat receives its stake back plus its net change (the engine's
     ``result.chips``), in player id order (no deadlock between concurrent payouts)."""
     ante = ended.state.options.ante
-    if ante <= 0:
+    if ante <= 0 or not ended.game.rated:  # (a game with a computer player has no ante)
         return
     chips = ended.state.result.chips
     for player, amount in sorted(((ended.players[seat], ante + chips[seat]) for seat in range(len(chips))),
@@ -353,6 +353,8 @@ PROJECTIONS = (LEDGER, CHIPS, SKILL, LEADERBOARDS)
 
 def ledger_project(ended: EndedGame) -> None:
     """Projection ``ratings.ledger``: each player's rating points of the game (RULES.md §9)."""
+    if not ended.game.rated:  # a game with a computer player counts for nothing here
+        return
     state, result = ended.state, ended.state.result
     reason, goats = REASONS[result.reason], set(result.goats)
     RatingEntry.objects.bulk_create([
@@ -364,6 +366,8 @@ def ledger_project(ended: EndedGame) -> None:
 
 def skill_project(ended: EndedGame) -> None:
     """Projection ``ratings.skill``: the openskill update of every player of the game."""
+    if not ended.game.rated:  # a game with a computer player counts for nothing here
+        return
     state, result = ended.state, ended.state.result
     ranks = skill_ranks(points=state.points, winners=result.winners, goats=result.goats)
     _apply_skill(ended.game.pk, state.ruleset, ranks, ended.players)
@@ -371,6 +375,8 @@ def skill_project(ended: EndedGame) -> None:
 
 def leaderboards_project(ended: EndedGame) -> None:
     """Projection ``ratings.leaderboards``: the game on the six rating boards it counts on, ranks exact."""
+    if not ended.game.rated:  # a game with a computer player counts for nothing here
+        return
     state, result = ended.state, ended.state.result
     goats = set(result.goats)
     entries = [(ended.players[seat].pk, ended.players[seat].get_username(), result.rating_points[seat], seat in goats)

@@ -25,6 +25,7 @@ from goat.engine.errors import InvalidOptions
 from goat.games import notify, projections
 from goat.games import services as games
 from goat.games.projections import EndedGame
+from goat.players.services import player_is_computer
 from goat.web.errors import ServiceError
 from ratings.models import ChipKind
 from ratings.services import chips_move
@@ -58,6 +59,7 @@ ALREADY_REGISTERED = "You are already registered for this tournament."
 NOT_REGISTERED = "You are not registered for this tournament."
 INSUFFICIENT_CHIPS = "The entry fee is {fee} chips; your balance is {balance}."
 NO_ANTE = "Tournament games have no ante: the entry fee is the stake."
+COMPUTER_PLAYER = "Computer players play unrated games only; they do not enter tournaments."
 
 
 def _not_found() -> ServiceError:
@@ -112,6 +114,8 @@ def registration_open(tournament: Tournament, now: datetime | None = None) -> bo
 @transaction.atomic
 def tournament_register(*, tournament_id: int, player, now: datetime | None = None) -> Registration:
     now = now or timezone.now()
+    if player_is_computer(player=player):  # computer players play unrated games only
+        raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
     tournament = _locked(tournament_id)
     if not registration_open(tournament, now):
         raise ServiceError("registration_closed", REGISTRATION_CLOSED)
@@ -306,8 +310,8 @@ def standings_project(ended: EndedGame) -> None:
     """Projection ``tournaments.standings``: count a tournament table's ended game in the standings and
     free its players (under the tournament's lock, which every standings writer takes), then advance
     the tournament on commit (seat the next round or waiting players, or finish)."""
-    table = Table.objects.filter(game_id=ended.game.pk).first()
-    if table is None:
+    table = Table.objects.filter(game_id=ended.game.pk).first() if ended.game.rated else None
+    if table is None:  # not a tournament table (a game with a computer player never is one)
         return
     tournament = _locked(table.tournament_id)
     _apply_outcome(tournament, table_outcome(ended))

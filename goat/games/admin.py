@@ -119,11 +119,15 @@ class ReadOnlyMixin:
 
 class SeatInline(ReadOnlyMixin, admin.TabularInline):
     model = Seat
-    fields = ("seat", "player", "client_seed")
+    fields = ("seat", "player", "computer_flag", "client_seed")
     readonly_fields = fields
     extra = 0
     can_delete = False
     show_change_link = False
+
+    @admin.display(description="computer", boolean=True)
+    def computer_flag(self, seat):
+        return seat.computer
 
 
 @admin.register(Game)
@@ -138,8 +142,8 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     actions = ["verify_selected"]
     change_form_template = "admin/goat/game/change_form.html"
     fields = ("ruleset", "status", "seats", "version", "round", "turn", "deadline", "options", "result_shown",
-              "server_seed_commitment", "seed_shown", "created_by", "created_at", "ended_at", "verified_at",
-              "verification_flag", "verification_detail")
+              "rated_flag", "computer_level", "server_seed_commitment", "seed_shown", "created_by", "created_at",
+              "ended_at", "verified_at", "verification_flag", "verification_detail")
     readonly_fields = fields
 
     #: filters and columns contributed by apps above this one (``game_admin_extend``)
@@ -170,7 +174,12 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="players")
     def players(self, game):
-        return ", ".join(s.player.get_username() for s in game.seat_set.all())
+        return ", ".join(s.player.get_username() + (" (computer)" if game.computer_seat(s.seat) else "")
+                         for s in game.seat_set.all())
+
+    @admin.display(description="rated", boolean=True)
+    def rated_flag(self, game):
+        return game.rated
 
     @admin.display(description="verified", boolean=True, ordering="verification_ok")
     def verification_flag(self, game):

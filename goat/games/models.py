@@ -52,6 +52,11 @@ class Game(models.Model):
     verified_at = models.DateTimeField(null=True, blank=True)
     verification_ok = models.BooleanField(null=True, blank=True)  # game_verification_failed_idx
     verification_detail = models.TextField(blank=True, default="")
+    #: the seats held by computer players (goat.games.computer), one bit per seat (bit s: seat s); set
+    #: when the game is created and never changed. A game with a computer is unrated.
+    computers = models.PositiveSmallIntegerField(default=0, editable=False)
+    #: how the computer players choose their moves: ``random`` or ``strong`` ("" without computers)
+    computer_level = models.CharField(max_length=16, blank=True, default="", editable=False)
     #: the ended game this one is the rematch of (API.md "Lobby additions"): at most one per game
     rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
                                       related_name="rematch", editable=False)
@@ -69,6 +74,16 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.pk} ({self.ruleset}, {self.status})"
+
+    @property
+    def rated(self) -> bool:
+        """Whether the game counts for ratings, skill, chips, leaderboards and tournaments: not with a
+        computer player (SITE.md "Computer opponents")."""
+        return not self.computers
+
+    def computer_seat(self, seat: int | None) -> bool:
+        """Whether ``seat`` is a computer player's."""
+        return seat is not None and bool(self.computers >> seat & 1)
 
     @property
     def ended(self) -> bool:
@@ -91,6 +106,11 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.seat} of game {self.game_id}"
+
+    @property
+    def computer(self) -> bool:
+        """Whether a computer player holds this seat (the game row says which seats are computers')."""
+        return self.game.computer_seat(self.seat)
 
 
 class AppendOnlyError(Exception):

@@ -89,7 +89,7 @@ def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, An
         "round": public["round"],
         "turn": public["turn"],
         "deadline": game.deadline,
-        "seats": public["seats"],
+        "seats": [{**seat_view, "computer": game.computer_seat(seat_view["seat"])} for seat_view in public["seats"]],
         "line": public["line"],
         "bazaar": public["bazaar"],
         "hand": tiles_str(state.hand(seat)) if seat is not None else [],
@@ -99,6 +99,9 @@ def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, An
         "server_seed": state.revealed_seed if state.ended else None,
         "result": public["result"],
         "created_at": game.created_at,
+        # a game with a computer player counts for no rating, skill, chips, leaderboard or tournament
+        "rated": game.rated,
+        "computer_level": game.computer_level or None,
         "your_seat": seat,
         "server_time": now,
         # the player to move's time left, by the server's clock (null without a clock)

@@ -23,11 +23,13 @@ from django.utils import timezone
 
 from goat import engine
 from goat.engine import deal as dealing
+from goat.engine.computer import LEVELS as COMPUTER_LEVELS
 from goat.engine.rules import PLAY, pending
 from goat.engine.state import GameState
 from goat.games import eventstore, notify, projections
 from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
+from goat.players.services import computer_accounts, player_is_computer
 from goat.web.errors import ServiceError
 from goat.web.logs import game_context
 
@@ -41,6 +43,9 @@ NOT_SEATED = "You have no seat at this game."
 GAME_NOT_ENDED = "The game has not ended yet."
 GAME_FULL = "Every seat of this game is taken."
 GAME_STARTED = "The game has started; its seats can no longer be left."
+COMPUTER_SEAT = "This seat is a computer player's: only the computer moves for it."
+COMPUTER_PLAYER = "A computer player takes seats only in the games that ask for it."
+COMPUTER_ANTE = "A game with computer players is unrated and has no ante: leave out 'ante' or make it 0."
 
 #: functions called inside the seat-taking transaction before a seat is taken, e.g. to escrow an
 #: ante: ``guard(game=..., player=..., seat=..., options=...)`` may raise ServiceError to refuse it.
@@ -96,10 +101,14 @@ def _load(game_id: int, player=None) -> LoadedGame:
     return loaded
 
 
-def _seat_of(loaded: LoadedGame) -> int:
+def _seat_of(loaded: LoadedGame, *, computer: bool = False) -> int:
+    """The caller's seat (403 ``not_seated`` without one). A computer player's seat is moved for only
+    by the computer's own task (``computer``): anyone else gets 403 ``computer_seat``."""
     # By the Seat table, not by the username in the events: a username can be changed by staff.
     if loaded.seat is None:
         raise ServiceError("not_seated", NOT_SEATED, status=403)
+    if not computer and loaded.game.computer_seat(loaded.seat):
+        raise ServiceError("computer_seat", COMPUTER_SEAT, status=403)
     return loaded.seat
 
 
@@ -138,10 +147,35 @@ def _commit(loaded: LoadedGame, state: GameState, events: list[dict[str, Any]], 
     _sync_read_model(game, state, now)
     stored = eventstore.events_append(game=game, events=events, actor=actor, at=now, update_fields=_COMMAND_FIELDS)
     transaction.on_commit(notify.command_committed(game, was_status))  # live streams and feeds
+    if game.computer_seat(game.turn):  # a computer's turn: its move, queued once this version is stored
+        transaction.on_commit(computer_move_queue(game_id=game.pk, version=game.version))
     if state.ended and not was_ended and state.result is not None:  # (a cancelled game has nothing to project)
         game_id = game.pk
         transaction.on_commit(lambda: projections.projections_queue(game_id=game_id))
     return LoadedGame(game=game, state=state, seat=loaded.seat), stored
+
+
+#: the Celery task of a computer's move (goat.games.tasks), looked up by name: the tasks import this module
+COMPUTER_MOVE_TASK = "goat.tasks.computer_move"
+
+
+def computer_move_queue(*, game_id: int, version: int) -> Callable[[], None]:
+    """What queues the computer's move of ``game_id`` at ``version`` once the command that made it the
+    computer's turn commits: one task, run after ``GOAT_COMPUTER_THINK_SECONDS``. A broker that is down
+    loses the move; the clock then times the computer out, as anyone who does not move."""
+
+    def send() -> None:
+        from kombu.exceptions import OperationalError as BrokerError
+
+        from goat.celery import app
+
+        try:
+            app.tasks[COMPUTER_MOVE_TASK].apply_async((game_id, version),
+                                                      countdown=settings.GOAT_COMPUTER_THINK_SECONDS)
+        except BrokerError:
+            logger.exception("game %s: the computer's move at version %s was not queued", game_id, version)
+
+    return send
 
 
 def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[LoadedGame], Any]
@@ -163,19 +197,47 @@ def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[
 
 
 @transaction.atomic
-def game_create(*, player, ruleset: str, seats: int, options: dict | None = None, client_seed: str = ""
-                ) -> Game:
-    """Create a game; the creator takes seat 0."""
+def game_create(*, player, ruleset: str, seats: int, options: dict | None = None, client_seed: str = "",
+                computer_players: int = 0, computer_level: str = "strong") -> Game:
+    """Create a game; the creator takes seat 0 and ``computer_players`` built-in computer players
+    (goat.games.computer) take seats 1..N at once, playing at ``computer_level``. A game with a
+    computer is unrated and has no ante (the preset's ante is left out; an ``ante`` > 0 asked for is
+    400 ``invalid_options``)."""
+    _computers_check(seats, computer_players, computer_level)
+    if player_is_computer(player=player):
+        raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+    if computer_players and isinstance(options, dict) and "ante" not in options:
+        options = {**options, "ante": 0}
+    elif computer_players and options is None:
+        options = {"ante": 0}
     server_seed = dealing.new_server_seed()
     state, events = engine.decide(None, engine.CreateGame(ruleset=ruleset, seats=seats,
                                                           server_seed_hex=server_seed, options=options))
+    if computer_players and state.options.ante > 0:
+        raise ServiceError("invalid_options", COMPUTER_ANTE, status=400)
     game = Game.objects.create(
         ruleset=ruleset, options=state.options.to_dict(), seats=seats, status=GameStatus.WAITING,
         server_seed=server_seed, server_seed_commitment=state.commitment, created_by=player,
+        computers=sum(1 << seat for seat in range(1, computer_players + 1)),
+        computer_level=computer_level if computer_players else "",
     )
     game_context(game.pk)
-    _take_seat(LoadedGame(game=game, state=state), events, player, client_seed)
+    loaded = _take_seat(LoadedGame(game=game, state=state), events, player, client_seed)
+    for computer in computer_accounts(count=computer_players):
+        loaded = _take_seat(LoadedGame(game=game, state=loaded.state), [], computer, "")
     return game
+
+
+def _computers_check(seats: int, computer_players: int, computer_level: str) -> None:
+    """400 naming the field when the computers asked for do not fit the table or their level is unknown."""
+    if isinstance(computer_players, bool) or not isinstance(computer_players, int) \
+            or not 0 <= computer_players < max(seats, 1):
+        message = f"Ensure this value is from 0 to {seats - 1} (the seats but yours)."
+        raise ServiceError("invalid", f"computer_players: {message}", status=400,
+                           errors={"computer_players": [message]})
+    if computer_level not in COMPUTER_LEVELS:
+        message = f"{computer_level!r} is not a computer level; choose one of: {', '.join(COMPUTER_LEVELS)}."
+        raise ServiceError("invalid", f"computer_level: {message}", status=400, errors={"computer_level": [message]})
 
 
 class _SeatTaken(Exception):
@@ -209,6 +271,8 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
     are kept together or not at all. A joiner who loses the race for a seat (the seat's unique
     constraint, or the append's version check) tries again on the reloaded game.
     """
+    if player_is_computer(player=player):
+        raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
     for attempt in range(1, MAX_TRIES + 1):
         try:
             with transaction.atomic():
@@ -240,12 +304,28 @@ def game_leave(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
                 state, events = engine.decide(loaded.state, engine.LeaveSeat(player=name))
                 Seat.objects.filter(game=loaded.game, seat=seat).delete()
                 _release_seat(loaded.game, player, seat, loaded.state.options)
+                state, events = _computers_leave_alone(loaded.game, state, events)
                 left, stored = _commit(loaded, state, events, player)
                 return LoadedGame(game=left.game, state=state, seat=None), stored
         except StreamConflict:
             if attempt == MAX_TRIES:
                 raise
     raise AssertionError("unreachable")
+
+
+def _computers_leave_alone(game: Game, state: GameState, events: list) -> tuple[GameState, list]:
+    """When only computer players are left at a waiting game, they leave too (the last one out cancels
+    it, reason ``left``): nobody would come to play with them."""
+    if not game.computers:
+        return state, events
+    taken = [seat for seat, name in enumerate(state.players) if name is not None]
+    if not taken or not all(game.computer_seat(seat) for seat in taken):
+        return state, events
+    for seat in taken:
+        state, more = engine.decide(state, engine.LeaveSeat(player=state.players[seat]))  # type: ignore[arg-type]
+        events = [*events, *more]
+    Seat.objects.filter(game=game, seat__in=taken).delete()
+    return state, events
 
 
 def game_expire(*, game_id: int, created_before) -> bool:
@@ -280,12 +360,14 @@ def games_expire_waiting(*, older_than: timedelta | None = None, now=None, limit
 
 
 def game_play_tile(*, game_id: int, player, tile: str, end: str | None = None,
-                   expected_version: int | None = None) -> tuple[LoadedGame, list[StoredEvent]]:
+                   expected_version: int | None = None, computer: bool = False) -> tuple[LoadedGame, list[StoredEvent]]:
     """Play ``tile`` on ``end``; returns the game as it now is and every event appended (the play and
-    what it forced). With ``expected_version`` the game must still be at that version (else 412)."""
+    what it forced). With ``expected_version`` the game must still be at that version (else 412).
+    ``computer``: the computer player's own task moves for its seat (goat.games.computer); for anyone
+    else a computer's seat is 403 ``computer_seat``."""
 
     def build(loaded: LoadedGame):
-        return engine.PlayTile(seat=_seat_of(loaded), tile=tile, end=end)
+        return engine.PlayTile(seat=_seat_of(loaded, computer=computer), tile=tile, end=end)
 
     return _decide(game_id, player, expected_version, build)
 
@@ -366,12 +448,15 @@ def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
         return existing, False
     try:
         with transaction.atomic():
-            game = game_create(player=player, ruleset=old.ruleset, seats=old.seats, options=old.options)
+            game = game_create(player=player, ruleset=old.ruleset, seats=old.seats, options=old.options,
+                               computer_players=old.computers.bit_count(),
+                               computer_level=old.computer_level or "strong")
             Game.objects.filter(pk=game.pk).update(rematch_of=old)
     except IntegrityError:  # another player's offer of this rematch committed first
         return Game.objects.get(rematch_of=old), False
     game.rematch_of_id = old.pk
-    others = [pid for s, pid in Seat.objects.filter(game=old).values_list("seat", "player_id") if s != seat]
+    others = [pid for s, pid in Seat.objects.filter(game=old).values_list("seat", "player_id")
+              if s != seat and not old.computer_seat(s)]
     offer = {"game": game.pk, "from": player.get_username(), "rematch_of": old.pk}
     transaction.on_commit(lambda: notify.feed_publish(others, "rematch_offered", offer))
     return game, True

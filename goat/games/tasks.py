@@ -9,6 +9,8 @@
 * ``games_expire_waiting`` — every five minutes: cancels the games that waited for players longer
   than ``GOAT_WAITING_GAME_HOURS`` (``services.games_expire_waiting``), returning their stakes.
 * ``idempotency_purge`` — forgets stored Idempotency-Key answers past their retention.
+* ``computer_move`` — one computer player's move, queued on the commit that made it its turn
+  (``goat.games.computer``); a stale or repeated one does nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from celery import shared_task
 from django.db import OperationalError
 from django.utils import timezone
 
-from goat.games import projections, services
+from goat.games import computer, projections, services
 from goat.games.models import Game
 from goat.web.idempotency import idempotency_records_purge
 
@@ -112,6 +114,13 @@ def projections_catch_up() -> int:
 def games_expire_waiting() -> int:
     """Cancel the waiting games past their time (each cancel is idempotent: a repeat does nothing)."""
     return services.games_expire_waiting()
+
+
+@shared_task(name="goat.tasks.computer_move", acks_late=True, autoretry_for=(OperationalError,),
+             retry_backoff=True, max_retries=5)
+def computer_move(game_id: int, version: int) -> bool:
+    """The computer's move of ``game_id`` at ``version`` (nothing if the game moved on)."""
+    return computer.computer_move(game_id=game_id, version=version)
 
 
 @shared_task(name="goat.tasks.idempotency_purge")

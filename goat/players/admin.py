@@ -20,7 +20,9 @@ def _clean_username(form) -> str:
     taken = UsernameKey.objects.filter(folded=username_fold(username))
     if form.instance.pk is not None:
         taken = taken.exclude(user_id=form.instance.pk)
-    if taken.exists() or username_reserved(username):
+    # a reserved name stays allowed on the account that already has it (a computer player's)
+    keeps = form.instance.pk is not None and username == form.instance.get_username()
+    if taken.exists() or (username_reserved(username) and not keeps):
         raise forms.ValidationError(USERNAME_TAKEN, code="unique")
     return username
 

@@ -30,6 +30,10 @@ class UsernameBackend(ModelBackend):
         if user is None:
             get_user_model()().set_password(password)  # as long as a wrong password (ModelBackend does this)
             return None
+        if not user.has_usable_password():
+            # a computer player (no password): refused, after the same work as a wrong password
+            get_user_model()().set_password(password)
+            return None
         if user.check_password(password) and self.user_can_authenticate(user):
             return user
         return None

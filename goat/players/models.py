@@ -24,3 +24,16 @@ class UsernameKey(models.Model):
 
     def __str__(self) -> str:
         return self.folded
+
+
+class ComputerAccount(models.Model):
+    """A built-in account that plays as a computer opponent (goat.games.computer). It has no usable
+    password, so it cannot sign in (the log-in refuses it like a wrong password); ``number`` (1, 2, 3)
+    is its place among the computers: a game seats computers 1..N."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, primary_key=True,
+                                related_name="computer_account")
+    number = models.PositiveSmallIntegerField(unique=True)
+
+    def __str__(self) -> str:
+        return f"computer {self.number}"

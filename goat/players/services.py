@@ -20,7 +20,7 @@ from rest_framework.authtoken.models import Token
 
 from goat.players.backends import user_by_username
 from goat.players.lockout import LOCKED_OUT, lockout_retry_after, login_locked_out
-from goat.players.models import UsernameKey
+from goat.players.models import ComputerAccount, UsernameKey
 from goat.players.usernames import username_confusable, username_fold, username_normal, username_reserved
 from goat.web.errors import ServiceError
 
@@ -66,6 +66,39 @@ def token_obtain(*, request: HttpRequest, username: str, password: str) -> str:
         raise ServiceError("invalid_credentials", INVALID_CREDENTIALS, status=400)
     token, _ = Token.objects.get_or_create(user=user)
     return token.key
+
+
+def computer_accounts(*, count: int) -> list[AbstractBaseUser]:
+    """The built-in computer players 1..``count`` (accounts ``computer-1``, ``computer-2``, ...), created
+    on first use with no usable password: they cannot sign in. Idempotent, and safe against a concurrent
+    first use (the unique ``number`` keeps one account per place; the loser reads the winner's)."""
+    found = {c.number: c.user for c in ComputerAccount.objects.filter(number__lte=count).select_related("user")}
+    for number in range(1, count + 1):
+        if number not in found:
+            found[number] = _computer_account_create(number)
+    return [found[number] for number in range(1, count + 1)]
+
+
+def _computer_account_create(number: int) -> AbstractBaseUser:
+    User = get_user_model()
+    name = f"computer-{number}"
+    if UsernameKey.objects.filter(folded=username_fold(name)).exists():
+        # a person's account of that name, made before such names were reserved: another free one
+        name = f"computer-{number}0{User.objects.count()}"
+    try:
+        with transaction.atomic():
+            user = User(username=name)
+            user.set_unusable_password()
+            user.save()
+            ComputerAccount.objects.create(user=user, number=number)
+            return user
+    except IntegrityError:  # created concurrently
+        return ComputerAccount.objects.select_related("user").get(number=number).user
+
+
+def player_is_computer(*, player) -> bool:
+    """Whether ``player`` is one of the built-in computer players."""
+    return ComputerAccount.objects.filter(user_id=player.pk).exists()
 
 
 def player_get(*, username: str) -> AbstractBaseUser:

@@ -17,12 +17,16 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from confusable_homoglyphs import confusables
 
 #: names that collide with API paths (/api/players/me/), compared by their fold
 RESERVED_USERNAMES = frozenset({"me"})
+#: the names of the built-in computer players (goat.players.services.computer_accounts): nobody else
+#: signs up with one, so a name like ``computer-2`` is always a computer's
+COMPUTER_USERNAME = re.compile(r"computer-[0-9]+")
 
 
 def username_normal(username: str) -> str:
@@ -34,7 +38,8 @@ def username_fold(username: str) -> str:
 
 
 def username_reserved(username: str) -> bool:
-    return username_fold(username) in {username_fold(name) for name in RESERVED_USERNAMES}
+    folded = username_fold(username)
+    return folded in {username_fold(name) for name in RESERVED_USERNAMES} or bool(COMPUTER_USERNAME.fullmatch(folded))
 
 
 def username_confusable(username: str) -> bool:

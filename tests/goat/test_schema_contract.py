@@ -145,3 +145,27 @@ def token_client_pair(django_user_model):
 
     return [token_client(django_user_model.objects.create_user(username=name, password="x" * 12))
             for name in ("ann", "ben")]
+
+
+def _resolved(components, node: dict) -> dict:
+    """``node``, or the component it names (drf-spectacular puts enums and nested serializers there)."""
+    ref = node.get("$ref") or (node.get("allOf") or [{}])[0].get("$ref")
+    return components[ref.rsplit("/", 1)[1]] if ref else node
+
+
+def test_the_computer_players_fields_are_described(schema):
+    components = schema["components"]["schemas"]
+    create = components["GameCreateRequest"]["properties"]
+    assert (create["computer_players"]["type"], create["computer_players"]["minimum"],
+            create["computer_players"]["maximum"]) == ("integer", 0, 3)
+    assert _resolved(components, create["computer_level"])["enum"] == ["random", "strong"]
+    view = components["GameView"]["properties"]
+    assert view["rated"]["type"] == "boolean" and "rated" in components["GameView"]["required"]
+    level = view["computer_level"]
+    assert level["nullable"] is True
+    assert _resolved(components, level["oneOf"][0])["enum"] == ["random", "strong"]
+    assert components["SeatView"]["properties"]["computer"]["type"] == "boolean"
+    assert components["SummarySeat"]["properties"]["computer"]["type"] == "boolean"
+    assert components["GameSummary"]["properties"]["rated"]["type"] == "boolean"
+    responses = by_id(schema, "games_move")["responses"]["403"]["content"]["application/problem+json"]
+    assert "computer_seat" in str(responses["examples"])

@@ -85,3 +85,16 @@ def test_every_options_example_in_the_schema_is_fully_resolved_second_edition_op
     assert full and all(options == OPTIONS_EXAMPLE for options in full)
     assert OPTIONS_EXAMPLE == PRESETS["goat-classic"]
     assert resolve_options("goat-classic", 2, OPTIONS_EXAMPLE).to_dict() == OPTIONS_EXAMPLE
+
+
+def test_every_game_view_and_summary_example_says_whether_it_is_rated_and_which_seats_are_computers(api_client):
+    schema = _schema(api_client)
+    views = list(_with_key(list(_example_values(schema)), "legal_moves"))
+    summaries = list(_with_key(list(_example_values(schema)), "seat_count"))
+    assert views and summaries
+    for example in views + summaries:
+        assert isinstance(example["rated"], bool), example
+        assert all(isinstance(seat["computer"], bool) for seat in example["seats"]), example
+        # a game with a computer is never rated
+        assert example["rated"] is not any(seat["computer"] for seat in example["seats"]), example
+    assert any(example["rated"] is False for example in views)

@@ -32,8 +32,10 @@ NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Mat
 
 T0 = "2025-05-01T18:30:00.000000Z"
 SEATS_EXAMPLE = [
-    {"seat": 0, "player": "alice", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0},
-    {"seat": 1, "player": "bob", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0},
+    {"seat": 0, "player": "alice", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0,
+     "computer": False},
+    {"seat": 1, "player": "bob", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0,
+     "computer": False},
 ]
 #: the options a goat-classic game is created with today (RULES.md §2, second edition)
 OPTIONS_EXAMPLE = {
@@ -49,8 +51,8 @@ GAME_EXAMPLE = {
     "hand": ["0-3", "1-1", "1-4", "2-5", "3-3", "4-6", "5-5"],
     "legal_moves": [{"tile": "1-1", "end": "left"}], "fish_pot": 0,
     "server_seed_commitment": "9c1185a5c5e9fc54612808977ee8f548b2258d31b3a2c6a1c4c4e8a4f6a1f0b2",
-    "server_seed": None, "result": None, "created_at": "2025-05-01T18:29:51Z", "your_seat": 0,
-    "server_time": "2025-05-01T18:30:02Z", "remaining_ms": 28000,
+    "server_seed": None, "result": None, "created_at": "2025-05-01T18:29:51Z", "rated": True,
+    "computer_level": None, "your_seat": 0, "server_time": "2025-05-01T18:30:02Z", "remaining_ms": 28000,
 }
 WAITING_EXAMPLE = {
     **GAME_EXAMPLE, "status": "waiting", "version": 2, "round": 0, "turn": None, "deadline": None,
@@ -93,8 +95,16 @@ EVENTS_EXAMPLE = {
 RESULT_EXAMPLE = {"reason": "limit", "goats": [1], "winners": [0], "rating_points": [7, 0], "chips": [0, 0]}
 SUMMARY_EXAMPLE = {
     "id": 42, "ruleset": "goat-classic", "status": "finished", "seat_count": 2,
-    "seats": [{"seat": 0, "player": "alice"}, {"seat": 1, "player": "bob"}], "version": 211, "round": 6,
-    "turn": None, "created_at": "2025-05-01T18:29:51Z", "ended_at": "2025-05-01T18:52:10Z", "result": RESULT_EXAMPLE,
+    "seats": [{"seat": 0, "player": "alice", "computer": False}, {"seat": 1, "player": "bob", "computer": False}],
+    "version": 211, "round": 6, "turn": None, "created_at": "2025-05-01T18:29:51Z",
+    "ended_at": "2025-05-01T18:52:10Z", "result": RESULT_EXAMPLE, "rated": True,
+}
+#: alice against two strong computers (seats 1 and 2): unrated, running at once, a computer to lead
+COMPUTER_EXAMPLE = {
+    **GAME_EXAMPLE, "version": 5, "turn": 2, "rated": False, "computer_level": "strong", "legal_moves": [],
+    "bazaar": 7,
+    "seats": [SEATS_EXAMPLE[0], SEATS_EXAMPLE[1] | {"player": "computer-1", "computer": True},
+              SEATS_EXAMPLE[1] | {"seat": 2, "player": "computer-2", "computer": True}],
 }
 
 NOT_FOUND = problem_example(404, "not_found", services.GAME_NOT_FOUND)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from goat.engine.computer import LEVELS as COMPUTER_LEVELS
 from goat.engine.rulesets import (
     MAX_SEATS,
     MIN_SEATS,
@@ -84,6 +85,23 @@ class GameCreateSerializer(StrictSerializer):
         max_length=CLIENT_SEED_MAX_LENGTH, required=False, allow_blank=True, default="",
         help_text="Your contribution to the verifiable deal (RULES.md §3).",
     )
+    computer_players = StrictIntegerField(
+        min_value=0, max_value=MAX_SEATS - 1, required=False, default=0,
+        help_text="Computer players who take seats 1..N at once (0 to seats - 1). A game with a computer is "
+                  "unrated: no rating points, skill, chips, ante, tournament or leaderboard.",
+    )
+    computer_level = serializers.ChoiceField(
+        choices=list(COMPUTER_LEVELS), required=False, default="strong",
+        help_text="How the computer players choose their moves: random or strong (docs/computer.md).",
+    )
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        seats, computers = attrs.get("seats"), attrs.get("computer_players", 0)
+        if isinstance(seats, int) and computers >= seats:
+            message = f"Ensure this value is from 0 to {seats - 1} (the seats but yours)."
+            raise serializers.ValidationError({"computer_players": [message]})
+        return attrs
 
 
 class GameJoinSerializer(StrictSerializer):
@@ -117,6 +135,7 @@ class ReplayQuerySerializer(serializers.Serializer):
 class SeatViewSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = serializers.CharField(allow_null=True, help_text="Username, null while the seat is free.")
+    computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
     tiles = serializers.IntegerField(help_text="Tiles in the hand.")
     open = serializers.BooleanField()
     score = serializers.IntegerField()
@@ -162,6 +181,10 @@ class GameViewSerializer(serializers.Serializer):
     server_seed = serializers.CharField(allow_null=True, help_text="Revealed once the game has ended.")
     result = ResultSerializer(allow_null=True)
     created_at = serializers.DateTimeField()
+    rated = serializers.BooleanField(help_text="False for a game with a computer player: it counts for no rating, "
+                                               "skill, chips, leaderboard or tournament.")
+    computer_level = serializers.ChoiceField(choices=list(COMPUTER_LEVELS), allow_null=True,
+                                             help_text="The computer players' level; null without computers.")
     your_seat = serializers.IntegerField(allow_null=True)
     server_time = serializers.DateTimeField(help_text="The server's clock when the view was made.")
     remaining_ms = serializers.IntegerField(allow_null=True, min_value=0,
@@ -190,6 +213,7 @@ class MoveResponseSerializer(serializers.Serializer):
 class SummarySeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = serializers.CharField(source="player.username")
+    computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
 
 
 class GameSummarySerializer(serializers.Serializer):
@@ -204,6 +228,7 @@ class GameSummarySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     ended_at = serializers.DateTimeField(allow_null=True)
     result = ResultSerializer(allow_null=True)
+    rated = serializers.BooleanField(help_text="False for a game with a computer player.")
 
 
 class ScoreTotalSerializer(serializers.Serializer):

@@ -29,6 +29,7 @@ from rest_framework.views import APIView
 from goat.games import audit, selectors, services, verification
 from goat.games.api.schema import (
     CANCELLED_EXAMPLE,
+    COMPUTER_EXAMPLE,
     ETAG,
     ETAG_ANSWERED,
     ETAG_CREATED,
@@ -68,6 +69,7 @@ from goat.web.idempotency import idempotent
 from goat.web.problems import problem_example, problem_responses
 from goat.web.schema import IDEMPOTENCY_KEY, IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED, link
 
+COMPUTERS_OUT_OF_RANGE = "Ensure this value is from 0 to 1 (the seats but yours)."
 INVALID_IF_MATCH = 'If-Match must be the game\'s ETag, a quoted version number such as "12" (or *).'
 VARY = ("Authorization", "Cookie")
 
@@ -201,10 +203,15 @@ class GameListCreateView(generics.ListAPIView, GameAPIView):
                     "with `\"opener\": \"doubles_from_one_by_sum\"`; `remembered_counts` is true for goat-classic, "
                     "false for goat-gamesburg, null for domino-3rounds) with your `options` applied; the fully "
                     "resolved options are stored in the game's first event. "
-                    "An unknown option or an impossible combination is 400 `invalid_options`.",
+                    "An unknown option or an impossible combination is 400 `invalid_options`. "
+                    "`computer_players` (0 to seats - 1) seats built-in computer players at seats 1..N at once, "
+                    "playing at `computer_level` (`random` or `strong`, the default); the game starts when the "
+                    "people's seats fill. A game with a computer is unrated (`\"rated\": false`): no rating "
+                    "points, skill, chips, tournament or leaderboard, and no ante (the preset's ante is left out; "
+                    "`ante` > 0 is 400 `invalid_options`). docs/computer.md.",
         parameters=[IDEMPOTENCY_KEY, ETAG_CREATED],
         request=GameCreateSerializer,
-        responses={201: GameViewSerializer, **problem_responses(400, 401, 409, 422, 429)},
+        responses={201: GameViewSerializer, **problem_responses(400, 401, 403, 409, 422, 429)},
         examples=[
             OpenApiExample("two players, classic", request_only=True,
                            value={"ruleset": "goat-classic", "seats": 2, "options": {"limit": 51},
@@ -212,7 +219,15 @@ class GameListCreateView(generics.ListAPIView, GameAPIView):
             OpenApiExample("created", value=WAITING_EXAMPLE, response_only=True, status_codes=["201"]),
             OpenApiExample("goat-gamesburg, remembered points counting", request_only=True,
                            value={"ruleset": "goat-gamesburg", "seats": 3, "options": {"remembered_counts": True}}),
+            OpenApiExample("against two strong computers", request_only=True,
+                           value={"ruleset": "goat-classic", "seats": 3, "computer_players": 2,
+                                  "computer_level": "strong"}),
+            OpenApiExample("with computers", value=COMPUTER_EXAMPLE, response_only=True, status_codes=["201"]),
             problem_example(400, "invalid_options", "option 'limit' must be a whole number from 1 to 10000."),
+            problem_example(400, "invalid", f"computer_players: {COMPUTERS_OUT_OF_RANGE}",
+                            {"computer_players": [COMPUTERS_OUT_OF_RANGE]}),
+            problem_example(400, "invalid_options", services.COMPUTER_ANTE),
+            problem_example(403, "computer_player", services.COMPUTER_PLAYER),
             UNAUTHENTICATED,
             IN_PROGRESS,
             KEY_REUSED,
@@ -363,6 +378,7 @@ class GameMoveView(GameAPIView):
             problem_example(400, "invalid_if_match", INVALID_IF_MATCH),
             UNAUTHENTICATED,
             NOT_SEATED,
+            problem_example(403, "computer_seat", services.COMPUTER_SEAT),
             NOT_FOUND,
             IN_PROGRESS,
             problem_example(412, "version_mismatch", "The game is at version 7, not 6; reload it and try again."),

@@ -1,0 +1,203 @@
+"""Computer players: how a computer seat chooses its move (docs/computer.md).
+
+Pure and small: a choice is made from what the seat may see, the same redacted game view and event
+log a human client gets from the API (its hand, the line, every seat's tile count and points, the
+bazaar's size, the public events), read by :func:`seat_view`. The legal moves are the view's
+``legal_moves``, which the engine computed (``goat.engine.legal_moves``); nothing here decides
+whether a move is legal. Three players:
+
+* ``random``: any legal move, uniformly.
+* ``greedy`` (the bench's baseline, not offered to games): the legal tile with the most pips, ties at
+  random.
+* ``strong``: scores every legal move by the pips it sheds, what a double costs to keep, how many of
+  its own tiles fit the ends the move leaves, and what the others can still play on those ends (the
+  tiles not yet seen, and the values a seat showed it lacks when it drew or knocked), then plays the
+  best.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .tiles import BIT, DOUBLES, EVERY_TILE, HALVES, LEAVES, PARSE, PARSE_LAID, PIPS, SHOWS, TEXT, Tile
+
+#: the levels a game may seat computers at
+LEVELS = ("random", "strong")
+#: the bench's plain baseline
+GREEDY = "greedy"
+PLAYERS = (*LEVELS, GREEDY)
+
+LEFT, RIGHT = "left", "right"
+Move = tuple[Tile, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one seat may see, as the numbers a choice reads."""
+
+    seat: int
+    seats: int
+    hand: tuple[Tile, ...]
+    #: the legal moves, as the engine listed them in the view
+    legal: tuple[Move, ...]
+    #: the line's open ends (``None`` on an empty line)
+    left: int | None
+    right: int | None
+    #: the set of tiles on the line
+    on_line: int
+    #: tiles in each seat's hand
+    counts: tuple[int, ...]
+    #: each seat's points (what the limit and the ratings count)
+    points: tuple[int, ...]
+    #: tiles in the bazaar and how many of them are never drawn
+    bazaar: int
+    bazaar_reserve: int
+    #: per seat, the values (bit v: value v) it is known not to hold: it drew or knocked while the
+    #: line's ends showed them, and has drawn nothing since that could hold them
+    lacks: tuple[int, ...]
+
+    @property
+    def held(self) -> int:
+        return _tile_set(self.hand)
+
+    @property
+    def unseen(self) -> int:
+        """The tiles this seat has not seen: in the others' hands or the bazaar."""
+        return EVERY_TILE & ~self.held & ~self.on_line
+
+
+def _tile_set(tiles: Sequence[int]) -> int:
+    bits = 0
+    for tile in tiles:
+        bits |= BIT[tile]
+    return bits
+
+
+def seat_view(game_view: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> SeatView:
+    """The seat view of a game view (``GET /api/games/{id}/`` for the seat) and the seat's redacted
+    events (``GET /api/games/{id}/events/``; only the current round's are read, so passing the events
+    since its ``round_dealt`` gives the same view)."""
+    seat = game_view["your_seat"]
+    if seat is None:
+        raise ValueError("a computer decides for a seat: the view has no your_seat")
+    line = [PARSE_LAID[text] for text in game_view["line"]["tiles"]]
+    seats = [(s["tiles"], s["points"]) for s in game_view["seats"]]
+    return SeatView(
+        seat=seat,
+        seats=len(seats),
+        hand=tuple(PARSE[text] for text in game_view["hand"]),
+        legal=tuple((PARSE[m["tile"]], m["end"]) for m in game_view["legal_moves"]),
+        left=game_view["line"]["left"],
+        right=game_view["line"]["right"],
+        on_line=_tile_set([PARSE[f"{a}-{b}"] for a, b in line]),
+        counts=tuple(count for count, _ in seats),
+        points=tuple(points for _, points in seats),
+        bazaar=game_view["bazaar"],
+        bazaar_reserve=game_view["options"]["bazaar_reserve"],
+        lacks=_lacks(line, events, len(seats)),
+    )
+
+
+def _lacks(line: Sequence[tuple[int, int]], events: Sequence[Mapping[str, Any]], seats: int) -> tuple[int, ...]:
+    """What each seat showed it lacks in this round: the ends of the line when it drew or knocked.
+
+    The line as laid (left to right) and the round's plays say where the ends were at each event: the
+    first tile lies at the place of the left plays after it, and each later play widens the laid part
+    by one place on its end."""
+    start = 0
+    for index in range(len(events) - 1, -1, -1):
+        if events[index]["type"] == "round_dealt":
+            start = index + 1
+            break
+    round_events = events[start:]
+    plays = [e for e in round_events if e["type"] == "tile_played"]
+    lacks = [0] * seats
+    if len(plays) != len(line):  # a log that does not belong to this line: nothing is inferred
+        return tuple(lacks)
+    low = high = sum(1 for e in plays[1:] if e["data"]["end"] == LEFT)
+    placed = False
+    for event in round_events:
+        kind = event["type"]
+        if kind == "tile_played":
+            if placed:
+                if event["data"]["end"] == LEFT:
+                    low -= 1
+                else:
+                    high += 1
+            placed = True
+        elif kind in ("tile_drawn", "knocked") and placed:
+            ends = 1 << line[low][0] | 1 << line[high][1]
+            seat = event["seat"]
+            # a draw brings tiles nobody saw: only the ends it was drawn for are known to be missing
+            lacks[seat] = ends if kind == "tile_drawn" else lacks[seat] | ends
+    return tuple(lacks)
+
+
+def choose(view: SeatView, level: str, rng: random.Random) -> tuple[str, str]:
+    """The move ``(tile, end)`` (as the API takes them) that a computer of ``level`` plays."""
+    if not view.legal:
+        raise ValueError("no legal move: it is not this seat's choice")
+    if level == "random":
+        tile, end = rng.choice(view.legal)
+    elif level == GREEDY:
+        tile, end = choose_greedy(view.legal, rng)
+    elif level == "strong":
+        tile, end = choose_strong(view, rng)
+    else:
+        raise ValueError(f"unknown computer level {level!r}")
+    return TEXT[tile], end
+
+
+def choose_greedy(legal: Sequence[Move], rng: random.Random) -> Move:
+    """The legal tile with the most pips, ties at random."""
+    most = max(PIPS[tile] for tile, _ in legal)
+    return rng.choice([move for move in legal if PIPS[move[0]] == most])
+
+
+# --- strong ---------------------------------------------------------------------------------------
+
+#: weights of the strong player's score of a move (docs/computer.md explains each)
+W_PIPS = 1.0
+W_DOUBLE = 4.0
+W_MINE = 2.0
+W_OPEN = 0.6
+W_BLOCK = 8.0
+
+
+def _ends_after(view: SeatView, tile: Tile, end: str) -> tuple[int, int]:
+    """The line's two open values after ``tile`` goes on ``end`` (an empty line: the tile's halves)."""
+    if view.left is None or view.right is None:
+        low, high = HALVES[tile]
+        return low, high
+    if end == LEFT:
+        return LEAVES[tile][view.left], view.right
+    return view.left, LEAVES[tile][view.right]
+
+
+def move_scores(view: SeatView) -> list[tuple[float, Move]]:
+    """Each legal move with the strong player's score of it (higher is better)."""
+    held, unseen = view.held, view.unseen
+    nxt = (view.seat + 1) % view.seats
+    scored = []
+    for tile, end in view.legal:
+        left, right = _ends_after(view, tile, end)
+        fits = SHOWS[left] | SHOWS[right]
+        rest = held & ~BIT[tile]
+        mine = (rest & fits).bit_count()
+        open_ = (unseen & fits).bit_count()
+        ends = 1 << left | 1 << right
+        blocked = (view.lacks[nxt] & ends) == ends or not open_
+        score = (W_PIPS * PIPS[tile] + W_DOUBLE * bool(DOUBLES & BIT[tile]) + W_MINE * mine - W_OPEN * open_
+                 + W_BLOCK * blocked)
+        scored.append((score, (tile, end)))
+    return scored
+
+
+def choose_strong(view: SeatView, rng: random.Random) -> Move:
+    """The move with the best score (ties at random)."""
+    scored = move_scores(view)
+    best = max(score for score, _ in scored)
+    return rng.choice([move for score, move in scored if score == best])
