@@ -13,7 +13,7 @@ from apitest import assert_problem, token_client
 from computer_play import drain, play_out, queue_catch, state_of
 from goat import engine
 from goat.engine.tiles import tile_str
-from goat.games import computer, services, verification
+from goat.games import computer, eventstore, services, verification
 from goat.games.models import Game, GameStatus, Seat
 from goat.players.models import ComputerAccount
 from goat.players.services import computer_accounts
@@ -316,3 +316,51 @@ def test_with_celery_eager_the_queued_task_itself_plays_on_commit(human):
         assert response.status_code == 201
     events = client.get(f"/api/games/{view['id']}/events/").json()["events"]
     assert any(e["type"] == "tile_played" and e["seat"] == 1 for e in events)
+
+
+def test_two_humans_racing_a_computers_turn_change_nothing_and_its_task_plays_once(django_user_model, queued):
+    """Threads (on PostgreSQL in .ci/run's second pass): both people send every tile they hold while it
+    is the computer's turn, and the computer's task is delivered twice at the same moment."""
+    from testkit import run_together
+
+    ann = django_user_model.objects.create_user(username="ann", password=PASSWORD)
+    ben = django_user_model.objects.create_user(username="ben", password=PASSWORD)
+    for _ in range(40):
+        queued.clear()
+        game = services.game_create(player=ann, ruleset="goat-classic", seats=3, computer_players=1)
+        services.game_join(game_id=game.pk, player=ben)  # seats: ann 0, computer 1, ben 2
+        while state_of(game.pk).turn == 0 and not queued:  # ann leads until the computer's turn
+            state = state_of(game.pk)
+            tile, end = engine.legal_moves(state, 0)[0]
+            services.game_play_tile(game_id=game.pk, player=ann, tile=tile_str(tile), end=end)
+        if state_of(game.pk).turn == 1 and queued:
+            break
+    else:
+        pytest.fail("the computer never got the turn")
+    state = state_of(game.pk)
+    [(game_id, version)] = queued
+    queued.clear()
+    hands = {0: (ann, state.hand(0)), 2: (ben, state.hand(2))}
+    tries = [(player, tile_str(tile)) for player, hand in hands.values() for tile in hand]
+
+    def work(i):
+        if i < 2:
+            return computer.computer_move(game_id=game_id, version=version)
+        player, tile = tries[(i - 2) % len(tries)]
+        try:
+            services.game_play_tile(game_id=game_id, player=player, tile=tile, end="left",
+                                    expected_version=version)  # the version their clients saw
+        except services.ServiceError as exc:
+            return exc.code
+        except engine.RulesError as exc:
+            return exc.code
+        return "played"
+
+    results = run_together(2 + len(tries), work)
+    assert sorted(results[:2]) == [False, True], results  # the task ran twice, played once
+    assert set(results[2:]) <= {"not_your_turn", "version_mismatch"}, results
+    after = state_of(game_id)
+    events = eventstore.events_load(game_id=game_id, after=version)
+    assert events[0].type == "tile_played" and events[0].seat == 1
+    assert [e.seq for e in events] == list(range(version + 1, after.version + 1))
+    assert [e.seat for e in events if e.type == "tile_played"] == [1]  # nobody else's play landed

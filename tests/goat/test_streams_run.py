@@ -47,6 +47,7 @@ class Run(GroupProcess):
                if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "GOAT_DATA_DIR", "CACHE_URL", "REDIS_CACHE_URL",
                             "GOAT_ENV", "SECRET_KEY", "WEB_CONCURRENCY", "GOAT_LIVE_URL"}}
         env.update(PYTHONUNBUFFERED="1", GOAT_CLOCK_SWEEP_SECONDS="1", GOAT_STREAMS_PER_TOKEN=str(PER_TOKEN),
+                   GOAT_COMPUTER_THINK_SECONDS="0",
                    GOAT_STREAM_KEEPALIVE_SECONDS="1", GOAT_ADMIN_PASSWORD="staff-pass-123",
                    GOAT_THROTTLE_USER="100000/min", GOAT_THROTTLE_MOVES="100000/min", GOAT_THROTTLE_ANON="10000/min",
                    GOAT_THROTTLE_SIGNUP="10000/min", GOAT_THROTTLE_AUTH="10000/min")
@@ -470,3 +471,24 @@ def test_ctrl_c_ends_the_streams_and_leaves_no_process(tmp_path):
         assert server.group_gone(5), "a process of run outlived Ctrl-C"
     finally:
         server.stop()
+
+
+def test_a_game_against_computers_is_played_on_the_embedded_broker(run):
+    """The computers' moves are tasks on the filesystem broker, run by the worker of `manage.py run`: the
+    one human plays from the game stream alone and the game ends, unrated, and verifies."""
+    client = Client(run)
+    token = client.player("versus-computers")
+    status, _, view = client.call("POST", "/api/games/", {"ruleset": "domino-3rounds", "seats": 3,
+                                                          "computer_players": 2, "computer_level": "strong",
+                                                          "options": {"move_time": 60}}, token)
+    assert status == 201, view
+    assert view["status"] == "running" and view["rated"] is False
+    assert [s["computer"] for s in view["seats"]] == [False, True, True]
+    stream = Stream(run, f"/api/games/{view['id']}/stream/", token)
+    _play_from_streams(run, client, view["id"], [token], [stream])
+    status, _, ended = client.call("GET", f"/api/games/{view['id']}/", None, token)
+    assert ended["status"] == "finished" and ended["result"] is not None
+    status, _, verified = client.call("GET", f"/api/games/{view['id']}/verify/", None, token)
+    assert verified["replay"] and verified["hash_chain"] and verified["deals"]
+    _, _, log = client.call("GET", f"/api/games/{view['id']}/events/", None, token)
+    assert {e["seat"] for e in log["events"] if e["type"] == "tile_played"} == {0, 1, 2}

@@ -1,0 +1,203 @@
+"""Computer players' strength: ``strong`` against ``random`` and against the plain greedy baseline.
+
+    python bench/bots.py [--games N] [--seed S] [--json] [--reference]
+
+In process, through the engine (``goat.engine.Session``): N games per pairing (default 2,000), fixed
+seeds, the tested player's seat rotated game by game (game i: seat i mod seats), the other seats all
+played by the opponent. The tested player decides as the server's task does: from the seat's game
+view built by ``goat.games.selectors.game_view`` and the round's events redacted for the seat by
+``goat.games.selectors.redact`` (goat.engine.computer.seat_view). ``random`` and ``greedy`` need only
+the legal moves, which the engine lists (the same list the view carries).
+
+Figures, each against the opponents measured in the same games (SITE.md "Computer opponents"):
+
+* four-seat goat-classic: how often the tested seat is the goat relative to the mean opponent seat
+  (target: at most 0.25x against random, 0.6x against greedy; stretch 0.4x), and its mean rating
+  points (as if the game were rated) relative to the opponents' mean (at least 2x / 1.3x);
+* two-seat domino-3rounds: the share of games the tested seat won outright (ties counted apart):
+  at least 60% against random, 55% against greedy (stretch 60%).
+
+``--reference`` also measures greedy against random (what the baseline itself is worth).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import emit, use_database  # noqa: E402
+from goat.engine import computer  # noqa: E402
+from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
+
+#: (ruleset, seats, tested, opponent, targets): each target is (figure, "max"|"min", floor, stretch)
+PAIRINGS = [
+    ("goat-classic", 4, "strong", "random", [("goat_ratio", "max", 0.25, None), ("points_ratio", "min", 2.0, None)]),
+    ("goat-classic", 4, "strong", "greedy", [("goat_ratio", "max", 0.6, 0.4), ("points_ratio", "min", 1.3, None)]),
+    ("domino-3rounds", 2, "strong", "random", [("won", "min", 0.60, None)]),
+    ("domino-3rounds", 2, "strong", "greedy", [("won", "min", 0.55, 0.60)]),
+]
+REFERENCE = [
+    ("goat-classic", 4, "greedy", "random", []),
+    ("domino-3rounds", 2, "greedy", "random", []),
+]
+
+
+@dataclass
+class Tally:
+    games: int = 0
+    goats: int = 0
+    points: int = 0
+    won: int = 0
+    tied: int = 0
+    #: the opponents' seats, summed over games (seats - 1 per game)
+    seat_games: int = 0
+    seat_goats: int = 0
+    seat_points: int = 0
+    decisions: int = 0
+    decide_seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, tested: str, opponent: str,
+              tally: Tally) -> None:
+    """One game: ``tested`` at ``tested_seat``, ``opponent`` everywhere else; adds its outcome to ``tally``.
+    Needs Django set up (the selectors build the seat's view; nothing is stored)."""
+    from django.utils import timezone
+
+    from goat.games import selectors
+    from goat.games.models import Game
+
+    session = Session()
+    session.decide(CreateGame(ruleset=ruleset, seats=seats, server_seed_hex=rng.getrandbits(256).to_bytes(32, "big")
+                              .hex()))
+    round_events: list[dict] = []  # the current round's events, from its round_dealt on
+    for seat in range(seats):
+        round_events.extend(e for e in session.decide(TakeSeat(player=f"p{seat}")) if e["type"] == "round_dealt")
+    fake = Game(pk=1, created_at=timezone.now())  # what the view reads of the row (nothing is stored)
+    while True:
+        kind, seat = session.pending()
+        if kind != PLAY or seat is None:
+            break
+        level = tested if seat == tested_seat else opponent
+        if level == "strong":
+            started = time.perf_counter()
+            state = session.state
+            view = selectors.game_view(game=fake, state=state, seat=seat)
+            seen = [selectors.redact(e, seat) for e in round_events]
+            tile_text, end = computer.choose(computer.seat_view(view, seen), "strong", rng)
+            command = PlayTile(seat, tile_text, end)
+            if seat == tested_seat:
+                tally.decide_seconds += time.perf_counter() - started
+                tally.decisions += 1
+        else:
+            legal = session.legal_moves()
+            tile, end = rng.choice(legal) if level == "random" else computer.choose_greedy(legal, rng)
+            command = PlayTile(seat, tile, end)
+        for event in session.decide(command):
+            if event["type"] == "round_dealt":
+                round_events = []
+            round_events.append(event)
+    result = session.state.result  # type: ignore[union-attr]
+    assert result is not None
+    tally.games += 1
+    others = [s for s in range(seats) if s != tested_seat]
+    tally.goats += tested_seat in result.goats
+    tally.points += result.rating_points[tested_seat]
+    tally.seat_games += len(others)
+    tally.seat_goats += sum(s in result.goats for s in others)
+    tally.seat_points += sum(result.rating_points[s] for s in others)
+    winners = set(result.winners)
+    if winners == {tested_seat}:
+        tally.won += 1
+    elif tested_seat in winners:
+        tally.tied += 1
+
+
+def measure(ruleset: str, seats: int, tested: str, opponent: str, games: int, seed: int) -> dict:
+    tally = Tally()
+    started = time.perf_counter()
+    for index in range(games):
+        rng = random.Random(seed * 1_000_003 + index)
+        play_game(rng, ruleset, seats, index % seats, tested, opponent, tally)
+    elapsed = time.perf_counter() - started
+    goat_rate = tally.goats / tally.games
+    seat_goat_rate = tally.seat_goats / tally.seat_games
+    points = tally.points / tally.games
+    seat_points = tally.seat_points / tally.seat_games
+    return {
+        "ruleset": ruleset, "seats": seats, "tested": tested, "opponent": opponent, "games": tally.games,
+        "goat_rate": round(goat_rate, 4), "opponent_goat_rate": round(seat_goat_rate, 4),
+        "goat_ratio": round(goat_rate / seat_goat_rate, 3) if seat_goat_rate else None,
+        "rating_points": round(points, 3), "opponent_rating_points": round(seat_points, 3),
+        "points_ratio": round(points / seat_points, 3) if seat_points else None,
+        "won": round(tally.won / tally.games, 4), "tied": round(tally.tied / tally.games, 4),
+        "seconds": round(elapsed, 1),
+        "decision_us": round(tally.decide_seconds / tally.decisions * 1e6, 1) if tally.decisions else None,
+    }
+
+
+def verdicts(figures: dict, targets: list) -> list[dict]:
+    out = []
+    for name, sense, floor, stretch in targets:
+        value = figures[name]
+        ok = value is not None and (value <= floor if sense == "max" else value >= floor)
+        entry = {"figure": name, "value": value, "target": f"{'<=' if sense == 'max' else '>='} {floor}",
+                 "pass": ok}
+        if stretch is not None:
+            entry["stretch"] = f"{'<=' if sense == 'max' else '>='} {stretch}"
+            entry["stretch_pass"] = value is not None and (value <= stretch if sense == "max" else value >= stretch)
+        out.append(entry)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=2000, help="games per pairing (default 2000)")
+    parser.add_argument("--seed", type=int, default=27)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--reference", action="store_true", help="also greedy against random")
+    args = parser.parse_args()
+    use_database()
+    import django
+
+    django.setup()
+    results, lines = [], []
+    for ruleset, seats, tested, opponent, targets in PAIRINGS + (REFERENCE if args.reference else []):
+        figures = measure(ruleset, seats, tested, opponent, args.games, args.seed)
+        figures["targets"] = verdicts(figures, targets)
+        results.append(figures)
+        line = (f"{ruleset} x{seats}  {tested} vs {opponent}: {figures['games']} games, "
+                f"goat {figures['goat_rate']:.3f} vs {figures['opponent_goat_rate']:.3f} per seat "
+                f"(x{figures['goat_ratio']}), rating points {figures['rating_points']:.2f} vs "
+                f"{figures['opponent_rating_points']:.2f} (x{figures['points_ratio']}), "
+                f"won {figures['won']:.1%} (tied {figures['tied']:.1%}); {figures['seconds']} s, "
+                f"{figures['decision_us']} us per decision")
+        lines.append(line)
+        for target in figures["targets"]:
+            verdict = "PASS" if target["pass"] else "FAIL"
+            stretch = ""
+            if "stretch" in target:
+                stretch = f"; stretch {target['stretch']}: {'PASS' if target['stretch_pass'] else 'not met'}"
+            lines.append(f"    {target['figure']} = {target['value']} (target {target['target']}): {verdict}{stretch}")
+        if not args.json:
+            print("\n".join(lines[-1 - len(figures["targets"]):]), flush=True)
+    passed = all(t["pass"] for r in results for t in r["targets"])
+    summary = {"bench": "bots", "games_per_pairing": args.games, "seed": args.seed, "pairings": results,
+               "pass": passed}
+    if args.json:
+        emit(summary, True, lines)
+    else:
+        print("all margins met" if passed else "some margin NOT met")
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    sys.exit(main())
