@@ -364,3 +364,17 @@ def test_two_humans_racing_a_computers_turn_change_nothing_and_its_task_plays_on
     assert events[0].type == "tile_played" and events[0].seat == 1
     assert [e.seq for e in events] == list(range(version + 1, after.version + 1))
     assert [e.seat for e in events if e.type == "tile_played"] == [1]  # nobody else's play landed
+
+
+def test_the_pages_mark_the_computers_and_the_unrated_game(human, queued):
+    user, client = human
+    view = create(client, seats=2, computer_players=1, computer_level="random").json()
+    page = Client().get(f"/games/{view['id']}/").content.decode()
+    assert 'class="badge computer">computer<' in page and 'id="game-unrated"' in page
+    russian = Client().get(f"/games/{view['id']}/", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert ">компьютер<" in russian and "без рейтинга" in russian
+    game = play_out(view["id"], user, queued)
+    for path in ("/", f"/players/{user.username}/"):
+        assert 'class="badge computer">computer<' in Client().get(path).content.decode(), path
+    people = Client().get(f"/games/{game.pk}/").content.decode()
+    assert people.count('class="badge computer"') == 1
