@@ -117,6 +117,25 @@ def rows_of(name: str, f: dict) -> list[tuple]:
                  f"{cost['large_running']:,} running clocks: {cost['idle_tick_ms_large']} ms",
                  f"{cost['small_running']:,} running clocks: {cost['idle_tick_ms_small']} ms", f"{cost['ratio']:.2f}",
                  cost["target"], verdict(cost["pass"]))]
+    if name == "bots":
+        rows = []
+        for pairing in f["pairings"]:
+            label = f"computer: {pairing['tested']} vs {pairing['opponent']}, {pairing['ruleset']} x{pairing['seats']}"
+            for target in pairing["targets"]:
+                figure = target["figure"]
+                if figure == "won":
+                    shown = (f"won {pairing['won']:.1%} of {pairing['games']:,} games (tied {pairing['tied']:.1%})",
+                             f"the opponent won {1 - pairing['won'] - pairing['tied']:.1%}", f"{pairing['won']:.3f}")
+                elif figure == "goat_ratio":
+                    shown = (f"the goat in {pairing['goat_rate']:.1%} of {pairing['games']:,} games",
+                             f"each opponent seat {pairing['opponent_goat_rate']:.1%}", f"{pairing['goat_ratio']:.3f}")
+                else:
+                    shown = (f"{pairing['rating_points']} rating points a game (as if rated)",
+                             f"each opponent seat {pairing['opponent_rating_points']}",
+                             f"{pairing['points_ratio']:.2f}")
+                stretch = f" (stretch {target['stretch']})" if "stretch" in target else ""
+                rows.append((label, *shown, f"{target['target']}{stretch}", verdict(target["pass"])))
+        return rows
     if name == "engine":
         return [("engine verify vs decode", f"verify {f['verify_events_per_s']:,.0f} ev/s",
                  f"json.loads {f['decode_events_per_s']:,.0f} ev/s", f"{f['ratio_verify_to_decode']:.2f}",
@@ -230,6 +249,7 @@ def main(argv=None) -> int:
         ("engine_vs_peer", "engine_vs_peer.py", quick, False, 600),
         ("engine", "engine.py", ["--games", "120", "--repeat", "3"] if args.quick else [], False, 900),
         ("engine_snapshot", "engine_snapshot.py", quick, False, 600),
+        ("bots", "bots.py", ["--games", "100"] if args.quick else [], False, 1800),
         # the HTTP and latency benches before the event store's, whose hundreds of thousands of rows may
         # keep PostgreSQL's autovacuum busy after it (a full run's moves/s once read a third below the
         # bench run alone minutes later; the cause was not pinned down)

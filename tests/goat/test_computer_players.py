@@ -279,8 +279,10 @@ def test_a_rematch_seats_the_computers_again(human, queued):
 # --- whole games ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ruleset, seats", [("goat-classic", 4), ("goat-gamesburg", 3), ("domino-3rounds", 2)])
-@pytest.mark.parametrize("level", ["random", "strong"])
+@pytest.mark.parametrize("ruleset, seats, level", [
+    ("goat-classic", 4, "strong"), ("goat-gamesburg", 3, "strong"), ("domino-3rounds", 2, "strong"),
+    ("goat-classic", 2, "random"), ("domino-3rounds", 4, "random"),
+])
 def test_computers_play_whole_games_with_one_human_and_the_log_verifies(human, queued, ruleset, seats, level):
     user, client = human
     view = create(client, ruleset=ruleset, seats=seats, computer_players=seats - 1, computer_level=level).json()
