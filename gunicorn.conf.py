@@ -6,6 +6,7 @@ when started from this directory. Command-line flags override it.
 
 import multiprocessing
 import os
+from pathlib import Path
 
 
 def _int(name: str, default: int) -> int:
@@ -61,3 +62,32 @@ if os.environ.get("GOAT_LOG_FORMAT", "").strip().lower() == "json":
             "gunicorn.access": {"handlers": ["stdout"], "level": "INFO", "propagate": False},
         },
     }
+
+# /metrics (goat/web/metrics.py): every worker writes its metrics into PROMETHEUS_MULTIPROC_DIR and any
+# worker's /metrics adds them up. `manage.py run` and compose set the directory (and empty it once per
+# start of the whole process set); gunicorn started alone uses GOAT_DATA_DIR/metrics and empties it at
+# its own start. The variable must be set before a worker imports prometheus_client: here, in the master.
+_metrics_dir_given = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+if not _metrics_dir_given:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(Path(os.environ.get("GOAT_DATA_DIR", "goat-data")).resolve()
+                                                 / "metrics")
+
+
+def on_starting(server):
+    from goat.web.metrics import host_live_gauges_forget, multiprocess_dir_reset
+
+    directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    if _metrics_dir_given:
+        # shared with the other processes of the set (a worker, a beat, other web containers): only the
+        # open-stream gauges of this machine's earlier web processes go, which are no longer open
+        directory.mkdir(parents=True, exist_ok=True)
+        host_live_gauges_forget(directory)
+    else:
+        multiprocess_dir_reset(directory)
+
+
+def child_exit(server, worker):
+    """A worker exited (stopped, recycled, killed): its open-stream gauge goes; its counters stay."""
+    from goat.web.metrics import process_dead
+
+    process_dead(worker.pid)

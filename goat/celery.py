@@ -27,3 +27,11 @@ def _task_log_context(task_id=None, task=None, **_):
 
     request_id_var.set(task_id)
     game_id_var.set(None)
+
+
+@signals.worker_process_shutdown.connect
+def _metrics_process_gone(pid=None, **_):
+    """A pool process exits: its live gauges go from /metrics; its counters stay (goat.web.metrics)."""
+    from goat.web.metrics import process_dead
+
+    process_dead(pid or os.getpid())

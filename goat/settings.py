@@ -117,6 +117,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: counts and times every request by URL pattern (goat_http_* on /metrics).
+    "goat.web.metrics_http.MetricsMiddleware",
     # First: every response (even one made by a middleware below) carries X-Request-ID.
     "goat.web.logs.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -308,6 +310,10 @@ if env_bool("SECURE_PROXY_SSL_HEADER", False):
 # (the default): the client address of throttles and the login lockout is the direct peer, whatever
 # X-Forwarded-For says. Behind a proxy, list it, and make it overwrite or append to that header.
 GOAT_TRUSTED_PROXIES = env_list("GOAT_TRUSTED_PROXIES", "")
+# /metrics (goat.web.metrics): readable from these addresses or networks, or with
+# "Authorization: Bearer <GOAT_METRICS_TOKEN>" (unset: no token opens it); anyone else gets 404
+GOAT_METRICS_ALLOW = env_list("GOAT_METRICS_ALLOW", "127.0.0.1,::1")
+GOAT_METRICS_TOKEN = env_str("GOAT_METRICS_TOKEN", "")
 
 # The API takes small JSON bodies only.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024

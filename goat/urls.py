@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from goat.web import problems
 from goat.web.health import HealthView
+from goat.web.metrics_http import metrics_view
 from ratings.urls import api_urlpatterns as ratings_api
 from ratings.urls import page_urlpatterns as ratings_pages
 from tournaments.urls import api_urlpatterns as tournaments_api
@@ -29,6 +30,7 @@ urlpatterns = [
     path("api/", include(api_patterns)),
     re_path(r"^api/", problems.api_not_found),
     path("health/", HealthView.as_view(), name="health"),
+    path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     # The language switch of every page: POST language (and next) to /i18n/setlang/ (Django's set_language).
     path("i18n/", include("django.conf.urls.i18n")),

@@ -202,6 +202,25 @@ def projections_catch_up(*, now: datetime | None = None, prefix: str = "", **win
     return applied
 
 
+def projections_backlog(*, now: datetime | None = None, window: timedelta = timedelta(days=7)
+                        ) -> tuple[int, datetime | None]:
+    """How many games that ended in the last ``window`` (the catch-up's) miss a registered
+    projection, and when the earliest of them ended (None: no backlog). One query: the ended games
+    of the window along the ``ended_at`` index, each probed in the tracking rows' unique index."""
+    from django.db.models import Count, Min, Q
+
+    now = now or timezone.now()
+    names = [p.name for p in registered()]
+    if not names:
+        return 0, None
+    missing = Q()
+    for name in names:
+        missing |= ~Q(Exists(ProjectionRecord.objects.filter(projection=name, game=OuterRef("pk"))))
+    found = (Game.objects.filter(status__in=[GameStatus.FINISHED, GameStatus.INTERRUPTED], ended_at__gte=now - window)
+             .filter(missing).aggregate(count=Count("pk"), oldest=Min("ended_at")))
+    return found["count"], found["oldest"]
+
+
 def projection_records_forget(*, names: list[str], game_ids: list[int] | None = None) -> int:
     """Delete the tracking rows of ``names`` (of ``game_ids``, default all): for a rebuild that deleted
     those projections' rows and runs them again."""

@@ -30,6 +30,7 @@ from goat.games import eventstore, notify, projections
 from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.players.services import computer_accounts, player_is_computer
+from goat.web import metrics
 from goat.web.errors import ServiceError
 from goat.web.logs import game_context
 
@@ -191,11 +192,13 @@ def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[
         except StreamConflict:
             if expected_version is not None or attempt == MAX_TRIES:
                 raise
+            metrics.APPEND_RETRIES.inc()
             logger.info("game %s moved on during a command (try %s of %s): deciding again", game_id, attempt,
                         MAX_TRIES)
     raise AssertionError("unreachable")
 
 
+@metrics.command_counted("create")
 @transaction.atomic
 def game_create(*, player, ruleset: str, seats: int, options: dict | None = None, client_seed: str = "",
                 computer_players: int = 0, computer_level: str = "strong") -> Game:
@@ -264,6 +267,7 @@ def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> Lo
     return taken
 
 
+@metrics.command_counted("join")
 def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
     """Take the next free seat; the last seat taken deals the first round.
 
@@ -283,9 +287,11 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
         except (_SeatTaken, StreamConflict):
             if attempt == MAX_TRIES:
                 raise ServiceError("game_full", "That seat was just taken; try again.", status=409) from None
+            metrics.APPEND_RETRIES.inc()
     raise AssertionError("unreachable")
 
 
+@metrics.command_counted("leave")
 def game_leave(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
     """Leave a game that has not started: ``seat_left`` frees the seat (later seats do not move; the
     next joiner may take it), and the last player out cancels the game (``game_cancelled`` reason
@@ -310,6 +316,7 @@ def game_leave(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
         except StreamConflict:
             if attempt == MAX_TRIES:
                 raise
+            metrics.APPEND_RETRIES.inc()
     raise AssertionError("unreachable")
 
 
@@ -359,6 +366,7 @@ def games_expire_waiting(*, older_than: timedelta | None = None, now=None, limit
     return sum(game_expire(game_id=game_id, created_before=cutoff) for game_id in due)
 
 
+@metrics.command_counted("play_tile")
 def game_play_tile(*, game_id: int, player, tile: str, end: str | None = None,
                    expected_version: int | None = None, computer: bool = False) -> tuple[LoadedGame, list[StoredEvent]]:
     """Play ``tile`` on ``end``; returns the game as it now is and every event appended (the play and
@@ -372,6 +380,7 @@ def game_play_tile(*, game_id: int, player, tile: str, end: str | None = None,
     return _decide(game_id, player, expected_version, build)
 
 
+@metrics.command_counted("resign")
 def game_resign(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
     """Resign (RULES.md D-12: treated as a timeout of the resigning player)."""
 
@@ -398,12 +407,14 @@ def game_time_out(*, game_id: int, expected_version: int, now=None) -> bool:
     game = loaded.game
     if game.version != expected_version or game.deadline is None or game.deadline > now or game.turn is None:
         return False
-    seat = game.turn
+    seat, deadline = game.turn, game.deadline
     state, events = engine.decide(loaded.state, engine.TimeOut(seat=seat))
     try:
         _commit(loaded, state, events, None)
     except StreamConflict:
         return False
+    metrics.COMMANDS.labels("time_out", "committed").inc()
+    metrics.TICKER_LATENESS.observe(max(0.0, (timezone.now() - deadline).total_seconds()))
     logger.info("game %s: seat %s timed out at version %s", game_id, seat, expected_version)
     return True
 

@@ -38,7 +38,7 @@ from goat.engine.state import GameState
 from goat.games import audit, eventstore, notify, selectors
 from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, GameStatus, Seat
-from goat.web import live
+from goat.web import live, metrics
 from goat.web.auth import TokenAuthentication
 from goat.web.errors import ServiceError
 from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
@@ -263,11 +263,13 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
                     yield _keepalive(fmt)
                     continue
                 heard = max(m.get("version", 0) for m in batch)
+                sent = listener.sent_take()
                 if heard <= last:
                     continue
                 view, events, ended = await _update_read(game_id, user, last, heard)
                 if view["version"] > last:
                     last = view["version"]
+                    metrics.stream_delivered(sent)
                     yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
                 if ended:
                     return
@@ -285,6 +287,7 @@ async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[byte
                 if batch is None:
                     yield _keepalive(fmt)
                     continue
+                metrics.stream_delivered(listener.sent_take())
                 for item in batch:
                     yield _encode(fmt, item["kind"], item["data"])
     except live.Closed:

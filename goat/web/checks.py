@@ -35,3 +35,19 @@ def check_trusted_proxies(app_configs, **kwargs):
                                 hint="Write addresses or CIDR networks, comma-separated, e.g. 10.0.0.5,172.18.0.0/16.",
                                 id="goat.E001"))
     return errors
+
+
+@register(Tags.security)
+def check_metrics_allow(app_configs, **kwargs):
+    """GOAT_METRICS_ALLOW must be addresses or networks (goat.web.metrics)."""
+    import ipaddress
+
+    errors = []
+    for item in getattr(settings, "GOAT_METRICS_ALLOW", ()):
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            errors.append(Error(f"GOAT_METRICS_ALLOW: {item!r} is not an IP address or network.",
+                                hint="Write addresses or CIDR networks, comma-separated, e.g. 127.0.0.1,10.0.0.0/8.",
+                                id="goat.E002"))
+    return errors

@@ -43,6 +43,8 @@ from typing import Any
 
 from django.conf import settings
 
+from goat.web import metrics
+
 logger = logging.getLogger(__name__)
 
 #: a claim not refreshed for this long is dropped (each process refreshes its streams' claims together)
@@ -123,6 +125,7 @@ def publish_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
         body: dict[str, Any] = {"c": messages[0][0], "m": messages[0][1]}
     else:
         body = {"b": [[channel, message] for channel, message in messages]}
+    body["t"] = round(time.time(), 4)  # publish time: a stream's delivery delay (goat_stream_delivery_seconds)
     payload = json.dumps(body, separators=(",", ":"), default=str).encode()
     try:
         if _url() == "local":
@@ -155,9 +158,10 @@ class _Hub:
         try:
             decoded = json.loads(raw)
             pairs = decoded["b"] if "b" in decoded else [(decoded["c"], decoded["m"])]
+            sent = decoded.get("t")
             for channel, message in pairs:
                 for listener in self.listeners.get(channel, ()):  # O(listeners of that channel)
-                    listener.put(message)
+                    listener.put(message, sent)
         except (ValueError, KeyError, TypeError):
             return
 
@@ -288,7 +292,7 @@ class Listener:
     stream is one): its messages in a list, and while it waits a future that a message or the hub's
     timer of its slot completes; no task, no timer of its own."""
 
-    __slots__ = ("hub", "channels", "_messages", "_waiter", "_slot")
+    __slots__ = ("hub", "channels", "_messages", "_waiter", "_slot", "_sent")
 
     def __init__(self, hub: _Hub, channels: tuple[str, ...]):
         self.hub = hub
@@ -296,9 +300,12 @@ class Listener:
         self._messages: list[dict[str, Any]] = []
         self._waiter: asyncio.Future | None = None
         self._slot = 0.0
+        self._sent: float | None = None
 
-    def put(self, message: dict[str, Any]) -> None:
+    def put(self, message: dict[str, Any], sent: float | None = None) -> None:
         self._messages.append(message)
+        if sent is not None and (self._sent is None or sent < self._sent):
+            self._sent = sent
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -325,6 +332,12 @@ class Listener:
         if message is _CLOSE:
             raise Closed()
         return message
+
+    def sent_take(self) -> float | None:
+        """The earliest publish time (the publisher's wall clock) of the messages heard since the last
+        call, and forget it: what a stream writes now was caused by those."""
+        sent, self._sent = self._sent, None
+        return sent
 
     def pending(self) -> list[dict[str, Any]]:
         """Every message already queued (without waiting)."""
@@ -355,11 +368,13 @@ async def listen(*channels: str, ready_timeout: float = 5.0, hold: tuple[str, st
         hub.listeners.setdefault(channel, set()).add(listener)
     if hold is not None:
         _held[hold[1]] = hold[0]
+    metrics.STREAMS_OPEN.inc()
     try:
         if not hub.ready.is_set():
             await asyncio.wait_for(hub.ready.wait(), ready_timeout)
         yield listener
     finally:
+        metrics.STREAMS_OPEN.dec()
         if hold is not None:
             _held.pop(hold[1], None)
         for channel in channels:

@@ -27,6 +27,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from goat.web import metrics
 from goat.web.supervisor import Supervisor
 
 GUNICORN_CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
@@ -71,6 +72,11 @@ class Command(BaseCommand):
         # the children import the same code as this command, wherever it was started from
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             p for p in (str(settings.BASE_DIR), os.environ.get("PYTHONPATH", "")) if p)}
+        # /metrics adds up the files every child process writes here; emptied now, once per start of the
+        # process set (never when the supervisor starts a child again: a dead process's counters stay in
+        # the totals, and gunicorn.conf.py forgets only its earlier open-stream gauges)
+        env[metrics.MULTIPROC_ENV] = str(metrics.multiprocess_dir_reset(
+            os.environ.get(metrics.MULTIPROC_ENV) or settings.GOAT_DATA_DIR / "metrics"))
 
         def log(line: str) -> None:
             self.stderr.write(f"run: {line}")

@@ -1,0 +1,56 @@
+"""The HTTP side of the metrics: the request counter/histogram middleware and the ``/metrics`` view."""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from prometheus_client import CONTENT_TYPE_LATEST
+
+from goat.web import metrics
+from goat.web.throttling import client_ip
+
+#: the route label of a request no URL pattern matched (a 404 of the resolver): one series, never the path
+UNMATCHED = "<unmatched>"
+
+
+def _route(request: HttpRequest) -> str:
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return UNMATCHED
+    return "/" + match.route if match.route else UNMATCHED
+
+
+class MetricsMiddleware:
+    """Count every answered request by URL pattern (``/api/games/<int:game_id>/moves/``, never the
+    raw path), method and status, and observe its latency. First in MIDDLEWARE: the time includes
+    the other middlewares."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        started = time.perf_counter()
+        response = self.get_response(request)
+        route = _route(request)
+        method = request.method if request.method in _METHODS else "other"
+        metrics.HTTP_REQUESTS.labels(route, method, str(response.status_code)).inc()
+        metrics.HTTP_DURATION.labels(route, method).observe(time.perf_counter() - started)
+        return response
+
+
+#: methods counted by name (any other is "other": a client cannot add series)
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    """``GET /metrics``: the Prometheus text format, for GOAT_METRICS_ALLOW addresses or the bearer of
+    GOAT_METRICS_TOKEN; 404 for anyone else (the endpoint does not admit it exists)."""
+    if not metrics.allowed(client=client_ip(request), authorization=request.headers.get("Authorization", ""),
+                           allow=settings.GOAT_METRICS_ALLOW, token=settings.GOAT_METRICS_TOKEN):
+        raise Http404()
+    if request.method not in ("GET", "HEAD"):
+        return HttpResponse(status=405, headers={"Allow": "GET, HEAD"})
+    return HttpResponse(metrics.exposition(), content_type=CONTENT_TYPE_LATEST,
+                        headers={"Cache-Control": "no-store"})
