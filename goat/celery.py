@@ -35,3 +35,14 @@ def _metrics_process_gone(pid=None, **_):
     from goat.web.metrics import process_dead
 
     process_dead(pid or os.getpid())
+
+
+@signals.worker_ready.connect
+def _metrics_exporter(**_):
+    """GOAT_WORKER_METRICS_PORT: this worker serves its own /metrics there (a worker container of
+    compose); unset (``manage.py run``): the web's /metrics shows the worker's metrics already."""
+    port = os.environ.get("GOAT_WORKER_METRICS_PORT", "").strip()
+    if port:
+        from goat.web.metrics import worker_exporter_start
+
+        worker_exporter_start(port=int(port))

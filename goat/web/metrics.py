@@ -168,9 +168,9 @@ class _Of:
         return self.registry.collect()
 
 
-def exposition() -> bytes:
-    """The text format of every metric: every process's (multiprocess mode) or this one's, and the
-    scrape-time gauges."""
+def exposition(*, scrape_time: bool = True) -> bytes:
+    """The text format of every metric: every process's (multiprocess mode) or this one's, and (with
+    ``scrape_time``) the scrape-time gauges."""
     from prometheus_client import generate_latest
 
     registry = CollectorRegistry(auto_describe=False)
@@ -181,7 +181,8 @@ def exposition() -> bytes:
         multiprocess.MultiProcessCollector(registry, path=path)
     else:
         registry.register(_Of(REGISTRY))
-    registry.register(_ScrapeTime())
+    if scrape_time:
+        registry.register(_ScrapeTime())
     return generate_latest(registry)
 
 
@@ -256,3 +257,38 @@ def allowed(*, client: str, authorization: str, allow: Iterable[str], token: str
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
     return any(address in network for network in _networks(allow))
+
+
+def worker_exporter_start(*, port: int, host: str = "0.0.0.0"):
+    """Serve ``/metrics`` of this machine's metrics directory on ``host:port`` from a thread (a
+    Celery worker in its own container, whose processes no web server shares a directory with).
+    Without the scrape-time gauges (the web's ``/metrics`` has them); the same access rule as the
+    web's: GOAT_METRICS_ALLOW addresses (the direct peer) or the token, anyone else 404."""
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+    from django.conf import settings
+    from prometheus_client import CONTENT_TYPE_LATEST
+
+    def app(environ, start_response):
+        ok = environ.get("PATH_INFO") == "/metrics" and allowed(
+            client=environ.get("REMOTE_ADDR", ""), authorization=environ.get("HTTP_AUTHORIZATION", ""),
+            allow=settings.GOAT_METRICS_ALLOW, token=settings.GOAT_METRICS_TOKEN)
+        if not ok:
+            start_response("404 Not Found", [("Content-Type", "text/plain")])
+            return [b"Not Found"]
+        body = exposition(scrape_time=False)
+        start_response("200 OK", [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(body)))])
+        return [body]
+
+    class _Quiet(WSGIRequestHandler):
+        def log_message(self, *args):  # a scrape every few seconds is not worth a log line
+            pass
+
+    class _Server(WSGIServer):
+        address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+
+    server = make_server(host, port, app, server_class=_Server, handler_class=_Quiet)
+    threading.Thread(target=server.serve_forever, name="metrics-exporter", daemon=True).start()
+    logger.info("metrics: /metrics of this worker on %s:%s", host, port)
+    return server

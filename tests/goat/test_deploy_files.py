@@ -18,11 +18,24 @@ def _compose() -> dict:
     return yaml.safe_load((REPO / "docker-compose.yml").read_text())
 
 
-def test_compose_runs_the_production_process_set_with_exactly_one_beat():
+def test_compose_runs_the_production_process_set_and_monitoring_only_in_its_profile():
     services = _compose()["services"]
 
-    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
-    assert services["beat"]["deploy"]["replicas"] == 1
+    process_set = {name for name, service in services.items() if "profiles" not in service}
+    assert process_set == {"postgres", "redis", "migrate", "web", "worker", "beat"}
+    assert {name: services[name]["profiles"] for name in set(services) - process_set} == {
+        "prometheus": ["monitoring"], "grafana": ["monitoring"]}
+    # beat may be scaled (one per node): nothing pins it to one replica, and each keeps its own schedule file
+    assert "deploy" not in services["beat"]
+    assert "/data/" not in " ".join(services["beat"]["command"])
+    # every container counts its metrics into a directory of its own, readable with the token
+    environment = services["web"]["environment"]
+    assert environment["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")
+    assert "GOAT_METRICS_TOKEN" in environment
+    assert "GOAT_WORKER_METRICS_PORT=9808" in " ".join(services["worker"]["command"])
+    mounted = {volume.split(":")[0] for name in ("prometheus", "grafana") for volume in services[name]["volumes"]}
+    for path in mounted - {"prometheus-data", "grafana-data"}:
+        assert (REPO / path).exists(), path
     assert "healthcheck" in services["postgres"]
     assert "postgres-data:/var/lib/postgresql/data" in services["postgres"]["volumes"]
     migrate = " ".join(services["migrate"]["command"])
@@ -99,3 +112,36 @@ def test_gunicorn_opens_no_control_socket_unless_one_is_configured(tmp_path):
     path = str(tmp_path / "goat.ctl")
     conf = _gunicorn_conf(GUNICORN_CONTROL_SOCKET=path)
     assert conf["control_socket_disable"] is False and conf["control_socket"] == path
+
+
+def test_the_monitoring_files_parse_and_name_only_metrics_goat_exposes():
+    import json
+
+    from test_metrics import NAMES
+
+    operations = REPO / "docs" / "operations"
+    prometheus = yaml.safe_load((operations / "prometheus.yml").read_text())
+    assert {job["job_name"] for job in prometheus["scrape_configs"]} == {"goat-web", "goat-worker"}
+    rules = yaml.safe_load((operations / "alerts.yml").read_text())["groups"][0]["rules"]
+    assert {rule["alert"] for rule in rules} == {"GoatTickerLate", "GoatProjectionBacklogOld", "GoatHigh5xxRate"}
+    dashboard = json.loads((operations / "grafana" / "goat-dashboard.json").read_text())
+    expressions = [rule["expr"] for rule in rules]
+    expressions += [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+    used = {name for expr in expressions for name in re.findall(r"\b(goat_[a-z_]+)", expr)}
+    known = NAMES | {f"{n}_total" for n in NAMES} | {f"{n}_{s}" for n in NAMES for s in ("bucket", "count", "sum")}
+    assert used and used <= known, used - known
+    assert len(dashboard["panels"]) >= 8
+
+
+def test_promtool_accepts_the_alert_rules_and_their_tests():
+    import shutil
+
+    promtool = shutil.which("promtool")
+    if promtool is None:  # Debian's `prometheus` package has it; .ci/run does not install it
+        import pytest
+
+        pytest.skip("promtool is not installed (apt-get install prometheus)")
+    operations = REPO / "docs" / "operations"
+    for args in (["check", "rules", "alerts.yml"], ["test", "rules", "alerts_test.yml"]):
+        proc = subprocess.run([promtool, *args], cwd=operations, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -250,3 +250,36 @@ def test_multiprocess_dir_reset_and_dead_processes(tmp_path):
     metrics.process_dead(4242, str(tmp_path))
     assert not live.exists() and counter.exists()  # a dead process's counters stay in the totals
     assert "_" not in metrics.process_id()  # prometheus_client splits file names on "_"
+
+
+@pytest.mark.django_db
+def test_a_celery_workers_own_exporter_has_the_same_access_rule(settings):
+    import http.client
+
+    from test_metrics_run import _non_loopback_address
+
+    settings.GOAT_METRICS_TOKEN = "worker-token"
+    metrics.APPEND_RETRIES.inc()
+    server = metrics.worker_exporter_start(port=0, host="0.0.0.0")
+    port = server.server_port
+
+    def get(host, path="/metrics", **headers):
+        conn = http.client.HTTPConnection(host, port, timeout=10)
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+
+    try:
+        status, text = get("127.0.0.1")
+        assert status == 200
+        names = {f.name for f in text_string_to_metric_families(text)}
+        assert "goat_append_retries" in names
+        assert "goat_ticker_overdue_clocks" not in names  # the web's scrape-time gauges are not repeated
+        assert get("127.0.0.1", "/other")[0] == 404
+        outside = _non_loopback_address()
+        if outside:
+            assert get(outside)[0] == 404
+            assert get(outside, Authorization="Bearer worker-token")[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
