@@ -283,3 +283,20 @@ def test_a_celery_workers_own_exporter_has_the_same_access_rule(settings):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.django_db
+def test_queue_lengths_of_redis(client, settings):
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        pytest.skip("the broker is not Redis (the PostgreSQL + Redis pass of .ci/run runs this)")
+    import redis
+
+    client_redis = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    settings.CELERY_TASK_QUEUES = [type(settings.CELERY_TASK_QUEUES[0])(f"metrics-test-{id(client)}")]
+    queue = settings.CELERY_TASK_QUEUES[0].name
+    try:
+        client_redis.rpush(queue, "a", "b", "c")
+        client_redis.rpush(f"{queue}\x06\x163", "d")  # kombu's list of priority step 3
+        assert value(scrape(client), "goat_celery_queue_length", queue=queue) == 4
+    finally:
+        client_redis.delete(queue, f"{queue}\x06\x163")
