@@ -1,4 +1,6 @@
-"""The Celery app: ``celery -A goat worker`` and ``celery -A goat beat`` (exactly one beat).
+"""The Celery app: ``celery -A goat worker`` and ``celery -A goat beat`` (one beat per node
+is safe: every periodic task is idempotent, and a copy that would waste work takes a short lock,
+goat.web.locks).
 
 Configured from Django settings (``CELERY_*``): the broker is ``CELERY_BROKER_URL`` — kombu's
 filesystem transport in the data directory by default (no server), Redis in production.

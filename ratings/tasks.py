@@ -5,6 +5,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
+from goat.web import locks
+
 from . import services
 
 # leaderboards_refresh runs from beat (settings.CELERY_BEAT_SCHEDULE["leaderboards-refresh"]).
@@ -19,9 +21,13 @@ def ratings_apply_game(game_id: int) -> bool:
 
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
 def leaderboards_refresh() -> int:
-    """Apply games whose post-game task was lost (safety net), then recompute the current boards."""
-    services.ratings_apply_pending()
-    return services.leaderboards_refresh()
+    """Apply games whose post-game task was lost (safety net), then recompute the current boards. One
+    at a time across the deployment (each beat sends it): a copy that finds another running skips."""
+    with locks.held("leaderboards_refresh") as mine:
+        if not mine:
+            return 0
+        services.ratings_apply_pending()
+        return services.leaderboards_refresh()
 
 
 @shared_task(acks_late=True)

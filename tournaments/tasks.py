@@ -15,12 +15,15 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
+from goat.web import locks
+
 from . import services
 
 
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
 def tournaments_start_due() -> list[int]:
-    return services.tournaments_start_due()
+    with locks.held("tournaments_start_due") as mine:  # each beat sends it: one copy at a time
+        return services.tournaments_start_due() if mine else []
 
 
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=8)
@@ -30,4 +33,5 @@ def tournament_advance(tournament_id: int) -> bool:
 
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
 def tournaments_arena_tick() -> int:
-    return services.tournaments_tick()
+    with locks.held("tournaments_arena_tick") as mine:  # each beat sends it: one copy at a time
+        return services.tournaments_tick() if mine else 0

@@ -11,6 +11,7 @@ import logging
 from celery import shared_task
 
 from goat.games import audit
+from goat.web import locks
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +19,10 @@ logger = logging.getLogger(__name__)
 @shared_task(name="goat.audit_tasks.games_verify_recent", acks_late=True)
 def games_verify_recent(days: float = 1) -> dict:
     """Expected outcome: counts of verified and failed games (idempotent: a repeat re-verifies)."""
-    verified, failed = audit.games_verify_recent(days=days)
+    with locks.held("games_verify_recent") as mine:
+        if not mine:  # another beat's copy is verifying the same games
+            return {"verified": 0, "failed": 0, "skipped": True}
+        verified, failed = audit.games_verify_recent(days=days)
     if failed:
         logger.error("nightly verification: %d of %d game(s) failed", failed, verified)
     else:

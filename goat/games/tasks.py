@@ -1,8 +1,9 @@
 """Celery tasks of the games app. Each loads by id and calls one service; each is idempotent.
 
-* ``games_tick_clocks`` — THE ticker: every second (beat, exactly one), times out every game past its
-  deadline through ``services.game_time_out``, the same write path as a move, naming the version the
-  deadline belongs to (so a move and a timeout racing resolve by the version). No task per turn.
+* ``games_tick_clocks`` — THE ticker: every second (one at a time across the deployment: a lock), times
+  out every game past its deadline through ``services.game_time_out``, the same write path as a move,
+  naming the version the deadline belongs to (so a move and a timeout racing resolve by the version).
+  No task per turn.
 * ``projections_apply_game`` — every projection of a game that just ended (queued on commit);
   ``projections_apply_games`` the same for the games one tick ended (one message per tick).
 * ``projections_catch_up`` — the periodic safety net: ended games a projection has not tracked.
@@ -25,6 +26,7 @@ from django.utils import timezone
 
 from goat.games import computer, projections, services
 from goat.games.models import Game
+from goat.web import locks
 from goat.web.idempotency import idempotency_records_purge
 
 logger = logging.getLogger(__name__)
@@ -57,8 +59,11 @@ def games_tick_clocks(budget_seconds: float = 0.9) -> int:
     """Time out every game past its deadline. Reads the due games again until none are left or the
     tick's budget is spent (the next tick, a second later, goes on)."""
     started = time.monotonic()
-    with projections.projections_batched():  # the games this tick ends: one projections message
-        timed_out = _tick(started, budget_seconds)
+    with locks.held("games_tick_clocks") as mine:
+        if not mine:  # another beat's tick is running: it times out what is due
+            return 0
+        with projections.projections_batched():  # the games this tick ends: one projections message
+            timed_out = _tick(started, budget_seconds)
     if timed_out:
         logger.info("tick: %d game(s) timed out", timed_out)
     return timed_out
@@ -107,13 +112,15 @@ def projections_apply_games(game_ids: list[int]) -> int:
 @shared_task(name="goat.tasks.projections_catch_up", acks_late=True)
 def projections_catch_up() -> int:
     """Ended games a projection has not tracked yet (a lost task, a killed worker): applied now."""
-    return projections.projections_catch_up()
+    with locks.held("projections_catch_up") as mine:
+        return projections.projections_catch_up() if mine else 0
 
 
 @shared_task(name="goat.tasks.games_expire_waiting", acks_late=True)
 def games_expire_waiting() -> int:
     """Cancel the waiting games past their time (each cancel is idempotent: a repeat does nothing)."""
-    return services.games_expire_waiting()
+    with locks.held("games_expire_waiting") as mine:
+        return services.games_expire_waiting() if mine else 0
 
 
 @shared_task(name="goat.tasks.computer_move", acks_late=True, autoretry_for=(OperationalError,),
@@ -125,7 +132,8 @@ def computer_move(game_id: int, version: int) -> bool:
 
 @shared_task(name="goat.tasks.idempotency_purge")
 def idempotency_purge() -> int:
-    return idempotency_records_purge()
+    with locks.held("idempotency_purge") as mine:
+        return idempotency_records_purge() if mine else 0
 
 
 from goat.games import audit_tasks  # noqa: E402,F401

@@ -64,8 +64,9 @@ class Run(GroupProcess):
                             "GOAT_ENV", "SECRET_KEY", "WEB_CONCURRENCY", "GOAT_LIVE_URL", "PROMETHEUS_MULTIPROC_DIR",
                             "GOAT_METRICS_ALLOW", "GOAT_TRUSTED_PROXIES"}}
         outside = _non_loopback_address()
-        env.update(PYTHONUNBUFFERED="1", GOAT_METRICS_TOKEN=TOKEN,
-                   ALLOWED_HOSTS=",".join(["localhost", "127.0.0.1", *([outside, f"[{outside}]"] if outside else [])]), GOAT_ADMIN_PASSWORD="staff-pass-123",
+        hosts = ["localhost", "127.0.0.1", *([outside, f"[{outside}]"] if outside else [])]
+        env.update(PYTHONUNBUFFERED="1", GOAT_METRICS_TOKEN=TOKEN, ALLOWED_HOSTS=",".join(hosts),
+                   GOAT_ADMIN_PASSWORD="staff-pass-123",
                    GOAT_THROTTLE_USER="100000/min", GOAT_THROTTLE_ANON="100000/min",
                    GOAT_THROTTLE_SIGNUP="10000/min", GOAT_THROTTLE_AUTH="10000/min")
         super().__init__([sys.executable, str(REPO / "manage.py"), "run", "--host", "0.0.0.0", "--port",

@@ -2,7 +2,7 @@
 
 Migrates, makes sure a staff account exists (printing its password the first time), then starts
 the web server (gunicorn with uvicorn workers: the API and the live streams on one port), one
-Celery worker and exactly one Celery beat, and prints the URLs.
+Celery worker and one Celery beat, and prints the URLs.
 Ctrl-C (or SIGTERM) stops every child cleanly. A second start reuses the data directory.
 
 The children are supervised (goat.web.supervisor): one that dies (a crash, kill -9, an
