@@ -44,8 +44,21 @@ _HOST = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:63] or "host"
 
 def process_id(pid: int | None = None) -> str:
     """The name of a process's metric files: host and pid, so that containers sharing one directory
-    (their pids start at 1 in each) never write one file."""
-    return f"{_HOST}-{os.getpid() if pid is None else pid}"
+    (their pids start at 1 in each) never write one file. prometheus_client asks for it at every
+    update (to notice a fork): this process's own is kept, and computed again in a forked child."""
+    if pid is None:
+        return _own[0]
+    return f"{_HOST}-{pid}"
+
+
+_own = [f"{_HOST}-{os.getpid()}"]
+
+
+def _forked() -> None:
+    _own[0] = f"{_HOST}-{os.getpid()}"
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def multiprocess_dir() -> str | None:
@@ -54,7 +67,8 @@ def multiprocess_dir() -> str | None:
 
 if multiprocess_dir():
     # Before any metric exists: every value is a file named after process_id() (checked again after
-    # a fork, as prometheus_client does with the pid).
+    # a fork, as prometheus_client does with the pid), in a directory that exists.
+    Path(multiprocess_dir()).mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
     values.ValueClass = values.MultiProcessValue(process_identifier=process_id)
 
 

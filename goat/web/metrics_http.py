@@ -35,9 +35,18 @@ class MetricsMiddleware:
         response = self.get_response(request)
         route = _route(request)
         method = request.method if request.method in _METHODS else "other"
-        metrics.HTTP_REQUESTS.labels(route, method, str(response.status_code)).inc()
-        metrics.HTTP_DURATION.labels(route, method).observe(time.perf_counter() - started)
+        key = (route, method, response.status_code)
+        children = _children.get(key)
+        if children is None:  # the labelled series, looked up once per (route, method, status)
+            children = _children[key] = (metrics.HTTP_REQUESTS.labels(route, method, str(response.status_code)),
+                                         metrics.HTTP_DURATION.labels(route, method))
+        children[0].inc()
+        children[1].observe(time.perf_counter() - started)
         return response
+
+
+#: (route, method, status) -> (its requests counter, its latency histogram); bounded by the URL patterns
+_children: dict[tuple[str, str, int], tuple] = {}
 
 
 #: methods counted by name (any other is "other": a client cannot add series)
