@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from goat.engine.replay import verify_log  # noqa: E402
 from goat.engine.simulate import simulate_game  # noqa: E402
 
-TARGET = 3.0
+#: issue #29 (revising #15): verify at most 3.5x the time of json.loads of the same events
+TARGET = 3.5
 MIXES = [
     ("goat-classic", 2, None), ("goat-classic", 3, {"fish_scoring": "fish_for_one"}), ("goat-classic", 4, None),
     ("goat-gamesburg", 2, None), ("goat-gamesburg", 3, None), ("goat-gamesburg", 4, None),

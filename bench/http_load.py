@@ -24,9 +24,9 @@ round trips (health check, token, BEGIN, lock, append, COMMIT), needs about 8: o
 Hence 8 clients by default (``--clients`` for a sweep; docs/performance.md has one).
 
 Each phase is bounded in time (S seconds) and count (the moves prepared). Reported: requests/s and
-p50/p99 latency of each, the ratio moves/s / baseline/s (medians over rounds; target >= 0.40, stretch
-0.5), moves/s / DRF floor/s (target >= 0.75), and the floors' ratios to the baseline: how much of the
-target the design and the framework leave to goat's own work.
+p50/p99 latency of each, the ratio moves/s / DRF floor/s (medians over rounds; target >= 0.60, held),
+moves/s / baseline/s (shown, not held: see ``BASELINE_NOTE``), and the floors' ratios to the baseline:
+how much the design and the framework leave to goat's own work.
 """
 
 from __future__ import annotations
@@ -48,10 +48,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO, emit, percentile, use_database  # noqa: E402
 
-#: issue #16: moves/s at least 0.40x the one-INSERT baseline (stretch 0.5x) and 0.75x the DRF floor
-TARGET = 0.40
-STRETCH = 0.5
-DRF_FLOOR_TARGET = 0.75
+#: issue #29 (revising #16): moves/s at least 0.60x the DRF floor, held. The ratio to the one-INSERT
+#: baseline is shown without a target (BASELINE_NOTE says why).
+DRF_FLOOR_TARGET = 0.60
+BASELINE_NOTE = ("shown, not held: the one-INSERT view does no DRF work, so the ratio follows how this "
+                 "machine's cores split between DRF's request cycle and PostgreSQL, which differs between machines")
 #: the servers a run can put under load: gunicorn's gthread workers on goat.wsgi, or goat's uvicorn
 #: workers on goat.asgi (what ``manage.py run`` and docker-compose serve)
 SERVERS = ("gthread", "asgi")
@@ -241,8 +242,8 @@ def run(clients: int, seconds: float, rounds: int, moves_per_client: int, worker
         "drf_floor_ratio": round(rate["drf-floor"] / rate["ping"], 3),
         "moves_to_drf_floor": round(to_drf_floor, 3), "drf_floor_target": f">= {DRF_FLOOR_TARGET}",
         "drf_floor_pass": to_drf_floor >= DRF_FLOOR_TARGET and clean,
-        "ratio": round(ratio, 3), "target": f">= {TARGET} (stretch {STRETCH})",
-        "pass": ratio >= TARGET and clean, "stretch_pass": ratio >= STRETCH and clean,
+        "ratio": round(ratio, 3), "target": "(shown, not held)", "baseline_note": BASELINE_NOTE,
+        "pass": None, "clean": clean,
     }
 
 
@@ -283,8 +284,7 @@ def main(argv=None) -> int:
         (f"  floor / baseline = {f['floor_ratio']:.3f}, DRF floor / baseline = {f['drf_floor_ratio']:.3f}, "
          f"moves / DRF floor = {f['moves_to_drf_floor']:.3f} (target >= {DRF_FLOOR_TARGET}): "
          f"{'PASS' if f['drf_floor_pass'] else 'MISS'}"),
-        (f"  moves / baseline = {f['ratio']:.3f} (target >= {TARGET}, stretch {STRETCH}): "
-         f"{'PASS' if f['pass'] else 'MISS'}{', stretch met' if f['stretch_pass'] else ''}"),
+        f"  moves / baseline = {f['ratio']:.3f} ({BASELINE_NOTE})",
         *([f"  moves under goat.asgi (uvicorn workers, a2wsgi threads) {f['moves_asgi_per_s']:.1f} req/s, "
            f"p99 {f['moves_asgi_p99_ms']:.2f} ms: {f['asgi_to_gthread_moves']:.3f}x gthread"]
           if "asgi_to_gthread_moves" in f else []),
