@@ -21,6 +21,7 @@ import random
 from goat.engine import computer as players
 from goat.games import selectors, services
 from goat.games.models import Game, GameStatus, Seat
+from goat.web import metrics
 from goat.web.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -48,5 +49,6 @@ def computer_move(*, game_id: int, version: int, rng: random.Random | None = Non
         if exc.code != "version_mismatch":
             raise
         return False  # a timeout (or a repeat of this task) landed first
+    metrics.COMPUTER_MOVES.labels(game.computer_level).inc()
     logger.debug("game %s: computer seat %s played %s at version %s", game_id, seat, tile, version)
     return True

@@ -300,3 +300,22 @@ def test_queue_lengths_of_redis(client, settings):
         assert value(scrape(client), "goat_celery_queue_length", queue=queue) == 4
     finally:
         client_redis.delete(queue, f"{queue}\x06\x163")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_computer_moves_are_counted_by_level_once_each(django_user_model, monkeypatch):
+    from test_computer_players import computer_to_move
+
+    from apitest import token_client
+    from computer_play import queue_catch
+    from goat.games import computer
+
+    queued = queue_catch(monkeypatch)
+    client = token_client(django_user_model.objects.create_user(username="hana", password="x" * 12))
+    view = computer_to_move(client, queued)
+    before = metrics.REGISTRY.get_sample_value("goat_computer_moves_total", {"level": "random"}) or 0
+    task = queued.pop()
+    assert computer.computer_move(game_id=task[0], version=task[1]) is True
+    assert computer.computer_move(game_id=task[0], version=task[1]) is False  # a repeat plays nothing
+    assert metrics.REGISTRY.get_sample_value("goat_computer_moves_total", {"level": "random"}) - before == 1
+    assert view["id"] == task[0]
