@@ -200,14 +200,14 @@ class Table:
         self.soak, self.players = soak, players
 
     async def run(self) -> None:
-        soak, stats = self.soak, self.soak.stats
+        soak = self.soak
         api = Http(soak.port)
         status, _, view = await api.call("POST", "/api/games/", {"ruleset": "goat-classic", "seats": len(self.players),
                                                                  "options": {"move_time": soak.move_time,
                                                                              "limit": soak.limit}},
                                          self.players[0].token)
         if status != 201:
-            stats.error(f"create {status}")
+            soak.stats.error(f"create {status}")
             return
         game_id = view["id"]
         feeds = [asyncio.ensure_future(self.feed(p)) for p in self.players]
@@ -218,26 +218,26 @@ class Table:
                 for player in self.players[1:]:
                     status, _, body = await api.call("POST", f"/api/games/{game_id}/join/", {}, player.token)
                     if status != 200:
-                        stats.error(f"join {status} {body}")
+                        soak.stats.error(f"join {status} {body}")
                 await asyncio.gather(*seats)
-                stats.games_ended += 1
+                soak.stats.games_ended += 1
                 if soak.stopping:
                     return
                 new_ids = set()
                 for player in self.players:  # everyone asks; a repeat answers the same new game
                     status, _, body = await api.call("POST", f"/api/games/{game_id}/rematch/", {}, player.token)
                     if status not in (200, 201):
-                        stats.error(f"rematch {status}")
+                        soak.stats.error(f"rematch {status}")
                         return
                     new_ids.add(body["id"])
                 if len(new_ids) != 1:
-                    stats.error(f"rematch: {len(new_ids)} games")
+                    soak.stats.error(f"rematch: {len(new_ids)} games")
                     return
                 game_id = new_ids.pop()
                 # the offerer sits; the others join in the next loop (their seats are free)
                 self.players.sort(key=lambda p: p is not self.players[0])
         except Exception as exc:  # noqa: BLE001 - counted, the table stops
-            stats.error(f"table: {exc!r}")
+            soak.stats.error(f"table: {exc!r}")
         finally:
             api.close()
             for feed in feeds:
@@ -254,22 +254,22 @@ class Table:
                 self.soak.stats.error(f"feed: {exc!r}")
 
     async def seat(self, player: Player, game_id: int, creator: bool) -> None:
-        soak, stats = self.soak, self.soak.stats
+        soak = self.soak
         api = Http(soak.port)
         acted: set[int] = set()
         try:
             async for message in stream_lines(soak.port, f"/api/games/{game_id}/stream/", player.token):
-                stats.stream_messages += 1
+                soak.stats.stream_messages += 1
                 game = message.get("game") if message["kind"] == "update" else message if message["kind"] == "state" \
                     else None
                 if game is None:
                     continue
                 version = game["version"]
                 if message["kind"] == "update":
-                    stats.shown((game_id, version))
-                    flight = stats.inflight.get(game_id)
-                    if flight is not None and version > flight[1] and stats.measuring:
-                        stats.to_stream_ms.append((time.perf_counter() - flight[0]) * 1000)
+                    soak.stats.shown((game_id, version))
+                    flight = soak.stats.inflight.get(game_id)
+                    if flight is not None and version > flight[1] and soak.stats.measuring:
+                        soak.stats.to_stream_ms.append((time.perf_counter() - flight[0]) * 1000)
                 if game["status"] != "running" or game["turn"] != game["your_seat"] or not game["legal_moves"]:
                     continue
                 if version in acted:
@@ -280,12 +280,12 @@ class Table:
             raise
         except Exception as exc:  # noqa: BLE001
             if not soak.stopping:
-                stats.error(f"stream: {exc!r}")
+                soak.stats.error(f"stream: {exc!r}")
         finally:
             api.close()
 
     async def move(self, api: Http, player: Player, game_id: int, game: dict) -> None:
-        soak, stats = self.soak, self.soak.stats
+        soak = self.soak
         away = player.rng.random() < soak.away
         await asyncio.sleep(soak.move_time + 3 if away else player.rng.uniform(soak.think_min, soak.think_max))
         if away or soak.stopping:
@@ -293,21 +293,21 @@ class Table:
         choice = player.rng.choice(game["legal_moves"])
         body = {"tile": choice["tile"], **({"end": choice["end"]} if choice["end"] else {})}
         started = time.perf_counter()
-        stats.inflight[game_id] = (started, game["version"])
+        soak.stats.inflight[game_id] = (started, game["version"])
         try:
             status, _, answer = await api.call("POST", f"/api/games/{game_id}/moves/", body, player.token,
                                                {"If-Match": f'"{game["version"]}"'})
         except Exception as exc:  # noqa: BLE001
-            stats.error(f"move: {exc!r}")
+            soak.stats.error(f"move: {exc!r}")
             return
         elapsed = time.perf_counter() - started
         if status == 201:
-            stats.answered((game_id, answer["version"]))
-            stats.moves += 1
-            if stats.measuring:
-                stats.move_ms.append(elapsed * 1000)
+            soak.stats.answered((game_id, answer["version"]))
+            soak.stats.moves += 1
+            if soak.stats.measuring:
+                soak.stats.move_ms.append(elapsed * 1000)
         elif status != 412:  # 412: the clock timed the seat out first (the away share's neighbours)
-            stats.error(f"move {status} {answer}")
+            soak.stats.error(f"move {status} {answer}")
 
 
 class Soak:
@@ -405,10 +405,17 @@ def _cpu_s(procs) -> float:
     return total
 
 
-def _postgres_cpu_s() -> float:
+def _postgres_cpu() -> dict[int, float]:
+    """CPU seconds of each PostgreSQL process now (backends come and go: compare per pid)."""
     import psutil
 
-    return sum(_cpu_s([p]) for p in psutil.process_iter(["name"]) if (p.info["name"] or "").startswith("postgres"))
+    return {p.pid: _cpu_s([p]) for p in psutil.process_iter(["name"]) if (p.info["name"] or "").startswith("postgres")}
+
+
+def _postgres_cpu_spent(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU spent between two readings by the processes alive at the second (a backend that ended in
+    between is missed: a lower bound)."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
 
 
 def _db_counters(url: str) -> dict[str, float]:
@@ -516,7 +523,7 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
         roles = _processes(run_pid)
         rss_start = {role: _rss_mb(procs) for role, procs in roles.items()}
         cpu_start = {role: _cpu_s(procs) for role, procs in roles.items()}
-        pg_start, db_start, redis_start = _postgres_cpu_s(), _db_counters(db_url), _redis_counters(broker)
+        pg_start, db_start, redis_start = _postgres_cpu(), _db_counters(db_url), _redis_counters(broker)
         late_start = _lateness_buckets(port)
         stats = soak.stats = Stats(committed=soak.stats.committed, early=soak.stats.early,
                                    inflight=soak.stats.inflight, measuring=True)
@@ -528,7 +535,7 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
         roles = _processes(run_pid)
         rss_end = {role: _rss_mb(procs) for role, procs in roles.items()}
         cpu = {role: _cpu_s(procs) - cpu_start[role] for role, procs in roles.items()}
-        pg_cpu = _postgres_cpu_s() - pg_start
+        pg_cpu = _postgres_cpu_spent(pg_start, _postgres_cpu())
         db_end, redis_end = _db_counters(db_url), _redis_counters(broker)
         moves = max(stats.moves, 1)
         per_move = {k: round((db_end[k] - db_start[k]) / moves, 1) for k in ("wal", "rows")}
