@@ -55,16 +55,24 @@ from _common import REPO, emit, percentile  # noqa: E402
 class Http:
     """One keep-alive connection; requests one at a time."""
 
+    #: a connection idle this long is replaced before a request (the server's keep-alive is 5 s: a
+    #: request sent as it closes the connection would be lost)
+    IDLE_SECONDS = 4.0
+
     def __init__(self, port: int):
         self.port = port
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.used = 0.0
 
     async def _connect(self) -> None:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
 
     async def call(self, method: str, path: str, body=None, token: str | None = None,
                    headers: dict | None = None) -> tuple[int, dict, object]:
+        if self.writer is not None and time.monotonic() - self.used > self.IDLE_SECONDS:
+            self.close()
+            self.writer = None
         for attempt in (1, 2):
             if self.writer is None:
                 await self._connect()
@@ -94,6 +102,7 @@ class Http:
         if head.get("connection") == "close":
             self.writer.close()
             self.writer = None
+        self.used = time.monotonic()
         return status, head, json.loads(data) if data else None
 
     def close(self) -> None:
@@ -233,9 +242,7 @@ class Table:
                 if len(new_ids) != 1:
                     soak.stats.error(f"rematch: {len(new_ids)} games")
                     return
-                game_id = new_ids.pop()
-                # the offerer sits; the others join in the next loop (their seats are free)
-                self.players.sort(key=lambda p: p is not self.players[0])
+                game_id = new_ids.pop()  # the first asker (players[0]) sits; the others join in the next loop
         except Exception as exc:  # noqa: BLE001 - counted, the table stops
             soak.stats.error(f"table: {exc!r}")
         finally:
@@ -268,7 +275,9 @@ class Table:
                 if message["kind"] == "update":
                     soak.stats.shown((game_id, version))
                     flight = soak.stats.inflight.get(game_id)
-                    if flight is not None and version > flight[1] and soak.stats.measuring:
+                    # the update that carries the move sent at version flight[1] (each stream sees it once)
+                    if (flight is not None and soak.stats.measuring
+                            and any(event.get("seq") == flight[1] + 1 for event in message.get("events", ()))):
                         soak.stats.to_stream_ms.append((time.perf_counter() - flight[0]) * 1000)
                 if game["status"] != "running" or game["turn"] != game["your_seat"] or not game["legal_moves"]:
                     continue
