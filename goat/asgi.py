@@ -11,8 +11,8 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 
 from goat.web.server import split, stream_handler  # noqa: E402
 
-#: the paths served by the async handler: the live streams (API.md "Live streams")
-ASGI_PATHS = r"^/api/(?:games/[^/]+/)?stream/$"
+#: the paths served by the async handler: the live streams (API.md "Live streams", SITE.md "Tournament stream")
+ASGI_PATHS = r"^/api/(?:games/[^/]+/|tournaments/[^/]+/)?stream/$"
 
 django.setup(set_prefix=False)
 application = split(asgi=stream_handler(), wsgi=get_wsgi_application(), asgi_paths=ASGI_PATHS,

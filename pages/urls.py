@@ -8,7 +8,8 @@ from . import views
 
 urlpatterns = [
     path("", views.home_page, name="page-home"),
-    path("players/<str:username>/", views.player_page, name="page-player"),
+    # path: any stored name reverses (the API allows no "/" in one, an account made by hand may)
+    path("players/<path:username>/", views.player_page, name="page-player"),
     path("games/<id:game_id>/", views.game_page, name="page-game"),
     path("games/<id:game_id>/events.json", views.game_events_download, name="page-game-events"),
 ]

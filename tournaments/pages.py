@@ -1,7 +1,8 @@
 """Public tournament pages (no login): /tournaments/ and /tournaments/{id}/.
 
 Plain Django templates on the site frame of goat.web (site/base.html, site/site.css), readable on a
-phone and whole without JavaScript.
+phone and whole without JavaScript. A tournament that is not over follows the tournament stream
+(tournaments/streams.py) with live.js, which swaps in the page's main part (``?part=main``).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from goat.web.pages import page_of, pager_links
+from goat.web.pages import frame, page_of, pager_links
 
 from . import selectors
 from .models import TournamentStatus
@@ -40,5 +41,6 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "tournaments/tournament_detail.html", {
         "t": detail, "standings": standings, "rounds": list(reversed(rounds)),
         "arena_tables": list(reversed([t for t in tables if t["round"] is None])),
+        "frame": frame(request), "live": tournament.status in (TournamentStatus.SCHEDULED, TournamentStatus.RUNNING),
         **pager_links(request, standings),
     })

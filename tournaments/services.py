@@ -26,6 +26,7 @@ from goat.games import notify, projections
 from goat.games import services as games
 from goat.games.projections import EndedGame
 from goat.players.services import player_is_computer
+from goat.web import live
 from goat.web.errors import ServiceError
 from ratings.models import ChipKind
 from ratings.services import chips_move
@@ -99,6 +100,22 @@ def tournament_create(*, created_by, name: str, ruleset: str, format: str, table
     )
 
 
+# --- live: "tournament T changed" -------------------------------------------------------------
+
+
+def tournament_channel(tournament_id: int) -> str:
+    """The live channel of a tournament's streams (tournaments.streams)."""
+    return f"tournament:{tournament_id}"
+
+
+def tournament_changed(*, tournament_id: int) -> None:
+    """Tell the tournament's live streams that it changed (a table started or ended, the standings
+    moved, a round, the start or the finish, an organiser's action), once the transaction that
+    changed it commits (at once outside one). Every service that changes a tournament calls this;
+    each stream then reads the tournament again and sends it if it differs from what it last sent."""
+    transaction.on_commit(lambda: live.publish(tournament_channel(tournament_id), {"changed": True}))
+
+
 # --- registration and chips --------------------------------------------------------------------
 
 
@@ -132,6 +149,7 @@ def tournament_register(*, tournament_id: int, player, now: datetime | None = No
         _standings_add(tournament, [registration])
         _rank(tournament)
         _arena_seat(tournament, now)
+    tournament_changed(tournament_id=tournament.pk)
     return registration
 
 
@@ -149,6 +167,7 @@ def tournament_withdraw(*, tournament_id: int, player, now: datetime | None = No
         chips_move(player=player, amount=registration.fee_paid, kind=ChipKind.ENTRY_REFUND, at=now)
         Tournament.objects.filter(pk=tournament.pk).update(prize_pool=F("prize_pool") - registration.fee_paid)
     registration.delete()
+    tournament_changed(tournament_id=tournament.pk)
 
 
 # --- tables ------------------------------------------------------------------------------------
@@ -319,6 +338,7 @@ def standings_project(ended: EndedGame) -> None:
     table.save(update_fields=["recorded_at"])
     Seating.objects.filter(table=table).update(active=False, released_at=ended.game.ended_at)
     _rank(tournament)
+    tournament_changed(tournament_id=tournament.pk)
     transaction.on_commit(lambda: _queue_advance(tournament.pk))
 
 
@@ -368,6 +388,7 @@ def standings_rebuild(*, tournament_id: int) -> int:
     for game_id in games_:
         projections.projection_apply(name=STANDINGS, game_id=game_id)
     _rank(tournament)
+    tournament_changed(tournament_id=tournament.pk)
     return Standing.objects.filter(tournament=tournament).count()
 
 
@@ -389,6 +410,7 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
     _rank(tournament)
     logger.info("tournament %s started", tournament.pk)
     _advance_locked(tournament, now)
+    tournament_changed(tournament_id=tournament.pk)
     return True
 
 
@@ -411,6 +433,7 @@ def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> bo
         return False
     if tournament.status != TournamentStatus.RUNNING:
         return tournament.status == TournamentStatus.FINISHED
+    tournament_changed(tournament_id=tournament.pk)
     return _advance_locked(tournament, now)
 
 

@@ -4,7 +4,7 @@ from django.urls import path
 
 from goat.web import converters  # noqa: F401 - registers <id:...>
 
-from . import api, pages
+from . import api, pages, streams
 
 api_urlpatterns = [
     path("tournaments/", api.TournamentListCreateView.as_view(), name="tournament-list"),
@@ -13,6 +13,7 @@ api_urlpatterns = [
          name="tournament-registration"),
     path("tournaments/<id:tournament_id>/standings/", api.TournamentStandingsView.as_view(),
          name="tournament-standings"),
+    path("tournaments/<id:tournament_id>/stream/", streams.tournament_stream, name="tournament-stream"),
 ]
 
 page_urlpatterns = [

@@ -17,6 +17,12 @@ def page_of(request: HttpRequest, items, size: int = PAGE_SIZE, param: str = "pa
     return Paginator(items, size).get_page(raw)
 
 
+def frame(request: HttpRequest) -> str:
+    """The template a page extends: the whole site frame, or only the page's main part when
+    ``?part=main`` asks for it (live.js fetches that on each update of the page's stream)."""
+    return "site/part.html" if request.GET.get("part") == "main" else "site/base.html"
+
+
 def _query(request: HttpRequest, **changes) -> str:
     params = request.GET.copy()
     for key, value in changes.items():

@@ -60,3 +60,74 @@ def test_a_finished_games_page_has_the_replay_and_the_fairness_panel(players, fi
     assert 'id="replay-step">2<' in step2
     download = client.get(f"/games/{game.pk}/events.json")
     assert download.status_code == 200 and download["Content-Disposition"].endswith(f'game-{game.pk}.json"')
+
+
+def test_the_tournament_page_links_every_name_and_game_and_follows_its_stream(players, tournament):
+    ann, ben, cat, dan = players("ann", "ben", "cat", "dan")
+    cup = tournament(name="Links cup", players=[ann, ben, cat, dan])
+    client = Client()
+    html = client.get(f"/tournaments/{cup.pk}/").content.decode()
+    for name in ("ann", "ben", "cat", "dan"):
+        assert f'href="/players/{name}/"' in html
+    tables = cup.tables.select_related("game")
+    assert tables.count() == 2 and all(f'href="/games/{t.game_id}/"' in html for t in tables)
+    assert f'data-live-stream="/api/tournaments/{cup.pk}/stream/"' in html and "site/live.js" in html
+    assert 'http-equiv="refresh"' not in html
+    part = client.get(f"/tournaments/{cup.pk}/?part=main").content.decode()
+    assert 'id="standings"' in part and "<html" not in part and "<header" not in part
+
+
+def test_bad_input_is_a_404_page_never_a_server_error(players, finished_game, tournament):
+    ann, ben = players("ann", "ben")
+    game = finished_game(ann, ben, seed=5)
+    client = Client()
+    for path in ("/players/nobody/", "/games/999999/", "/games/abc/", "/games/99999999999999999999999/",
+                 "/tournaments/999999/", "/tournaments/x1/", "/players/ann/?page=abc", "/players/ann/?page=0",
+                 "/tournaments/?page=-1", "/leaderboards/?page=1e3", f"/games/{game.pk}/?step=abc",
+                 f"/games/{game.pk}/?step={game.version + 1}", f"/games/{game.pk}/?step=-1"):
+        page = client.get(path)
+        assert page.status_code == 404, path
+        assert 'id="not-found"' in page.content.decode(), path
+    russian = client.get("/games/999999/", headers={"Accept-Language": "ru"}).content.decode()
+    assert "Не найдено" in russian
+
+
+def test_user_supplied_text_is_escaped(django_user_model, finished_game, tournament):
+    odd = django_user_model.objects.create_user(username="<i>x</i>", password="x")
+    ben = django_user_model.objects.create_user(username="ben", password="x")
+    game = finished_game(odd, ben, seed=6)
+    tournament(name='"><script>alert(1)</script>', players=[odd, ben])
+    client = Client()
+    for path in ("/", f"/games/{game.pk}/", "/tournaments/", "/leaderboards/"):
+        html = client.get(path).content.decode()
+        assert "<script>alert" not in html and "<i>x</i>" not in html, path
+
+
+def test_a_running_games_page_shows_no_hand_to_anyone_not_seated(players, django_user_model):
+    from played_games import played_game
+
+    ann, ben, eve = players("ann", "ben", "eve")
+    game = played_game([ann, ben], 3, seed=7)
+    assert game.status == "running"
+    from goat.games import eventstore
+
+    state = eventstore.state_load(game)
+    hands = {label for seat in range(2) for label in state.hands_str()[seat]}
+    line = set(state.table.line_str())
+    spectator, seated = Client(), Client()
+    spectator.force_login(eve)
+    seated.force_login(ann)
+    for client in (Client(), spectator):
+        html = client.get(f"/games/{game.pk}/").content.decode()
+        drawn = set(_tiles(html))
+        assert drawn == line, drawn - line  # only the line's tiles are drawn
+        assert not (drawn - line) & hands and 'id="hand"' not in html
+        assert 'id="replay"' not in html and 'id="fairness"' not in html and game.server_seed not in html
+    own = set(_tiles(seated.get(f"/games/{game.pk}/").content.decode()))
+    assert own == line | set(state.hands_str()[0])  # a seated player sees their own hand, not the other's
+
+
+def _tiles(html: str) -> list[str]:
+    import re
+
+    return re.findall(r'class="tile[^"]*" role="img" aria-label="(\d-\d)"', html)

@@ -94,7 +94,7 @@ class Command(BaseCommand):
             f"  API schema  {base}/api/schema/\n"
             f"  admin       {base}/admin/\n"
             f"  health      {base}/health/\n"
-            f"  pages       {base}/leaderboards/  {base}/tournaments/\n"
+            f"  site        {base}/\n"
             f"  data        {settings.GOAT_DATA_DIR}"
         ))
         self.stdout.flush()

@@ -25,7 +25,10 @@ async function refresh(href) {
     try {
       const response = await fetch(partUrl(href || window.location.href), {credentials: "same-origin"});
       if (response.ok) {
-        root.innerHTML = await response.text();
+        const part = document.createElement("template");
+        part.innerHTML = await response.text();
+        const inner = part.content.getElementById("live");  // a page whose main part carries #live itself
+        root.replaceChildren(...(inner ? inner.childNodes : part.content.childNodes));
         root.dispatchEvent(new CustomEvent("live:updated", {bubbles: true}));
         startClock();
       }
