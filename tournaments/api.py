@@ -9,13 +9,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.engine import RULESETS
+from goat.games.api.schema import _stream_operation
 from goat.games.api.serializers import options_schema
 from goat.web.errors import ServiceError
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
 from goat.web.idempotency import idempotent
 from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED
+from goat.web.schema import COMMON_PROBLEMS, ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED
 
 from . import selectors, services
 from .models import Standing, Tournament, TournamentFormat, TournamentStatus
@@ -340,3 +341,34 @@ class TournamentStandingsView(generics.ListAPIView):
         tournament = _tournament_or_404(tournament_id)
         page = self.paginate_queryset(selectors.tournament_standings(tournament=tournament))
         return self.get_paginated_response([selectors.standing_row(s) for s in page])
+
+
+# --- the tournament stream (an async Django view outside DRF: added to the schema by this hook) ----
+
+
+def stream_postprocessing_hook(result, generator, request, public):
+    """drf-spectacular POSTPROCESSING_HOOKS entry: ``GET /api/tournaments/{id}/stream/`` (tournaments/streams.py)."""
+    operation = _stream_operation(
+        "tournaments_stream", "Follow a tournament",
+        "Anyone may follow it. First `state`: the tournament as GET shows it with the first page of its standings "
+        "(`standings`: `{count, results}`); then `update`, of the same shape, whenever a table starts or ends or "
+        "the standings change; closes after the update that finishes the tournament. SSE ids are digests of the "
+        "message: resume with `Last-Event-ID` or `?after=` (nothing until the next change if you had the latest, "
+        "else one `update`).",
+        [{"name": "tournament_id", "in": "path", "required": True, "schema": dict(ID_SCHEMA)},
+         {"name": "after", "in": "query", "required": False, "schema": {"type": "string", "maxLength": 64},
+          "description": "The id of the last message you received (wins over Last-Event-ID)."},
+         {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string", "maxLength": 64},
+          "description": "The id of the last message you received."}],
+        {400: COMMON_PROBLEMS[400],
+         401: "`authentication_failed`: a token was given and is not valid (give none to follow anonymously).",
+         404: "`not_found`: no tournament with that id.",
+         429: "`too_many_streams`: your token, your session or your address holds the limit of open streams "
+              "(Retry-After says when to try again)."},
+        ["state", "update"], False)
+    get = operation["get"]
+    get["security"] = [{"tokenAuth": []}, {"cookieAuth": []}, {}]  # {}: anonymous too
+    sse = get["responses"]["200"]["content"]["text/event-stream"]["schema"]
+    sse["properties"]["id"] = {"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "A digest of the message."}
+    result.setdefault("paths", {})["/api/tournaments/{tournament_id}/stream/"] = operation
+    return result
