@@ -29,7 +29,7 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
         raise Http404(_("No player with this username.")) from None
     page = page_of(request, games.player_games(player=user), size=PLAYER_GAMES_PAGE)
     return render(request, "pages/player.html", {
-        **selectors.player(user=user), "page": page,
+        **selectors.player(user=user), "page": page, "computer": players.player_is_computer(player=user),
         "games": selectors.player_game_rows(user=user, games_page=page.object_list), **pager_links(request, page),
     })
 
