@@ -50,6 +50,8 @@ function follow(url) {
   const onMessage = (event) => {
     let data = {};
     try { data = JSON.parse(event.data); } catch (e) { return; }
+    // how many messages this page has heard (also tells a test that the stream is being followed)
+    root.dataset.liveHeard = String(parseInt(root.dataset.liveHeard || "0", 10) + 1);
     const known = root.dataset.liveVersion;
     if (!(event.type === "state" && known !== undefined && String(data.version) === known)) {
       refresh();

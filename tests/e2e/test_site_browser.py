@@ -1,0 +1,171 @@
+"""The public site in a real browser (headless Chromium from Debian's package, Selenium) against the
+production ASGI application (uvicorn serving goat.asgi, the streams included) on PostgreSQL and
+Redis: a running game's page shows a move made by another client without reloading, a tournament's
+page shows a table's end, the replay steps forward and back, the language switch works, and no page
+raises a Content-Security-Policy violation. One browser for all of it.
+
+With GOAT_SITE_SCREENSHOTS=<folder> it also saves the screenshots of docs/site.md there.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from testkit import GroupProcess, test_database_url
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = {"limit": 25, "move_time": 0}
+SHOTS = os.environ.get("GOAT_SITE_SCREENSHOTS")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def site(tmp_path, transactional_db):
+    """The ASGI application under uvicorn, on the test database and the test's Redis."""
+    port = _free_port()
+    env = {**os.environ, "DATABASE_URL": test_database_url(), "GOAT_DATA_DIR": str(tmp_path / "site-data"),
+           "SECRET_KEY": settings.SECRET_KEY, "CELERY_TASK_ALWAYS_EAGER": "0", "PYTHONPATH": str(REPO),
+           # the channel prefix this process publishes on (derived from the database name before the
+           # test database replaced it)
+           "GOAT_LIVE_PREFIX": settings.GOAT_LIVE_PREFIX}
+    server = GroupProcess([sys.executable, "-m", "uvicorn", "goat.asgi:application", "--host", "127.0.0.1",
+                           "--port", str(port), "--no-access-log"], cwd=REPO, env=env,
+                          log_path=tmp_path / "uvicorn.log")
+    try:
+        server.wait_http_ok(f"http://127.0.0.1:{port}/health/", timeout=60)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.stop()
+
+
+def _tiles(driver, css: str) -> list[str]:
+    """The names of the tiles drawn under ``css``, read in one go (the live part may be swapped meanwhile)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.getAttribute('aria-label'));",
+        f"{css} .tile[role=img]")
+
+
+def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp_violations, django_user_model):
+    from django.test import Client
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from goat.games import eventstore
+    from goat.games import services as games
+    from goat.games.bots import bots_play
+    from played_games import played_game
+    from tournaments import services as tournaments
+
+    ann, ben, cat, dan, eve = (django_user_model.objects.create_user(username=n, password="x" * 12)
+                               for n in ("ann", "ben", "cat", "dan", "eve"))
+    running = played_game([ann, ben], 2, seed=3)
+    ended = games.game_create(player=ann, ruleset="goat-classic", seats=2, options=dict(FAST))
+    games.game_join(game_id=ended.pk, player=ben)
+    bots_play(everyone=True, game_ids=[ended.pk], until_done=True, seed=4)
+    director = django_user_model.objects.create_user(username="director", password="x" * 12, is_staff=True)
+    cup = tournaments.tournament_create(created_by=director, name="Browser cup", ruleset="goat-classic",
+                                        options=dict(FAST), format="swiss", rounds=1, table_size=2,
+                                        starts_at=timezone.now() - timedelta(seconds=1), max_players=8)
+    for player in (cat, dan):
+        tournaments.tournament_register(tournament_id=cup.pk, player=player)
+    tournaments.tournaments_start_due()
+    table_game = cup.tables.get().game_id
+
+    browser = open_browser(window_size="1280,1000")
+    wait = WebDriverWait(browser, 20)
+    # eve, signed in on the site, sits at no table: a spectator
+    client = Client()
+    client.force_login(eve)
+    browser.get(f"{site}/health/")
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    browser.add_cookie({"name": settings.SESSION_COOKIE_NAME, "value": session, "path": "/"})
+
+    def visit(path: str, ready: str, shot: str | None = None) -> None:
+        browser.get(f"{site}{path}")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ready))
+        assert browser_csp_violations(browser) == [], path
+        if SHOTS and shot:
+            browser.save_screenshot(str(Path(SHOTS) / f"{shot}.png"))
+
+    # a running game: another client's move appears without a reload, and no hand is ever drawn
+    visit(f"/games/{running.pk}/", "#live[data-live-heard]", "game-running")  # its stream's state came
+    browser.execute_script("window.__sameDocument = true;")
+    before = _tiles(browser, "#line")
+    state = eventstore.state_load(running)
+    hands = set(state.hands_str()[0]) | set(state.hands_str()[1])
+    assert set(before) == set(state.table.line_str()) and not browser.find_elements(By.ID, "hand")
+    from goat import engine
+    from goat.engine.tiles import tile_str
+
+    tile, end = engine.legal_moves(state)[0]
+    games.game_play_tile(game_id=running.pk, player=(ann, ben)[state.turn], tile=tile_str(tile), end=end)
+    wait.until(lambda d: len(_tiles(d, "#line")) == len(before) + 1)
+    assert browser.execute_script("return window.__sameDocument === true")  # updated in place, not reloaded
+    running.refresh_from_db()
+    assert _tiles(browser, "#line") == list(eventstore.state_load(running).table.line_str())
+    assert not (set(_tiles(browser, "body")) - set(_tiles(browser, "#line"))) & hands
+    assert browser_csp_violations(browser) == []
+
+    # a tournament: its table's end shows up live
+    visit(f"/tournaments/{cup.pk}/", "#live[data-live-heard]", "tournament")
+    browser.execute_script("window.__sameDocument = true;")
+    card = f".table-card[data-game='{table_game}'] .badge"
+    assert browser.find_element(By.CSS_SELECTOR, card).get_attribute("class").endswith("running")
+    bots_play(everyone=True, game_ids=[table_game], until_done=True, seed=5)
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, card).get_attribute("class").split()[-1]
+               in ("finished", "interrupted"))
+    assert browser.execute_script("return window.__sameDocument === true")
+    badge = "#tournament-name .badge"
+    wait.until(lambda d: "finished" in d.find_element(By.CSS_SELECTOR, badge).get_attribute("class"))
+    ranks = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#standings tbody tr td:first-child')).map(td => td.textContent);")
+    assert ranks == ["1", "2"]
+    assert browser_csp_violations(browser) == []
+
+    # an ended game: the replay steps forward and back, every hand face up
+    visit(f"/games/{ended.pk}/?step=5", "#replay", "game-replay")
+    assert browser.find_element(By.ID, "replay-step").text == "5"
+    assert len(_tiles(browser, "#replay .hand")) > 0 and browser.find_element(By.ID, "verification")
+    browser.find_element(By.ID, "replay-next").click()
+    wait.until(lambda d: d.find_element(By.ID, "replay-step").text == "6")
+    browser.find_element(By.ID, "replay-prev").click()
+    wait.until(lambda d: d.find_element(By.ID, "replay-step").text == "5")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    wait.until(lambda d: d.find_element(By.ID, "replay-step").text == "6")
+    assert browser.current_url.endswith("?step=6")
+    assert "verify game-" in browser.find_element(By.ID, "verify-command").text
+    assert browser_csp_violations(browser) == []
+
+    # every other page, under the policy
+    visit("/", "#top", "home")
+    visit("/players/ann/", "#games", "player")
+    visit("/tournaments/", "#tournaments", "tournaments")
+    visit("/leaderboards/", "#leaderboard", "leaderboards")
+
+    # the language switch: the same page in Russian
+    browser.find_element(By.CSS_SELECTOR, "#language-switch select option[value='ru']").click()
+    browser.find_element(By.CSS_SELECTOR, "#language-switch button").click()
+    wait.until(lambda d: d.find_element(By.ID, "nav-tournaments").text == "Турниры")
+    assert "/leaderboards/" in browser.current_url
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "ru"
+    visit(f"/games/{ended.pk}/", "#fairness")
+    assert "Честная раздача" in browser.find_element(By.ID, "fairness").text
+
+    if SHOTS:  # the phone's width: one column
+        browser.set_window_size(390, 844)
+        visit("/", "#top", "home-phone")
+        visit(f"/games/{ended.pk}/?step=12", "#replay", "game-phone")
