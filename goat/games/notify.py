@@ -5,12 +5,19 @@ game streams read what changed through the selectors) and the feed events on the
 channels: ``game_started``, ``your_turn``, ``game_ended``. Rematch offers and tournament tables are
 published by their own services with ``feed_publish``. Publishing happens on commit, so a stream
 never hears of a version that a rollback took back.
+
+A message published while a web process's subscription was down is lost to that process; its
+streams then catch up from the database (goat.web.live ``RESYNC``): a game stream from the event
+store, the feed from ``feed_catch_up``, which derives from the rows what the feed would have told
+since a moment. Apps that publish feed events of their own register how to derive them
+(``feed_catch_up_register``: the tournaments app for ``tournament_table``).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from goat.games.models import Game, GameStatus, Seat
@@ -78,3 +85,49 @@ def command_committed(game: Game, was_status: str) -> Callable[[], None]:
         live.publish_all(messages)  # one payload: one round trip to the backend per command
 
     return send
+
+
+#: ``derive(user=..., since=...)`` -> the feed messages an app's own events owed ``user`` since then
+_catch_ups: list[Callable[..., list[dict[str, Any]]]] = []
+
+
+def feed_catch_up_register(derive: Callable[..., list[dict[str, Any]]]) -> None:
+    if derive not in _catch_ups:
+        _catch_ups.append(derive)
+
+
+def feed_catch_up(*, user, since: datetime, limit: int = 200) -> list[dict[str, Any]]:
+    """The feed messages ``user`` is owed by what happened since ``since``, from the database: for
+    their games, ``game_ended`` (ended since), ``game_started`` (running now), ``your_turn`` (running,
+    their turn now, at the current version), ``rematch_offered`` (offered to them since); then each
+    registered app's. A feed sends each once (goat.games.streams.FeedSent), so what was already
+    delivered live is not repeated. At most ``limit`` games of each kind, the newest."""
+    from django.db import close_old_connections
+
+    close_old_connections()
+    try:
+        messages: list[dict[str, Any]] = []
+        mine = Seat.objects.filter(player=user)
+        for game in (Game.objects.filter(pk__in=mine.values("game_id"), ended_at__gte=since)
+                     .exclude(status__in=OPEN).order_by("-ended_at").values("id", "result")[:limit]):
+            messages.append(feed_message("game_ended", {"game": game["id"], "result": game["result"]}))
+        running = (Seat.objects.filter(player=user, game__status=GameStatus.RUNNING).order_by("-game_id")
+                   .values("game_id", "seat", "game__version", "game__turn", "game__deadline")[:limit])
+        for seat in running:
+            messages.append(feed_message("game_started", {"game": seat["game_id"]}))
+            if seat["game__turn"] == seat["seat"]:
+                deadline = seat["game__deadline"]
+                messages.append(feed_message("your_turn", {
+                    "game": seat["game_id"], "version": seat["game__version"],
+                    "deadline": deadline.isoformat() if deadline is not None else None}))
+        offers = (Game.objects.filter(rematch_of__in=mine.values("game_id"), created_at__gte=since)
+                  .exclude(pk__in=mine.values("game_id")).exclude(status=GameStatus.CANCELLED)
+                  .order_by("-id").values("id", "created_by__username", "rematch_of_id")[:limit])
+        for offer in offers:
+            messages.append(feed_message("rematch_offered", {
+                "game": offer["id"], "from": offer["created_by__username"], "rematch_of": offer["rematch_of_id"]}))
+        for derive in _catch_ups:
+            messages.extend(derive(user=user, since=since))
+        return messages
+    finally:
+        close_old_connections()

@@ -12,6 +12,13 @@ Async views served under ASGI. Before the stream starts every refusal is a probl
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
   events published for the caller.
 
+Both are catch-up subscriptions (goat.web.live): when the process's subscription comes back after
+a loss (Redis restarting), every listener hears ``RESYNC`` and its stream reads what it may have
+missed from the database: the game stream the events after the last version it sent (as a
+client's ``Last-Event-ID``), the feed the events the database says it owes (``feed_catch_up``).
+Nothing is sent twice: the game stream sends only versions above its last, the feed skips what it
+already sent (``FeedSent``).
+
 While idle a stream waits on its listener (goat.web.live): no thread, no timer of its own, no
 database query; a keep-alive at most every 15 s. Its process refreshes the claims of all its
 streams on the token's stream slots in one batch.
@@ -20,6 +27,7 @@ streams on the token's stream slots in one batch.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -30,7 +38,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.views.decorators.http import require_GET
+from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -49,7 +57,7 @@ SSE = "text/event-stream"
 NDJSON = "application/x-ndjson"
 RETRY_AFTER_SECONDS = 5
 TOO_MANY = "This token already holds {limit} open streams; close one first."
-_VERSION = re.compile(r"^\s*(\d{1,10})\s*$")
+_VERSION = re.compile(r"^\s*([0-9]{1,10})\s*$")  # ASCII digits only (``\d`` takes ３ too)
 OPEN = (GameStatus.WAITING, GameStatus.RUNNING)
 
 
@@ -205,16 +213,17 @@ _shared_read_async = sync_to_async(_shared_read, thread_sensitive=False)
 
 #: reads under way, by (event loop, game, after, version heard): every stream of this process that
 #: heard the same version of the same game after the same version waits on ONE read
-_flights: dict[tuple[Any, int, int, int], asyncio.Future] = {}
+_flights: dict[tuple[Any, int, int, Any], asyncio.Future] = {}
 
 
-async def _update_read(game_id: int, user, after: int, heard: int
+async def _update_read(game_id: int, user, after: int, heard: int | tuple[str, int]
                        ) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
-    """As ``_game_read(game_id, user, after)`` once version ``heard`` is committed, sharing the
-    read with the process's other streams waiting for the same: a read under way for the same key
-    started after ``heard`` was heard (so after its commit), so what it reads is at least at
-    ``heard``. Only the viewer-independent part is shared; each stream redacts for its own viewer.
-    A stream that goes away leaves the read to the others (each waits through a shield)."""
+    """As ``_game_read(game_id, user, after)`` once version ``heard`` is committed (or, for
+    ``("resync", generation)``, once the process's subscription is back), sharing the read with the
+    process's other streams waiting for the same: a read under way for the same key started after
+    ``heard`` was heard (so after its commit), so what it reads is at least at ``heard``. Only the
+    viewer-independent part is shared; each stream redacts for its own viewer. A stream that goes
+    away leaves the read to the others (each waits through a shield)."""
     key = (asyncio.get_running_loop(), game_id, after, heard)
     flight = _flights.get(key)
     if flight is None:
@@ -262,11 +271,14 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
                 if batch is None:
                     yield _keepalive(fmt)
                     continue
+                resync = [m[live.RESYNC] for m in batch if live.is_resync(m)]
                 heard = max(m.get("version", 0) for m in batch)
                 sent = listener.sent_take()
-                if heard <= last:
+                if heard <= last and not resync:
                     continue
-                view, events, ended = await _update_read(game_id, user, last, heard)
+                # after a resync, whatever the event store holds after ``last``: nothing missed
+                view, events, ended = await _update_read(
+                    game_id, user, last, (live.RESYNC, max(resync)) if resync else heard)
                 if view["version"] > last:
                     last = view["version"]
                     metrics.stream_delivered(sent)
@@ -282,25 +294,81 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
 async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
         async with live.listen(notify.player_channel(user.pk), hold=(key, claim)) as listener:
-            yield _encode(fmt, "hello", await sync_to_async(_feed_hello, thread_sensitive=False)(user))
+            since = timezone.now()
+            hello = await sync_to_async(_feed_hello, thread_sensitive=False)(user)
+            sent = FeedSent.from_hello(hello["games"])
+            yield _encode(fmt, "hello", hello)
             async for batch in _heard(listener):
                 if batch is None:
                     yield _keepalive(fmt)
                     continue
                 metrics.stream_delivered(listener.sent_take())
-                for item in batch:
-                    yield _encode(fmt, item["kind"], item["data"])
+                items = [item for item in batch if not live.is_resync(item)]
+                if len(items) < len(batch):  # the subscription is back: what did it miss?
+                    missed = await sync_to_async(notify.feed_catch_up, thread_sensitive=False)(user=user, since=since)
+                    items = [*missed, *items]
+                for item in items:
+                    if sent.first(item["kind"], item["data"]):
+                        yield _encode(fmt, item["kind"], item["data"])
     except live.Closed:
         return
     finally:
         await _release(key, claim)
 
 
+class FeedSent:
+    """What a feed stream has told its client, so that a catch-up (or a live message that repeats
+    it) is not sent twice: each event once per game (``your_turn``: once per game and version)."""
+
+    def __init__(self) -> None:
+        self.once: set[tuple[str, Any]] = set()
+        self.turns: dict[Any, int] = {}
+
+    @classmethod
+    def from_hello(cls, games: list[dict[str, Any]]) -> FeedSent:
+        sent = cls()
+        for game in games:  # hello told of these: a start or a turn already shown is not news
+            if game["status"] == GameStatus.RUNNING:
+                sent.once.add(("game_started", game["id"]))
+                sent.turns[game["id"]] = game["version"]
+        return sent
+
+    def first(self, kind: str, data: dict[str, Any]) -> bool:
+        """Whether ``kind``/``data`` is news to the client (and note that it is told now)."""
+        game = data.get("game")
+        if kind == "your_turn":
+            version = data.get("version") or 0
+            if version <= self.turns.get(game, -1):
+                return False
+            self.turns[game] = version
+            return True
+        if kind == "tournament_table":
+            game = (data.get("tournament"), game)
+        if (kind, game) in self.once:
+            return False
+        self.once.add((kind, game))
+        return True
+
+
 def _refusal(exc: ServiceError) -> HttpResponse:
     return _problem(exc.status, exc.code, exc.detail, headers=exc.headers, errors=exc.errors)
 
 
-@require_GET
+def require_get(view):
+    """Only GET: any other method (HEAD and OPTIONS too: a stream has no head to give) is 405
+    ``method_not_allowed`` as problem details, with ``Allow: GET``."""
+
+    @functools.wraps(view)
+    async def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.method != "GET":
+            return _problem(405, "method_not_allowed", f'Method "{request.method}" not allowed.',
+                            headers={"Allow": "GET"})
+        return await view(request, *args, **kwargs)
+
+    return wrapped
+
+
+@require_get
 async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
         user, key = await _user(request)
@@ -313,7 +381,7 @@ async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     return _stream_response(_game_body(game_id, user, after, fmt, key, claim), fmt)
 
 
-@require_GET
+@require_get
 async def player_stream(request: HttpRequest) -> HttpResponse:
     try:
         user, key = await _user(request)

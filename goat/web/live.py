@@ -17,10 +17,22 @@ Backends (``GOAT_LIVE_URL``; docs/architecture.md "Live delivery" compares them)
   there (a socket whose process is gone refuses it and is removed). Delivery is a kernel copy, no
   polling.
 
+Catch-up subscriptions: a message published while a process's subscription is down (Redis
+restarting, the connection lost) reaches nobody. So whenever the subscription is (re)established,
+every listener of the process gets a ``RESYNC`` message (``{"resync": <generation>}``) once the
+backend has confirmed it, and a stream that gets it reads what it missed from its source of truth
+(the event store, after the last version it sent), exactly as a client's ``Last-Event-ID`` would:
+nothing published after the confirmation is missed, nothing committed before it is unread.
+docs/architecture.md "Live delivery" says how a stream uses it. ``listen`` does not wait for a
+subscription that is down: the stream starts from the database and catches up on ``RESYNC``.
+
 Per-token stream counts (``stream_claim``/``stream_release``) are kept by the same backend, so the
 limit holds across processes: a Redis sorted set per token, or lock-protected files in the data
 directory. A claim expires unless it is refreshed (each process refreshes all its streams' claims in
-one batch every REFRESH_SECONDS), so a killed process leaks none.
+one batch every REFRESH_SECONDS), so a killed process leaks none. When Redis is away a claim is
+counted in the process alone (the limit then holds per process), and when the subscription comes
+back the process writes every claim its open streams hold back into Redis (a Redis restart loses
+them), so the limit holds across processes again.
 """
 
 from __future__ import annotations
@@ -53,6 +65,8 @@ CLAIM_TTL_SECONDS = 60
 REFRESH_SECONDS = CLAIM_TTL_SECONDS / 3
 #: the timers of listeners due within one such slot are one timer
 TIMER_GRAIN = 0.5
+#: waits between tries to subscribe again after the subscription was lost: doubling, up to the last
+RECONNECT_SECONDS = (0.1, 0.2, 0.4, 0.8, 1.0)
 _MAX_DATAGRAM = 64 * 1024
 
 
@@ -153,6 +167,20 @@ class _Hub:
         self.refresher: asyncio.Task | None = None
         self.sock: socket.socket | None = None
         self.slots: dict[float, set[Listener]] = {}
+        #: how many times the subscription has been established (RESYNC messages carry it)
+        self.generation = 0
+
+    def resync(self) -> None:
+        """The subscription is up (again): tell every listener to read what it may have missed."""
+        self.generation += 1
+        message = {"resync": self.generation}
+        for listeners in self.listeners.values():
+            for listener in listeners:
+                if listener.entered:  # one still waiting in ``listen`` reads everything after this anyway
+                    listener.put(message)
+        self.ready.set()
+        if self.generation > 1 and _held:  # a Redis that restarted has lost the claims
+            self.loop.run_in_executor(None, _claims_rebuild, list(_held.items()))
 
     def dispatch(self, raw: bytes | str) -> None:
         try:
@@ -207,23 +235,32 @@ class _Hub:
     async def _run_redis(self) -> None:
         import redis.asyncio as aioredis
 
+        failures = 0
         while True:
-            client = aioredis.Redis.from_url(_url())
+            client = aioredis.Redis.from_url(_url(), socket_connect_timeout=2, health_check_interval=5)
             try:
                 async with client.pubsub() as pubsub:
                     await pubsub.psubscribe(_prefix() + "*")
-                    self.ready.set()
                     async for item in pubsub.listen():
-                        if item.get("type") == "pmessage":
+                        kind = item.get("type")
+                        if kind == "pmessage":
                             self.dispatch(item["data"])
+                        elif kind == "psubscribe":  # confirmed: from here on nothing is missed
+                            if failures:
+                                logger.warning("live: Redis subscription back; streams catch up")
+                            failures = 0
+                            self.resync()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 self.ready.clear()
-                logger.warning("live: Redis subscription lost; reconnecting", exc_info=True)
-                await asyncio.sleep(1)
+                if not failures:
+                    logger.warning("live: Redis subscription lost; reconnecting", exc_info=True)
+                await asyncio.sleep(RECONNECT_SECONDS[min(failures, len(RECONNECT_SECONDS) - 1)])
+                failures += 1
             finally:
-                await client.aclose()
+                with contextlib.suppress(Exception):
+                    await client.aclose()
 
     async def _run_local(self) -> None:
         directory = local_dir()
@@ -236,7 +273,7 @@ class _Hub:
         self.sock = sock
         readable = asyncio.Event()
         self.loop.add_reader(sock.fileno(), readable.set)
-        self.ready.set()
+        self.resync()
         try:
             while True:
                 await readable.wait()
@@ -292,11 +329,13 @@ class Listener:
     stream is one): its messages in a list, and while it waits a future that a message or the hub's
     timer of its slot completes; no task, no timer of its own."""
 
-    __slots__ = ("hub", "channels", "_messages", "_waiter", "_slot", "_sent")
+    __slots__ = ("hub", "channels", "entered", "_messages", "_waiter", "_slot", "_sent")
 
     def __init__(self, hub: _Hub, channels: tuple[str, ...]):
         self.hub = hub
         self.channels = channels
+        #: its ``listen`` block has begun (its caller reads its source of truth from then on)
+        self.entered = False
         self._messages: list[dict[str, Any]] = []
         self._waiter: asyncio.Future | None = None
         self._slot = 0.0
@@ -353,13 +392,23 @@ def within(seconds: float) -> float:
     return max(seconds - TIMER_GRAIN, 0.75 * seconds)
 
 
+#: what a listener hears when the process's subscription was (re)established: read what you missed
+RESYNC = "resync"
+
+
+def is_resync(message: dict[str, Any]) -> bool:
+    return RESYNC in message
+
+
 @contextlib.asynccontextmanager
-async def listen(*channels: str, ready_timeout: float = 5.0, hold: tuple[str, str] | None = None
+async def listen(*channels: str, ready_timeout: float = 1.0, hold: tuple[str, str] | None = None
                  ) -> AsyncIterator[Listener]:
-    """Listen to ``channels`` for the duration of the block. Subscribed (and the process's backend
-    subscription up) on entry, so a message published after entry is never missed. ``hold``: a
-    ``(token, claim)`` from ``stream_claim`` that this process refreshes for as long as the block
-    lasts (a claim whose stream never started is not refreshed, so it expires)."""
+    """Listen to ``channels`` for the duration of the block. On entry the process's backend
+    subscription is up (waited for up to ``ready_timeout`` seconds), so a message published after
+    entry is heard; if it is down, the listener hears a RESYNC message once it is up again (a
+    catch-up subscription: the caller reads what it missed then). ``hold``: a ``(token, claim)``
+    from ``stream_claim`` that this process refreshes for as long as the block lasts (a claim whose
+    stream never started is not refreshed, so it expires)."""
     if _closing:
         raise Closed()
     hub = _hub()
@@ -371,7 +420,9 @@ async def listen(*channels: str, ready_timeout: float = 5.0, hold: tuple[str, st
     metrics.STREAMS_OPEN.inc()
     try:
         if not hub.ready.is_set():
-            await asyncio.wait_for(hub.ready.wait(), ready_timeout)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(hub.ready.wait(), ready_timeout)
+        listener.entered = True
         yield listener
     finally:
         metrics.STREAMS_OPEN.dec()
@@ -423,6 +474,28 @@ def stream_claim(token: str, limit: int) -> str | None:
             lock.truncate()
             lock.write(json.dumps(claims))
         return claim
+    import redis
+
+    try:
+        return _redis_claim(key, claim, now, limit)
+    except redis.RedisError:
+        logger.warning("live: Redis unreachable; stream slots counted in this process alone")
+    with _redis_lock:  # Redis away: this process's own count (written back by _claims_rebuild)
+        claims = {c: t for c, t in _fallback_claims.get(key, {}).items() if t > now}
+        # the claims of this token's open streams here (made before Redis went away, or since)
+        held = {c for c, t in list(_held.items()) if t == token}
+        if len(held | set(claims)) >= limit:
+            return None
+        claims[claim] = now + CLAIM_TTL_SECONDS
+        _fallback_claims[key] = claims
+    return claim
+
+
+#: claims made while Redis was unreachable, by token key (claim -> expiry); held in ``_held`` too
+_fallback_claims: dict[str, dict[str, float]] = {}
+
+
+def _redis_claim(key: str, claim: str, now: float, limit: int) -> str | None:
     client = _redis()
     rkey = f"{_prefix()}streams:{key}"
     with client.pipeline() as pipe:
@@ -440,6 +513,28 @@ def stream_claim(token: str, limit: int) -> str | None:
         client.zrem(rkey, claim)
         return None
     return claim
+
+
+def _claims_rebuild(held: list[tuple[str, str]]) -> None:
+    """Write every ``(claim, token)`` this process's open streams hold back into Redis (after the
+    subscription came back: a Redis that restarted has none of them), for another CLAIM_TTL_SECONDS."""
+    until = time.time() + CLAIM_TTL_SECONDS
+    by_token: dict[str, list[str]] = {}
+    for claim, token in held:
+        if claim in _held:  # not released meanwhile
+            by_token.setdefault(token, []).append(claim)
+    try:
+        with _redis().pipeline(transaction=False) as pipe:
+            for token, claims in by_token.items():
+                rkey = f"{_prefix()}streams:{_token_key(token)}"
+                pipe.zadd(rkey, dict.fromkeys(claims, until))
+                pipe.expire(rkey, CLAIM_TTL_SECONDS)
+            pipe.execute()
+    except Exception:  # the next loss and return of the subscription tries again
+        logger.warning("live: stream claims not written back to Redis", exc_info=True)
+        return
+    with _redis_lock:
+        _fallback_claims.clear()
 
 
 def _local_update(token: str, change) -> None:
@@ -487,4 +582,6 @@ def stream_release(token: str, claim: str) -> None:
     if _url() == "local":
         _local_update(token, lambda claims: claims.pop(claim, None))
         return
+    with _redis_lock:
+        _fallback_claims.get(_token_key(token), {}).pop(claim, None)
     _redis().zrem(f"{_prefix()}streams:{_token_key(token)}", claim)
