@@ -210,6 +210,9 @@ if CACHE_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "goat"),
+            # a Redis that is away costs a request at most this long: the throttles then count in the
+            # process (goat/web/throttling.py)
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
 

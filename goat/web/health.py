@@ -1,4 +1,11 @@
-"""``/health/``: is the database reachable, is the broker reachable."""
+"""``/health/``: is the database reachable, is the broker reachable.
+
+Readiness, not liveness: 200 while the database answers, because that is all a game needs (reads,
+moves, streams; with Redis down the throttles count per process, streams catch up when it returns
+and the beat's tasks wait for it). ``broker: false`` (status ``degraded``) says that Redis is
+away; 503 only when the database is. Any answer at all (200 or 503) means the process is alive:
+restart on no answer, take out of the load balancer on 503 (docs/operations.md "Health").
+"""
 
 from __future__ import annotations
 
@@ -57,6 +64,8 @@ class HealthView(APIView):
     @extend_schema(
         operation_id="health",
         summary="Database and broker reachability",
+        description="200 while the database answers (a broker that is away shows as `broker: false`, "
+                    "status `degraded`: games go on); 503 when the database does not.",
         responses={
             (200, "application/json"): inline_serializer(
                 "Health",
@@ -78,13 +87,16 @@ class HealthView(APIView):
         examples=[
             OpenApiExample("ok", value={"status": "ok", "database": True, "broker": True}, status_codes=["200"]),
             OpenApiExample(
-                "degraded", value={"status": "degraded", "database": True, "broker": False}, status_codes=["503"]
+                "broker away", value={"status": "degraded", "database": True, "broker": False}, status_codes=["200"]
+            ),
+            OpenApiExample(
+                "database away", value={"status": "degraded", "database": False, "broker": True},
+                status_codes=["503"]
             ),
         ],
         tags=["operations"],
     )
     def get(self, request: Request) -> Response:
         database, broker = database_ok(), broker_ok()
-        healthy = database and broker
-        body = {"status": "ok" if healthy else "degraded", "database": database, "broker": broker}
-        return Response(body, status=200 if healthy else 503)
+        body = {"status": "ok" if database and broker else "degraded", "database": database, "broker": broker}
+        return Response(body, status=200 if database else 503)

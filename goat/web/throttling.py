@@ -8,14 +8,30 @@ what a trusted proxy saw as its peer, and the first address that is not a truste
 client. Entries left of it were written by the client and are ignored.
 
 ``client_ip`` is also the address the login lockout (django-axes) counts failures against.
+
+The counts live in Django's cache (shared through Redis with ``CACHE_URL``). Redis is not on the
+game path: when the cache fails, the throttles count in this process's own memory instead (the
+limits then hold per process, as without ``CACHE_URL``) and try the cache again every
+``CACHE_RETRY_SECONDS``.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
+import threading
+import time
 from functools import lru_cache
+from typing import Any
 
+from django.core.cache import cache as default_cache
+from django.core.cache.backends.locmem import LocMemCache
 from rest_framework import throttling
+
+logger = logging.getLogger(__name__)
+
+#: after the shared cache failed, how long the throttles count in-process before trying it again
+CACHE_RETRY_SECONDS = 2.0
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -62,7 +78,39 @@ def client_ip(request) -> str:
     return client
 
 
+class FallbackCache:
+    """The default cache, or this process's own memory for CACHE_RETRY_SECONDS after it failed."""
+
+    def __init__(self) -> None:
+        self.local = LocMemCache("goat-throttle-fallback", {"OPTIONS": {"MAX_ENTRIES": 100_000}})
+        self.retry_at = 0.0
+        self._lock = threading.Lock()
+
+    def _call(self, method: str, *args: Any) -> Any:
+        if time.monotonic() >= self.retry_at:
+            try:
+                return getattr(default_cache, method)(*args)
+            except Exception:  # noqa: BLE001 - whatever the cache's client raises, the request goes on
+                with self._lock:
+                    if time.monotonic() >= self.retry_at:
+                        logger.warning("throttles: the cache failed; counting in this process for %ss",
+                                       CACHE_RETRY_SECONDS, exc_info=True)
+                    self.retry_at = time.monotonic() + CACHE_RETRY_SECONDS
+        return getattr(self.local, method)(*args)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._call("get", key, default)
+
+    def set(self, key: str, value: Any, timeout: Any = None) -> Any:
+        return self._call("set", key, value, timeout)
+
+
+fallback_cache = FallbackCache()
+
+
 class ClientAddressMixin:
+    cache = fallback_cache
+
     def get_ident(self, request) -> str:
         return client_ip(request)
 

@@ -53,13 +53,25 @@ def test_health_is_ok_on_the_defaults(api_client):
     assert response.json() == {"status": "ok", "database": True, "broker": True}
 
 
-def test_health_is_degraded_when_the_broker_is_unreachable(api_client, settings):
+def test_health_stays_ready_but_degraded_when_the_broker_is_unreachable(api_client, settings):
+    """Games go on without Redis (issue 31): readiness is the database's; the body tells of the broker."""
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
 
     response = api_client.get("/health/")
 
-    assert response.status_code == 503
+    assert response.status_code == 200
     assert response.json() == {"status": "degraded", "database": True, "broker": False}
+
+
+def test_health_is_503_when_the_database_is_unreachable(api_client, monkeypatch):
+    from goat.web import health
+
+    monkeypatch.setattr(health, "database_ok", lambda: False)
+
+    response = api_client.get("/health/")
+
+    assert response.status_code == 503
+    assert response.json() == {"status": "degraded", "database": False, "broker": True}
 
 
 def test_admin_login_page_answers(client):
