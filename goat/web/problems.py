@@ -9,6 +9,7 @@ words and never varies between occurrences of the same problem. docs/api.md list
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,8 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, serializers
@@ -28,6 +31,9 @@ from goat.web.parsers import InvalidCharacters, has_invalid_characters
 logger = logging.getLogger(__name__)
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+#: the database could not be reached (or dropped the connection): 503, try again after this many seconds
+UNAVAILABLE_RETRY_SECONDS = 5
+UNAVAILABLE = "The database is not reachable just now; try again shortly."
 
 # DRF exception class -> our code (first match wins; subclasses before their bases).
 _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
@@ -78,13 +84,29 @@ def problem_response(
     )
 
 
-def problem_json_response(*, status: int, code: str, detail: str) -> JsonResponse:
+def problem_json_response(*, status: int, code: str, detail: str,
+                          headers: dict[str, str] | None = None) -> JsonResponse:
     """A plain Django response carrying a problem (outside DRF: handler404/500, middleware)."""
-    return JsonResponse(
+    response = JsonResponse(
         problem_body(status=status, code=code, detail=detail),
         status=status,
         content_type=PROBLEM_CONTENT_TYPE,
     )
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def database_unavailable(exc: BaseException | None) -> bool:
+    """Whether ``exc`` says the database cannot be reached or dropped the connection (PostgreSQL
+    down or restarting, SQLite locked for too long): a 503 to retry, not a fault of the request."""
+    return isinstance(exc, (DatabaseOperationalError, DatabaseInterfaceError))
+
+
+def unavailable_response() -> JsonResponse:
+    """503 ``service_unavailable`` with ``Retry-After``, as problem details (API and pages alike)."""
+    return problem_json_response(status=503, code="service_unavailable", detail=UNAVAILABLE,
+                                 headers={"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)})
 
 
 def _field_errors(detail: Any) -> dict[str, Any]:
@@ -240,6 +262,10 @@ def handler404(request: HttpRequest, exception: Exception | None = None) -> Http
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
+    # called inside Django's ``except`` for an exception no view or middleware answered (one raised by
+    # a middleware before the view, e.g. loading the session): a database outage is still a 503
+    if database_unavailable(sys.exc_info()[1]):
+        return unavailable_response()
     if _is_api(request):
         return problem_json_response(status=500, code="server_error", detail="Internal server error.")
     from django.views.defaults import server_error
@@ -254,7 +280,9 @@ def _nul_in_headers(request: HttpRequest) -> bool:
 
 
 class ProblemMiddleware:
-    """An unexpected exception under /api/ becomes a problem+json 500 ``server_error``, never HTML.
+    """An unexpected exception under /api/ becomes a problem+json 500 ``server_error``, never HTML;
+    a database outage anywhere (API and pages) a problem+json 503 ``service_unavailable`` with
+    ``Retry-After``.
 
     Before the view: NUL in the path is a 404, NUL in a header 400 ``invalid_characters`` (query
     parameters go through form fields or serializers, which refuse NUL themselves).
@@ -274,6 +302,9 @@ class ProblemMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if database_unavailable(exception):  # the API and the pages: retry, never a 500
+            logger.warning("database unavailable on %s %s: %s", request.method, request.path, exception)
+            return unavailable_response()
         if not _is_api(request) or isinstance(exception, (Http404, DjangoPermissionDenied, SuspiciousOperation)):
             return None
         logger.exception("Unhandled exception on %s %s", request.method, request.path, exc_info=exception)
