@@ -136,10 +136,15 @@ def chips_stake_for_seat(*, game: Game, player, seat: int, options) -> None:
         # the stake back, does not come back to it
         if ChipLedgerEntry.objects.filter(player=player, game_id=game.pk, kind=ChipKind.REFUND).exists():
             raise ServiceError("left_game", LEFT_BEFORE, status=409)
-        chips_move(player=player, amount=-options.ante, kind=ChipKind.STAKE, game_id=game.pk)
+        try:
+            with transaction.atomic():
+                chips_move(player=player, amount=-options.ante, kind=ChipKind.STAKE, game_id=game.pk)
+        except IntegrityError:  # the same player's other join staked first (they raced past the seat check)
+            raise ServiceError("already_seated", ALREADY_STAKED, status=409) from None
 
 
 LEFT_BEFORE = "You left this game; its stake was returned and you cannot take a seat at it again."
+ALREADY_STAKED = "You already have a seat at this game."
 
 
 def chips_refund_for_seat(*, game: Game, player, seat: int, options) -> None:
@@ -148,7 +153,11 @@ def chips_refund_for_seat(*, game: Game, player, seat: int, options) -> None:
     the transaction of those events; the ledger's one-entry-per-(player, game, kind) constraint makes a
     second refund of one stake impossible (it would roll the whole command back)."""
     if options.ante > 0:
-        chips_move(player=player, amount=options.ante, kind=ChipKind.REFUND, game_id=game.pk)
+        try:
+            with transaction.atomic():
+                chips_move(player=player, amount=options.ante, kind=ChipKind.REFUND, game_id=game.pk)
+        except IntegrityError:  # the same player's other leave refunded it first
+            raise ServiceError("not_seated", "You have no seat at this game.", status=403) from None
 
 
 def chips_project(ended: EndedGame) -> None:

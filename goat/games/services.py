@@ -308,7 +308,9 @@ def game_leave(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
                 # by the name in the events (the Seat table said whose seat it is)
                 name: str = loaded.state.players[seat]  # type: ignore[assignment]
                 state, events = engine.decide(loaded.state, engine.LeaveSeat(player=name))
-                Seat.objects.filter(game=loaded.game, seat=seat).delete()
+                deleted, _ = Seat.objects.filter(game=loaded.game, seat=seat, player=player).delete()
+                if not deleted:  # the same player's other leave freed it first (it waited on the row)
+                    raise ServiceError("not_seated", NOT_SEATED, status=403)
                 _release_seat(loaded.game, player, seat, loaded.state.options)
                 state, events = _computers_leave_alone(loaded.game, state, events)
                 left, stored = _commit(loaded, state, events, player)
