@@ -9,7 +9,15 @@ old one).
 How: the key is claimed first (a row inserted and committed on its own, the unique constraint on
 ``(user, key)`` deciding between racing duplicates). The work and the storing of its answer then
 happen in ONE transaction, so either both are kept or neither: a crash mid-way leaves a claim with
-no answer and no effect, which a retry may take over once it is ``stale_after()`` old.
+no answer and no effect.
+
+A claim dies with its request. On PostgreSQL the request holds a session advisory lock on the key
+(``pg_try_advisory_lock``, taken before the claim row is written, released when the answer is
+stored): a request that dies (a killed worker) loses its connection, and PostgreSQL releases the
+lock at once. A retry that finds an unanswered claim and can take the lock knows its owner is gone
+and takes the claim over; one that cannot is 409 ``request_in_progress`` with ``Retry-After: 1``.
+On SQLite (one machine, no such lock) a dead request's claim is taken over once it is
+``stale_after()`` old.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework.request import Request
@@ -69,6 +77,66 @@ def _fingerprint(request: Request) -> str:
     return digest.hexdigest()
 
 
+def _lock_id(user, key: str) -> int:
+    """The advisory lock of ``user``'s ``key``: 64 bits of a hash of both."""
+    digest = hashlib.sha256(f"goat-idempotency\0{user.pk}\0{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def _advisory(function: str, lock: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s)", [lock])
+        return bool(cursor.fetchone()[0])
+
+
+def _unlock(lock: int) -> None:
+    """Release the key's lock; a connection that broke has released it already."""
+    try:
+        _advisory("pg_advisory_unlock", lock)
+    except DatabaseError:
+        pass
+
+
+def _replay(existing: IdempotencyRecord) -> HttpResponse:
+    response = HttpResponse(bytes(existing.body or b""), status=existing.status_code,
+                            content_type=existing.content_type or None)
+    response["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _claim_locked(user, key: str, fingerprint: str, lock: int) -> IdempotencyRecord | HttpResponse:
+    """PostgreSQL: claim ``key`` under its advisory lock (kept, on success, until the answer is stored;
+    released here otherwise). An unanswered claim whose lock is free belongs to a request that died."""
+    if not _advisory("pg_try_advisory_lock", lock):
+        existing = IdempotencyRecord.objects.filter(user=user, key=key).first()
+        if existing is not None and existing.fingerprint != fingerprint:
+            raise ServiceError("idempotency_key_reused",
+                               "This Idempotency-Key was used for a different request.", status=422)
+        if existing is not None and existing.completed_at is not None:
+            return _replay(existing)
+        raise ServiceError("request_in_progress",
+                           "A request with this Idempotency-Key is still being processed.", status=409,
+                           headers={"Retry-After": "1"})
+    try:
+        existing = IdempotencyRecord.objects.filter(user=user, key=key).first()
+        if existing is not None:
+            if existing.created_at < timezone.now() - retention():
+                existing.delete()
+            elif existing.fingerprint != fingerprint:
+                raise ServiceError("idempotency_key_reused",
+                                   "This Idempotency-Key was used for a different request.", status=422)
+            elif existing.completed_at is not None:
+                _unlock(lock)
+                return _replay(existing)
+            else:  # nobody holds its lock: the request that claimed it died; take it over
+                existing.delete()
+        with transaction.atomic():
+            return IdempotencyRecord.objects.create(user=user, key=key, fingerprint=fingerprint)
+    except BaseException:
+        _unlock(lock)
+        raise
+
+
 def _claim(user, key: str, fingerprint: str) -> IdempotencyRecord | HttpResponse | None:
     """Claim ``key``; or the stored answer of an earlier identical request; raise on a conflict."""
     for _ in range(3):
@@ -87,10 +155,7 @@ def _claim(user, key: str, fingerprint: str) -> IdempotencyRecord | HttpResponse
             raise ServiceError("idempotency_key_reused",
                                "This Idempotency-Key was used for a different request.", status=422)
         if existing.completed_at is not None:
-            response = HttpResponse(bytes(existing.body or b""), status=existing.status_code,
-                                    content_type=existing.content_type or None)
-            response["Idempotent-Replayed"] = "true"
-            return response
+            return _replay(existing)
         if existing.created_at < timezone.now() - stale_after():
             IdempotencyRecord.objects.filter(pk=existing.pk, completed_at__isnull=True).delete()
             continue
@@ -112,7 +177,11 @@ def idempotent(view: APIView, request: Request, handler: Callable[[], Response])
     if not key or len(key) > MAX_KEY_LENGTH:
         raise ServiceError("invalid_idempotency_key",
                            f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters.", status=400)
-    claimed = _claim(request.user, key, _fingerprint(request))
+    lock = _lock_id(request.user, key) if connection.vendor == "postgresql" else None
+    if lock is not None:
+        claimed = _claim_locked(request.user, key, _fingerprint(request), lock)
+    else:
+        claimed = _claim(request.user, key, _fingerprint(request))
     if not isinstance(claimed, IdempotencyRecord):
         return claimed
     try:
@@ -134,6 +203,9 @@ def idempotent(view: APIView, request: Request, handler: Callable[[], Response])
     except BaseException:
         IdempotencyRecord.objects.filter(pk=claimed.pk, completed_at__isnull=True).delete()
         raise
+    finally:
+        if lock is not None:
+            _unlock(lock)
     return response
 
 
