@@ -457,10 +457,12 @@ def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
     if old.status not in ENDED_STATUSES:
         raise ServiceError("game_not_ended", GAME_NOT_ENDED, status=409)
     existing = Game.objects.filter(rematch_of=old).first()
-    if existing is not None:
+    if existing is not None and existing.status != GameStatus.CANCELLED:
         return existing, False
     try:
         with transaction.atomic():
+            if existing is not None:  # its offer was cancelled (everyone left it): it is no rematch any more
+                Game.objects.filter(pk=existing.pk, status=GameStatus.CANCELLED).update(rematch_of=None)
             game = game_create(player=player, ruleset=old.ruleset, seats=old.seats, options=old.options,
                                computer_players=old.computers.bit_count(),
                                computer_level=old.computer_level or "strong")
