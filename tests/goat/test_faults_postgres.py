@@ -1,0 +1,160 @@
+"""PostgreSQL stopped for real under ``python manage.py run`` (issue 31): the API and the pages answer
+503 ``service_unavailable`` with ``Retry-After`` as problem details, never 500; ``/health/`` says
+the database is away; once PostgreSQL is back the service answers again by itself.
+
+The test makes a throwaway cluster of its own (initdb in a temporary directory, a free port), so
+stopping it disturbs nothing else; it needs PostgreSQL's server binaries (.ci/run installs them).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from test_streams_run import Client
+
+from testkit import GroupProcess
+
+REPO = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 120
+PG_BIN = next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)), None) or (
+    str(Path(shutil.which("initdb")).parent) if shutil.which("initdb") else None)
+
+
+def _pg_user() -> str | None:
+    """initdb refuses root: run the server as ``postgres`` (or CI's ``goatci``) then."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "goatci"):
+        try:
+            pwd.getpwnam(name)
+            return name
+        except KeyError:
+            continue
+    return "missing"
+
+
+pytestmark = [
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes"),
+    pytest.mark.skipif(PG_BIN is None, reason="needs PostgreSQL's server binaries (.ci/run installs them)"),
+    pytest.mark.skipif(_pg_user() == "missing", reason="as root, needs a postgres system user for initdb"),
+    pytest.mark.slow,
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Cluster:
+    def __init__(self):
+        self.user = _pg_user()
+        self.port = _free_port()
+        # a directory the server's user can reach (pytest's temporary directories are private to root)
+        self.root = Path(tempfile.mkdtemp(prefix="goat-faults-pg-"))
+        self.root.chmod(0o755)
+        self.data = self.root / "data"
+        self.data.mkdir()
+        if self.user:
+            shutil.chown(self.data, self.user)
+        self._as_user("initdb", "-D", str(self.data), "--auth=trust", "--username=goat", "--encoding=UTF8",
+                      "--locale=C")
+        self.start()
+        self._as_user("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "goat", "goat")
+
+    @property
+    def url(self) -> str:
+        return f"postgres://goat@127.0.0.1:{self.port}/goat"
+
+    def _as_user(self, program: str, *args: str) -> None:
+        cmd = [f"{PG_BIN}/{program}", *args]
+        if self.user:
+            cmd = ["runuser", "-u", self.user, "--", *cmd]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{program}: {done.stdout}{done.stderr}"
+
+    def start(self) -> float:
+        self._as_user("pg_ctl", "-D", str(self.data), "-l", str(self.data / "server.log"), "-w", "start", "-o",
+                      f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off")
+        return time.monotonic()
+
+    def stop(self) -> None:
+        self._as_user("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def destroy(self) -> None:
+        try:
+            if (self.data / "postmaster.pid").exists():
+                self._as_user("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+class Run(GroupProcess):
+    def __init__(self, cwd: Path, database_url: str):
+        self.port = _free_port()
+        env = {k: v for k, v in os.environ.items()
+               if k not in {"CELERY_BROKER_URL", "GOAT_DATA_DIR", "GOAT_ENV", "SECRET_KEY", "WEB_CONCURRENCY",
+                            "GOAT_LIVE_URL", "CACHE_URL", "REDIS_CACHE_URL"}}
+        env.update(PYTHONUNBUFFERED="1", DATABASE_URL=database_url, GOAT_ADMIN_PASSWORD="staff-pass-123",
+                   GOAT_THROTTLE_USER="100000/min", GOAT_THROTTLE_MOVES="100000/min",
+                   GOAT_THROTTLE_ANON="10000/min", GOAT_THROTTLE_SIGNUP="10000/min", GOAT_THROTTLE_AUTH="10000/min")
+        super().__init__([sys.executable, str(REPO / "manage.py"), "run", "--port", str(self.port),
+                          "--web-workers", "1", "--no-worker"], cwd=cwd, env=env, log_path=cwd / "run.log")
+
+    def wait_healthy(self) -> None:
+        self.wait_http_ok(f"http://127.0.0.1:{self.port}/health/", START_TIMEOUT)
+
+
+def test_postgresql_stopped_is_503_with_retry_after_and_heals_by_itself(tmp_path):
+    cluster = Cluster()
+    server = None
+    try:
+        server = Run(tmp_path, cluster.url)
+        server.wait_healthy()
+        client = Client(server)
+        token = client.player(f"pg{time.monotonic_ns() % 10**6}")
+        status, _, game = client.call("POST", "/api/games/", {"ruleset": "goat-classic", "seats": 2}, token)
+        assert status == 201
+
+        cluster.stop()
+        answers = {
+            "read": client.call("GET", f"/api/games/{game['id']}/", token=token),
+            "write": client.call("POST", "/api/games/", {"ruleset": "goat-classic", "seats": 2}, token),
+            "page": client.call("GET", "/leaderboards/"),
+            "stream": client.call("GET", f"/api/games/{game['id']}/stream/", token=token),
+        }
+        for what, (status, headers, body) in answers.items():
+            headers = {k.lower(): v for k, v in headers.items()}
+            assert status == 503, (what, status, body)
+            assert headers["content-type"] == "application/problem+json", what
+            assert body["code"] == "service_unavailable" and int(headers["retry-after"]) > 0, what
+        status, _, health = client.call("GET", "/health/")
+        assert (status, health["database"]) == (503, False)
+
+        back = cluster.start()
+        while True:
+            status, _, view = client.call("GET", f"/api/games/{game['id']}/", token=token)
+            if status == 200:
+                break
+            assert status == 503 and time.monotonic() - back < 30, (status, view)
+            time.sleep(0.05)
+        healed = time.monotonic() - back
+        assert client.call("POST", f"/api/games/{game['id']}/leave/", {}, token)[0] == 200  # writes too
+        assert server.proc.poll() is None
+        print(json.dumps({"answers_again_after_postgresql_returned_s": round(healed, 3)}))
+    finally:
+        if server is not None:
+            server.stop()
+        cluster.destroy()
