@@ -358,8 +358,18 @@ def _queue_advance(tournament_id: int) -> None:
 
 
 def tournaments_register() -> None:
-    """Register the standings projection (TournamentsConfig.ready)."""
+    """Register the standings projection and the feed's catch-up of tables (TournamentsConfig.ready)."""
     projections.register(STANDINGS, standings_project, order=50)
+    notify.feed_catch_up_register(tournament_tables_owed)
+
+
+def tournament_tables_owed(*, user, since: datetime, limit: int = 200) -> list[dict[str, Any]]:
+    """The ``tournament_table`` feed messages of the tables ``user`` was seated at since ``since``
+    (a feed that missed them catches up: goat.games.notify.feed_catch_up)."""
+    tables = (Table.objects.filter(seatings__player=user, created_at__gte=since).order_by("-id")
+              .values("tournament_id", "game_id")[:limit])
+    return [notify.feed_message("tournament_table", {"tournament": t["tournament_id"], "game": t["game_id"]})
+            for t in tables]
 
 
 def _record_ended_tables(tournament: Tournament, now: datetime) -> int:

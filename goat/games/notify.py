@@ -102,32 +102,26 @@ def feed_catch_up(*, user, since: datetime, limit: int = 200) -> list[dict[str, 
     their turn now, at the current version), ``rematch_offered`` (offered to them since); then each
     registered app's. A feed sends each once (goat.games.streams.FeedSent), so what was already
     delivered live is not repeated. At most ``limit`` games of each kind, the newest."""
-    from django.db import close_old_connections
-
-    close_old_connections()
-    try:
-        messages: list[dict[str, Any]] = []
-        mine = Seat.objects.filter(player=user)
-        for game in (Game.objects.filter(pk__in=mine.values("game_id"), ended_at__gte=since)
-                     .exclude(status__in=OPEN).order_by("-ended_at").values("id", "result")[:limit]):
-            messages.append(feed_message("game_ended", {"game": game["id"], "result": game["result"]}))
-        running = (Seat.objects.filter(player=user, game__status=GameStatus.RUNNING).order_by("-game_id")
-                   .values("game_id", "seat", "game__version", "game__turn", "game__deadline")[:limit])
-        for seat in running:
-            messages.append(feed_message("game_started", {"game": seat["game_id"]}))
-            if seat["game__turn"] == seat["seat"]:
-                deadline = seat["game__deadline"]
-                messages.append(feed_message("your_turn", {
-                    "game": seat["game_id"], "version": seat["game__version"],
-                    "deadline": deadline.isoformat() if deadline is not None else None}))
-        offers = (Game.objects.filter(rematch_of__in=mine.values("game_id"), created_at__gte=since)
-                  .exclude(pk__in=mine.values("game_id")).exclude(status=GameStatus.CANCELLED)
-                  .order_by("-id").values("id", "created_by__username", "rematch_of_id")[:limit])
-        for offer in offers:
-            messages.append(feed_message("rematch_offered", {
-                "game": offer["id"], "from": offer["created_by__username"], "rematch_of": offer["rematch_of_id"]}))
-        for derive in _catch_ups:
-            messages.extend(derive(user=user, since=since))
-        return messages
-    finally:
-        close_old_connections()
+    messages: list[dict[str, Any]] = []
+    mine = Seat.objects.filter(player=user)
+    for game in (Game.objects.filter(pk__in=mine.values("game_id"), ended_at__gte=since)
+                 .exclude(status__in=OPEN).order_by("-ended_at").values("id", "result")[:limit]):
+        messages.append(feed_message("game_ended", {"game": game["id"], "result": game["result"]}))
+    running = (Seat.objects.filter(player=user, game__status=GameStatus.RUNNING).order_by("-game_id")
+               .values("game_id", "seat", "game__version", "game__turn", "game__deadline")[:limit])
+    for seat in running:
+        messages.append(feed_message("game_started", {"game": seat["game_id"]}))
+        if seat["game__turn"] == seat["seat"]:
+            deadline = seat["game__deadline"]
+            messages.append(feed_message("your_turn", {
+                "game": seat["game_id"], "version": seat["game__version"],
+                "deadline": deadline.isoformat() if deadline is not None else None}))
+    offers = (Game.objects.filter(rematch_of__in=mine.values("game_id"), created_at__gte=since)
+              .exclude(pk__in=mine.values("game_id")).exclude(status=GameStatus.CANCELLED)
+              .order_by("-id").values("id", "created_by__username", "rematch_of_id")[:limit])
+    for offer in offers:
+        messages.append(feed_message("rematch_offered", {
+            "game": offer["id"], "from": offer["created_by__username"], "rematch_of": offer["rematch_of_id"]}))
+    for derive in _catch_ups:
+        messages.extend(derive(user=user, since=since))
+    return messages

@@ -208,6 +208,14 @@ def _feed_hello(user) -> dict[str, Any]:
         close_old_connections()
 
 
+def _feed_missed(user, since) -> list[dict[str, Any]]:
+    close_old_connections()
+    try:
+        return notify.feed_catch_up(user=user, since=since)
+    finally:
+        close_old_connections()
+
+
 _game_read_async = sync_to_async(_game_read, thread_sensitive=False)
 _shared_read_async = sync_to_async(_shared_read, thread_sensitive=False)
 
@@ -305,7 +313,7 @@ async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[byte
                 metrics.stream_delivered(listener.sent_take())
                 items = [item for item in batch if not live.is_resync(item)]
                 if len(items) < len(batch):  # the subscription is back: what did it miss?
-                    missed = await sync_to_async(notify.feed_catch_up, thread_sensitive=False)(user=user, since=since)
+                    missed = await sync_to_async(_feed_missed, thread_sensitive=False)(user, since)
                     items = [*missed, *items]
                 for item in items:
                     if sent.first(item["kind"], item["data"]):

@@ -102,3 +102,42 @@ def test_a_rematch_offer_that_was_cancelled_makes_way_for_a_new_one(django_user_
     assert Game.objects.get(rematch_of=old).pk == again.json()["id"]
     repeat = token_client(ann).post(f"/api/games/{old.pk}/rematch/", {}, format="json")
     assert repeat.status_code == 200 and repeat.json()["id"] == again.json()["id"]
+
+
+@pytest.mark.django_db
+def test_the_feed_catch_up_owes_what_happened_since_and_a_feed_sends_each_event_once(django_user_model):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from goat.games import notify
+    from goat.games.streams import FeedSent
+
+    ann, ben = (django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("ann", "ben"))
+    since = timezone.now() - timedelta(seconds=1)
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    services.game_join(game_id=game.pk, player=ben)
+    game.refresh_from_db()
+    mover = (ann, ben)[game.turn]
+
+    owed = notify.feed_catch_up(user=mover, since=since)
+
+    assert {"kind": "game_started", "data": {"game": game.pk}} in owed
+    turns = [m for m in owed if m["kind"] == "your_turn"]
+    assert [t["data"]["version"] for t in turns] == [game.version]
+    sent = FeedSent()
+    assert [sent.first(m["kind"], m["data"]) for m in owed] == [True] * len(owed)
+    assert [sent.first(m["kind"], m["data"]) for m in owed] == [False] * len(owed)  # nothing twice
+    services.game_resign(game_id=game.pk, player=ann)
+    owed = notify.feed_catch_up(user=ben, since=since)
+    ended = [m for m in owed if m["kind"] == "game_ended"]
+    assert len(ended) == 1 and ended[0]["data"]["result"]["reason"] == "resigned"
+    assert not [m for m in owed if m["kind"] in ("game_started", "your_turn")]  # not running any more
+    offer, _ = services.game_rematch(game_id=game.pk, player=ann)
+    assert {"kind": "rematch_offered", "data": {"game": offer.pk, "from": "ann", "rematch_of": game.pk}} in (
+        notify.feed_catch_up(user=ben, since=since))
+    assert not [m for m in notify.feed_catch_up(user=ann, since=since) if m["kind"] == "rematch_offered"]
+    # a feed opened with the game in its hello does not repeat its start or the turn it showed
+    hello = FeedSent.from_hello([{"id": 7, "status": "running", "version": 12}])
+    assert not hello.first("game_started", {"game": 7}) and not hello.first("your_turn", {"game": 7, "version": 12})
+    assert hello.first("your_turn", {"game": 7, "version": 14})

@@ -168,6 +168,7 @@ def test_a_redis_restart_loses_no_live_update_and_redis_is_off_the_game_path(tmp
         back = redis.start()
         # a command right after the return (the join starts g2) reaches its open stream
         assert client.call("POST", f"/api/games/{g2}/join/", {}, a)[0] == 200
+        joined = time.monotonic()
         for stream in (stream_a, late):
             stream.wait(lambda m: m[1] == "update" and m[3]["version"] == final, timeout=15,
                         what="the update of the resign committed while Redis was down")
@@ -182,14 +183,16 @@ def test_a_redis_restart_loses_no_live_update_and_redis_is_off_the_game_path(tmp
         refused = Stream(server, "/api/stream/", c)
         assert refused.status == 429, "the stream slots were lost with Redis"
         # the worker and beat reconnected: the clock times g2 out through the restarted broker
-        stream_c.wait(lambda m: m[1] == "update" and any(e["type"] == "timed_out" for e in m[3]["events"]),
-                      timeout=40, what="the timeout of g2 by the clock")
+        timed_out = stream_c.wait(lambda m: m[1] == "update" and any(e["type"] == "timed_out"
+                                                                    for e in m[3]["events"]),
+                                  timeout=40, what="the timeout of g2 by the clock")
         assert stream_c.closed.wait(10)
         feed_c.wait(lambda m: m[1] == "game_ended" and m[3]["game"] == g2)
         status, _, health = client.call("GET", "/health/")
         assert (status, health) == (200, {"status": "ok", "database": True, "broker": True})
         assert server.proc.poll() is None, "run stopped"
-        print(json.dumps({"streams_caught_up_after_redis_returned_s": round(caught_up, 3)}))
+        print(json.dumps({"streams_caught_up_after_redis_returned_s": round(caught_up, 3),
+                          "clock_timeout_late_by_s": round(timed_out[0] - joined - 3, 3)}))
         for stream in (feed_b, feed_c):
             stream.close()
     finally:

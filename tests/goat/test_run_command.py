@@ -106,6 +106,7 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
         # supervision: each child killed with SIGKILL is started again, the service answers again
         for name in ("worker", "beat", "web"):
             old = second.child(name)
+            killed = time.monotonic()
             os.kill(old, signal.SIGKILL)
             deadline = time.monotonic() + START_TIMEOUT
             while f"run: {name} started again" not in second.output():
@@ -114,7 +115,9 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
                 time.sleep(0.1)
             assert f"run: {name} killed by SIGKILL; starting it again" in second.output()
             assert second.child(name) != old
+            print(f"{name} started again {time.monotonic() - killed:.2f}s after kill -9")
         second.wait_healthy()
+        print(f"web answers again {time.monotonic() - killed:.2f}s after kill -9")
         assert len(_python_children(second.proc.pid)) == 3  # no orphan of a killed child is left
         assert second.interrupt_and_wait() == 0
         assert second.group_gone(REAP_TIMEOUT)
