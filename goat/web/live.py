@@ -179,7 +179,7 @@ class _Hub:
                 if listener.entered:  # one still waiting in ``listen`` reads everything after this anyway
                     listener.put(message)
         self.ready.set()
-        if self.generation > 1 and _held:  # a Redis that restarted has lost the claims
+        if _held and _url() != "local":  # a Redis that restarted has lost them; some were counted here
             self.loop.run_in_executor(None, _claims_rebuild, list(_held.items()))
 
     def dispatch(self, raw: bytes | str) -> None:
