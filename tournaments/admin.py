@@ -88,7 +88,8 @@ class ByeInline(ReadOnlyInline):
 
 class StandingInline(ReadOnlyInline):
     model = Standing
-    fields = readonly_fields = ("rank", "username", "points", "games", "goats", "game_points", "byes")
+    fields = readonly_fields = ("rank", "username", "points", "games", "goats", "opponents_points", "game_points",
+                                "byes", "withdrawn")
     ordering = ("rank",)
 
 

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_field
+import csv
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,6 +21,7 @@ from rest_framework.views import APIView
 from goat.engine import RULESETS
 from goat.games.api.schema import _stream_operation
 from goat.games.api.serializers import options_schema
+from goat.players.services import player_get
 from goat.web.errors import ServiceError
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
 from goat.web.idempotency import idempotent
@@ -119,6 +130,9 @@ class RegistrationSerializer(serializers.Serializer):
 
 class TiebreaksSerializer(serializers.Serializer):
     goats = serializers.IntegerField(help_text="Fewer is better.")
+    opponents_points = serializers.FloatField(
+        help_text="Buchholz for tables: over the player's games, Σ the mean standings points of the others at "
+                  "the table (two decimals); higher is better.")
     game_points = serializers.IntegerField(help_text="Σ game points at the end of the player's games; lower is better.")
     byes = serializers.IntegerField()
     registration_order = serializers.IntegerField(help_text="Earlier is better (the last tiebreak).")
@@ -129,6 +143,7 @@ class StandingSerializer(serializers.Serializer):
     player = serializers.CharField()
     points = serializers.IntegerField()
     games = serializers.IntegerField()
+    withdrawn = serializers.BooleanField(help_text="The player withdrew while the tournament ran (seated no more).")
     tiebreaks = TiebreaksSerializer()
 
 
@@ -152,8 +167,9 @@ DETAIL_EXAMPLE = {
                 "players": ["alice", "bob", "carol", "dave"], "turn": 2, "points": [13, 0, 4, 21], "result": None}],
     "prizes": [],
 }
-STANDING_EXAMPLE = {"rank": 1, "player": "alice", "points": 17, "games": 2,
-                    "tiebreaks": {"goats": 0, "game_points": 38, "byes": 0, "registration_order": 3}}
+STANDING_EXAMPLE = {"rank": 1, "player": "alice", "points": 17, "games": 2, "withdrawn": False,
+                    "tiebreaks": {"goats": 0, "opponents_points": 23.5, "game_points": 38, "byes": 0,
+                                  "registration_order": 3}}
 NOT_FOUND = problem_example(404, "not_found", services.TOURNAMENT_NOT_FOUND)
 TOURNAMENT_ID = OpenApiParameter("tournament_id", ID_SCHEMA, OpenApiParameter.PATH,
                                  description="The tournament's id.")
@@ -326,8 +342,9 @@ class TournamentStandingsView(generics.ListAPIView):
         operation_id="tournaments_standings",
         summary="Standings",
         description="Ranked by points (the rating points of RULES.md §9 each game gave, plus byes); ties: fewer "
-                    "goats, then lower total game points, then earlier registration. Before the start: the "
-                    "registered players in registration order.",
+                    "goats, then higher `opponents_points` (over the player's games, the sum of the mean "
+                    "standings points of the others at the table), then lower total game points, then earlier "
+                    "registration. Before the start: the registered players in registration order.",
         parameters=[TOURNAMENT_ID],
         responses={200: StandingSerializer(many=True), **problem_responses(401, 404)},
         examples=[
@@ -372,3 +389,162 @@ def stream_postprocessing_hook(result, generator, request, public):
     sse["properties"]["id"] = {"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "A digest of the message."}
     result.setdefault("paths", {})["/api/tournaments/{tournament_id}/stream/"] = operation
     return result
+
+
+# --- crosstable, results.csv, a player's tournaments (third edition) ----------------------------
+
+
+class CrosstableGameSerializer(serializers.Serializer):
+    round = serializers.IntegerField(allow_null=True, help_text="Swiss round (null in an arena).")
+    table = serializers.IntegerField(help_text="Table number (per round in a swiss, per tournament in an arena).")
+    game = serializers.IntegerField(help_text="The game's id (GET /api/games/{id}/).")
+    status = serializers.CharField(help_text="The game's status.")
+    opponents = serializers.ListField(child=serializers.CharField(),
+                                      help_text="The others at the table, in seat order.")
+    points = serializers.IntegerField(allow_null=True, help_text="The player's game points at the end (§7); null "
+                                                                 "until the game is recorded.")
+    rating_points = serializers.IntegerField(allow_null=True, help_text="Standings points the game gave (§9).")
+    goat = serializers.BooleanField(allow_null=True, help_text="Whether the player was among the game's goats.")
+
+
+class CrosstableRowSerializer(serializers.Serializer):
+    player = serializers.CharField()
+    rank = serializers.IntegerField()
+    withdrawn = serializers.BooleanField(help_text="The player withdrew while the tournament ran.")
+    games = CrosstableGameSerializer(many=True, help_text="In play order; a bye is no game.")
+
+
+class PlayerTournamentSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField(help_text="The tournament's id.")
+    name = serializers.CharField()
+    status = serializers.CharField()
+    format = serializers.CharField()
+    starts_at = serializers.DateTimeField()
+    rank = serializers.IntegerField(allow_null=True, help_text="Place in the standings (null before the start).")
+    points = serializers.IntegerField()
+    games = serializers.IntegerField()
+    withdrawn = serializers.BooleanField()
+
+
+CROSSTABLE_EXAMPLE = {"player": "alice", "rank": 1, "withdrawn": False, "games": [
+    {"round": 1, "table": 1, "game": 412, "status": "finished", "opponents": ["bob", "carol", "dave"],
+     "points": 13, "rating_points": 9, "goat": False},
+    {"round": 2, "table": 1, "game": 417, "status": "finished", "opponents": ["carol", "erin"],
+     "points": 64, "rating_points": 4, "goat": False},
+]}
+PLAYER_TOURNAMENT_EXAMPLE = {"tournament": 7, "name": "Friday swiss", "status": "finished", "format": "swiss",
+                             "starts_at": "2025-06-06T18:00:00Z", "rank": 2, "points": 21, "games": 3,
+                             "withdrawn": False}
+RESULTS_EXAMPLE = ("rank,player,points,games,goats,opponents_points,game_points,registration_order,byes,"
+                   "withdrawn,prize\r\n1,alice,21,3,0,34.50,120,3,0,false,500\r\n"
+                   "2,bob,21,3,0,29.33,96,1,0,false,300\r\n")
+
+
+class JSONForErrors:
+    """Content negotiation that ignores ``Accept``: the view answers its own media type itself and every
+    problem is JSON (a client asking for ``text/csv`` still gets a readable 404)."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0]
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class AnyoneReads(permissions.BasePermission):
+    """Anonymous reads (SITE.md "Anonymous reads"): GET needs no token."""
+
+    def has_permission(self, request, view):
+        return request.method in permissions.SAFE_METHODS
+
+
+class TournamentCrosstableView(generics.ListAPIView):
+    serializer_class = CrosstableRowSerializer
+    pagination_class = Pagination
+    filter_backends: list = []
+    permission_classes = [AnyoneReads]
+    queryset = Standing.objects.none()
+
+    @extend_schema(
+        operation_id="tournaments_crosstable",
+        summary="Crosstable",
+        description="Every player in standings order with the games they played, in play order: round (null in "
+                    "an arena), table, game, the others at the table, the player's game points, the standings "
+                    "points the game gave and whether they were a goat (null until the game is recorded). A "
+                    "bye is no game. Anyone may read it.",
+        parameters=[TOURNAMENT_ID],
+        responses={200: CrosstableRowSerializer(many=True), **problem_responses(404)},
+        examples=[
+            OpenApiExample("crosstable", value=CROSSTABLE_EXAMPLE, response_only=True, status_codes=["200"]),
+            NOT_FOUND,
+        ],
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = _tournament_or_404(tournament_id)
+        page = self.paginate_queryset(selectors.tournament_standings(tournament=tournament))
+        return self.get_paginated_response(selectors.tournament_crosstable(tournament=tournament, standings=page))
+
+
+class TournamentResultsCSVView(APIView):
+    permission_classes = [AnyoneReads]
+    content_negotiation_class = JSONForErrors
+
+    @extend_schema(
+        operation_id="tournaments_results_csv",
+        summary="Results as CSV",
+        description="The standings with every tiebreak, one row per player in standings order, UTF-8 with a "
+                    "header row: " + ", ".join(selectors.RESULTS_COLUMNS) + ". Anyone may read it.",
+        parameters=[TOURNAMENT_ID],
+        responses={(200, "text/csv"): OpenApiResponse(
+            response=OpenApiTypes.STR, description="results.csv",
+            examples=[OpenApiExample("results", value=RESULTS_EXAMPLE, media_type="text/csv")]),
+            **problem_responses(404)},
+        examples=[NOT_FOUND],
+        tags=["tournaments"],
+    )
+    def get(self, request: Request, tournament_id: int) -> HttpResponse:
+        tournament = _tournament_or_404(tournament_id)
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}-results.csv"'
+        writer = csv.writer(response)
+        writer.writerow(selectors.RESULTS_COLUMNS)
+        for row in selectors.tournament_results_rows(tournament=tournament):
+            writer.writerow([_csv_cell(row[column]) for column in selectors.RESULTS_COLUMNS])
+        return response
+
+
+def _csv_cell(value: object) -> object:
+    """A cell as text: booleans as true/false; a text that a spreadsheet would read as a formula
+    (a username may start with ``+``, ``-``, ``@`` or ``=``) gets a leading apostrophe."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+class PlayerTournamentsView(generics.ListAPIView):
+    serializer_class = PlayerTournamentSerializer
+    pagination_class = Pagination
+    filter_backends: list = []
+    permission_classes = [AnyoneReads]
+    queryset = Standing.objects.none()
+
+    @extend_schema(
+        operation_id="players_tournaments_list",
+        summary="A player's tournaments",
+        description="The tournaments the player entered, latest start first, with their place (null before the "
+                    "start), points, games and whether they withdrew. Anyone may read it.",
+        responses={200: PlayerTournamentSerializer(many=True), **problem_responses(404)},
+        examples=[
+            OpenApiExample("tournaments", value=PLAYER_TOURNAMENT_EXAMPLE, response_only=True,
+                           status_codes=["200"]),
+            problem_example(404, "not_found", "No player with this username."),
+        ],
+        tags=["players"],
+    )
+    def get(self, request: Request, username: str) -> Response:
+        player = player_get(username=username)
+        page = self.paginate_queryset(selectors.player_tournaments(player=player))
+        return self.get_paginated_response([selectors.player_tournament_row(r) for r in page])

@@ -76,8 +76,10 @@ class Registration(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="registrations")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     registered_at = models.DateTimeField(default=timezone.now)
-    #: the entry fee actually debited (what a withdrawal refunds)
+    #: the entry fee actually debited (what a withdrawal before the start refunds)
     fee_paid = models.PositiveIntegerField(default=0)
+    #: when the player withdrew from the running tournament (seated no more; their line stays, marked)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["registered_at", "id"]
@@ -137,6 +139,11 @@ class Seating(models.Model):
     active = models.BooleanField(default=True)
     #: when the player left the table (their game was recorded): arena waiting order
     released_at = models.DateTimeField(null=True, blank=True)
+    #: the recorded game's outcome for this player (None until recorded; written by the standings
+    #: projection, so the crosstable reads no game state): rating points, goat, game points (§7)
+    rating_points = models.PositiveIntegerField(null=True, blank=True)
+    goat = models.BooleanField(null=True, blank=True)
+    game_points = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["table", "seat"]
@@ -178,6 +185,11 @@ class Standing(models.Model):
     #: Σ the player's game points at the end of their tournament games (the game's points: §7, D-8)
     game_points = models.PositiveIntegerField(default=0)
     byes = models.PositiveIntegerField(default=0)
+    #: Buchholz for tables: over the player's recorded games, Σ the mean standings points of the others
+    #: at the table. Every term is a multiple of 1/6 (1 to 3 others), so two places keep the order exact.
+    opponents_points = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    #: the player withdrew while the tournament ran (Registration.withdrawn_at)
+    withdrawn = models.BooleanField(default=False)
     #: position in registration order (the last tiebreak)
     registration_order = models.PositiveIntegerField(default=0)
     rank = models.PositiveIntegerField(default=0)

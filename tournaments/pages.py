@@ -13,7 +13,7 @@ from django.shortcuts import render
 from goat.web.pages import frame, page_of, pager_links
 
 from . import selectors
-from .models import TournamentStatus
+from .models import TournamentFormat, TournamentStatus
 
 
 def tournament_list_page(request: HttpRequest) -> HttpResponse:
@@ -29,8 +29,8 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     if tournament is None:
         raise Http404("No tournament with that id.")
     detail = selectors.tournament_detail(tournament)
-    standings = page_of(request, [selectors.standing_row(s)
-                                for s in selectors.tournament_standings(tournament=tournament)])
+    standings = page_of(request, selectors.tournament_standings(tournament=tournament))
+    standings.object_list = [selectors.standing_row(s) | {"line": s} for s in standings.object_list]
     tables = detail["tables"]
     rounds = [{**r, "tables": [t for t in tables if t["round"] == r["number"]]} for r in detail["played_rounds"]]
     for table in tables:
@@ -40,7 +40,22 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
                           for i, p in enumerate(table["players"])]
     return render(request, "tournaments/tournament_detail.html", {
         "t": detail, "standings": standings, "rounds": list(reversed(rounds)),
+        "crosstable": crosstable_view(tournament, standings.object_list, detail["played_rounds"]),
         "arena_tables": list(reversed([t for t in tables if t["round"] is None])),
         "frame": frame(request), "live": tournament.status in (TournamentStatus.SCHEDULED, TournamentStatus.RUNNING),
         **pager_links(request, standings),
     })
+
+
+def crosstable_view(tournament, rows: list[dict], played_rounds: list[dict]) -> dict:
+    """The crosstable include's context for the standings lines on this page: swiss, one cell per round
+    (its game, or the bye); arena, one cell with every game in play order."""
+    lines = selectors.tournament_crosstable(tournament=tournament, standings=[r["line"] for r in rows])
+    if tournament.format != TournamentFormat.SWISS:
+        return {"rounds": [], "rows": [{**line, "cells": [{"bye": False, "games": line["games"]}]} for line in lines]}
+    numbers = [r["number"] for r in played_rounds]
+    byes = {r["number"]: r["bye"] for r in played_rounds}
+    return {"rounds": numbers, "rows": [
+        {**line, "cells": [{"bye": byes.get(n) == line["player"],
+                            "games": [g for g in line["games"] if g["round"] == n]} for n in numbers]}
+        for line in lines]}

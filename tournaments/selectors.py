@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 
 from goat.games.models import Game
 from goat.games.selectors import game_state
 
-from .models import Bye, Registration, Standing, Table, Tournament, TournamentRound, TournamentStatus
+from .models import Bye, Registration, Seating, Standing, Table, Tournament, TournamentRound
 
 
 def tournament_list(*, status: str | None = None) -> QuerySet[Tournament]:
@@ -60,18 +62,91 @@ def tournament_rounds(*, tournament: Tournament) -> list[dict[str, Any]]:
 
 
 def standing_row(s: Standing) -> dict[str, Any]:
-    return {"rank": s.rank, "player": s.username, "points": s.points, "games": s.games,
-            "tiebreaks": {"goats": s.goats, "game_points": s.game_points, "byes": s.byes,
+    """A standings line as the API shows it: rank, player, points, games, withdrawn and every tiebreak."""
+    return {"rank": s.rank, "player": s.username, "points": s.points, "games": s.games, "withdrawn": s.withdrawn,
+            "tiebreaks": {"goats": s.goats, "opponents_points": float(s.opponents_points),
+                          "game_points": s.game_points, "byes": s.byes,
                           "registration_order": s.registration_order}}
 
 
 def tournament_standings(*, tournament: Tournament) -> list[Standing]:
     """The standings in rank order; before the start, the registered players in registration order."""
-    if tournament.status == TournamentStatus.SCHEDULED:
+    if tournament.started_at is None:  # scheduled (or cancelled before the start): no lines yet
         registrations = Registration.objects.filter(tournament=tournament).select_related("player")
         return [Standing(tournament=tournament, player=r.player, username=r.player.get_username(),
                          registration_order=i, rank=i) for i, r in enumerate(registrations, start=1)]
     return list(Standing.objects.filter(tournament=tournament).order_by("rank"))
+
+
+# --- crosstable, results, a player's tournaments ------------------------------------------------
+
+
+def tournament_crosstable(*, tournament: Tournament, standings: Sequence[Standing] | None = None
+                          ) -> list[dict[str, Any]]:
+    """Crosstable rows for ``standings`` (default: every line, in standings order): per player
+    ``{"player", "rank", "withdrawn", "games": [...]}``, the games in play order (table creation, then
+    table number), each ``{"round", "table", "game", "status", "opponents", "points", "rating_points",
+    "goat"}``: ``points`` are the player's game points at the end (§7), ``rating_points`` what the
+    game gave them in the standings, ``goat`` whether they were among its goats; the three are null
+    until the game is recorded. ``round`` is null in an arena; a bye is no game. Two queries per call."""
+    if standings is None:
+        standings = tournament_standings(tournament=tournament)
+    ids = [s.player_id for s in standings]
+    mine = list(Seating.objects.filter(tournament=tournament, player_id__in=ids)
+                .select_related("table", "table__game", "round").order_by("table__created_at", "table__round__number",
+                                                                            "table__number", "table_id"))
+    at_table: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for table_id, seat, username in (Seating.objects.filter(table_id__in={m.table_id for m in mine})
+                                     .order_by("table_id", "seat").values_list("table_id", "seat",
+                                                                               "player__username")):
+        at_table[table_id].append((seat, username))
+    games: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for m in mine:
+        games[m.player_id].append({
+            "round": m.round.number if m.round_id else None,
+            "table": m.table.number,
+            "game": m.table.game_id,
+            "status": m.table.game.status,
+            "opponents": [name for seat, name in at_table[m.table_id] if seat != m.seat],
+            "points": m.game_points,
+            "rating_points": m.rating_points,
+            "goat": m.goat,
+        })
+    return [{"player": s.username, "rank": s.rank, "withdrawn": s.withdrawn, "games": games.get(s.player_id, [])}
+            for s in standings]
+
+
+#: the columns of results.csv, in order (every tiebreak, in the order they apply)
+RESULTS_COLUMNS = ("rank", "player", "points", "games", "goats", "opponents_points", "game_points",
+                   "registration_order", "byes", "withdrawn", "prize")
+
+
+def tournament_results_rows(*, tournament: Tournament) -> list[dict[str, Any]]:
+    """One row per player in standings order with every tiebreak (``RESULTS_COLUMNS``): results.csv."""
+    prizes = dict(tournament.prizes.values_list("player_id", "amount"))
+    return [{"rank": s.rank, "player": s.username, "points": s.points, "games": s.games, "goats": s.goats,
+             "opponents_points": s.opponents_points, "game_points": s.game_points,
+             "registration_order": s.registration_order, "byes": s.byes, "withdrawn": s.withdrawn,
+             "prize": prizes.get(s.player_id, 0)}
+            for s in tournament_standings(tournament=tournament)]
+
+
+def player_tournaments(*, player) -> QuerySet[Registration]:
+    """The tournaments ``player`` entered, latest start first, each registration annotated with its
+    standings line (``rank``, ``points``, ``games``, ``withdrawn_line``; null before the start)."""
+    line = Standing.objects.filter(tournament_id=OuterRef("tournament_id"), player_id=OuterRef("player_id"))
+    return (Registration.objects.filter(player=player).select_related("tournament")
+            .annotate(rank=Subquery(line.values("rank")[:1]), points=Subquery(line.values("points")[:1]),
+                      games=Subquery(line.values("games")[:1]))
+            .order_by("-tournament__starts_at", "-tournament_id"))
+
+
+def player_tournament_row(r: Registration) -> dict[str, Any]:
+    """A row of ``player_tournaments`` as the API shows it."""
+    t = r.tournament
+    return {"tournament": t.pk, "name": t.name, "status": t.status, "format": t.format,
+            "starts_at": t.starts_at, "rank": getattr(r, "rank", None), "points": getattr(r, "points", None) or 0,
+            "games": getattr(r, "games", None) or 0, "withdrawn": r.withdrawn_at is not None}
 
 
 def tournament_dict(t: Tournament) -> dict[str, Any]:

@@ -14,6 +14,8 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from typing import Any
 
 from django.db import transaction
@@ -52,6 +54,8 @@ BYE_POINTS = 5
 PRIZE_SHARES = (50, 30, 20)
 #: how many candidates past the first free one the swiss pairing looks at to avoid repeat opponents
 PAIRING_LOOKAHEAD = 6
+CENT = Decimal("0.01")
+ZERO = Decimal("0.00")
 
 TOURNAMENT_NOT_FOUND = "No tournament with that id."
 TOURNAMENT_FULL = "The tournament has {max_players} players already."
@@ -288,23 +292,53 @@ def _standings_add(tournament: Tournament, registrations: Iterable[Registration]
     order = {pk: i for i, pk in enumerate(base.values_list("pk", flat=True), start=1)}
     Standing.objects.bulk_create([
         Standing(tournament=tournament, player=r.player, username=r.player.get_username(),
-                 registration_order=order[r.pk]) for r in registrations
+                 registration_order=order[r.pk], withdrawn=r.withdrawn_at is not None) for r in registrations
     ])
 
 
 def standings_key(s: Standing) -> tuple:
-    """Points (more is better), then fewer goats, lower total game points, earlier registration."""
-    return (-s.points, s.goats, s.game_points, s.registration_order)
+    """Points (more is better), then fewer goats, higher opponents_points, lower total game points,
+    earlier registration (API.md "Tournament operations")."""
+    return (-s.points, s.goats, -s.opponents_points, s.game_points, s.registration_order)
+
+
+def opponents_points(*, points: dict[int, int], tables: Iterable[Sequence[int]]) -> dict[int, Decimal]:
+    """Buchholz for tables: for each player, over their ``tables`` (the player ids at each recorded
+    table), Σ the mean of the others' standings ``points``; rounded half up to two places.
+
+    With 1 to 3 others at a table every term is a multiple of 1/6, so two sums that differ differ by
+    at least 1/6 and the rounded values order the players exactly as the exact ones would."""
+    exact: dict[int, Fraction] = defaultdict(Fraction)
+    for players in tables:
+        for p in players:
+            others = [points.get(q, 0) for q in players if q != p]
+            if others:
+                exact[p] += Fraction(sum(others), len(others))
+    return {p: (Decimal(v.numerator) / Decimal(v.denominator)).quantize(CENT, rounding=ROUND_HALF_UP)
+            for p, v in exact.items()}
 
 
 def _rank(tournament: Tournament) -> None:
-    rows = sorted(Standing.objects.filter(tournament=tournament), key=standings_key)
-    changed = []
+    """Recompute every line's opponents_points (from the lines' points and the recorded tables) and rank.
+    The live projection and the rebuild both end here, so both compute the tiebreak the same way."""
+    rows = list(Standing.objects.filter(tournament=tournament))
+    by_table: dict[int, list[int]] = defaultdict(list)
+    for table_id, player_id in (Seating.objects.filter(tournament=tournament, table__recorded_at__isnull=False)
+                                .values_list("table_id", "player_id")):
+        by_table[table_id].append(player_id)
+    buchholz = opponents_points(points={r.player_id: r.points for r in rows}, tables=by_table.values())
+    changed: dict[int, Standing] = {}
+    for row in rows:
+        value = buchholz.get(row.player_id, ZERO)
+        if row.opponents_points != value:
+            row.opponents_points = value
+            changed[row.pk] = row
+    rows.sort(key=standings_key)
     for rank, row in enumerate(rows, start=1):
         if row.rank != rank:
             row.rank = rank
-            changed.append(row)
-    Standing.objects.bulk_update(changed, ["rank"])
+            changed[row.pk] = row
+    Standing.objects.bulk_update(list(changed.values()), ["rank", "opponents_points"])
 
 
 STANDINGS = "tournaments.standings"
@@ -333,10 +367,14 @@ def standings_project(ended: EndedGame) -> None:
     if table is None:  # not a tournament table (a game with a computer player never is one)
         return
     tournament = _locked(table.tournament_id)
-    _apply_outcome(tournament, table_outcome(ended))
+    outcome = table_outcome(ended)
+    _apply_outcome(tournament, outcome)
     table.recorded_at = timezone.now()
     table.save(update_fields=["recorded_at"])
     Seating.objects.filter(table=table).update(active=False, released_at=ended.game.ended_at)
+    for player_id, points, goat, game_points in outcome:
+        Seating.objects.filter(table=table, player_id=player_id).update(
+            rating_points=points, goat=goat, game_points=game_points)
     _rank(tournament)
     tournament_changed(tournament_id=tournament.pk)
     transaction.on_commit(lambda: _queue_advance(tournament.pk))

@@ -14,6 +14,11 @@ api_urlpatterns = [
     path("tournaments/<id:tournament_id>/standings/", api.TournamentStandingsView.as_view(),
          name="tournament-standings"),
     path("tournaments/<id:tournament_id>/stream/", streams.tournament_stream, name="tournament-stream"),
+    path("tournaments/<id:tournament_id>/crosstable/", api.TournamentCrosstableView.as_view(),
+         name="tournament-crosstable"),
+    path("tournaments/<id:tournament_id>/results.csv", api.TournamentResultsCSVView.as_view(),
+         name="tournament-results-csv"),
+    path("players/<str:username>/tournaments/", api.PlayerTournamentsView.as_view(), name="player-tournaments"),
 ]
 
 page_urlpatterns = [

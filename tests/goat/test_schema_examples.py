@@ -49,7 +49,12 @@ def _with_key(node: Any, key: str):
 
 
 def check_rating_points(result: dict[str, Any]) -> None:
-    """The formula's range (§9): goats 0, every other seat at least 1 (and at most 10 after a normal end)."""
+    """The formula's range (§9): goats 0, every other seat at least 1 (and at most 10 after a normal end).
+    A single player's game (a crosstable's ``{"rating_points": n, "goat": bool}``): 0 for a goat, at least
+    1 otherwise (an interrupted game's offender is a goat too)."""
+    if isinstance(result["rating_points"], int):
+        assert result["rating_points"] == 0 if result["goat"] else result["rating_points"] >= 1, result
+        return
     points, goats = result["rating_points"], set(result.get("goats", []))
     assert all(isinstance(p, int) and p >= 0 for p in points), result
     for seat, p in enumerate(points):

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def standings_rows(tournament):
     return list(Standing.objects.filter(tournament=tournament).order_by("rank")
-                .values_list("player_id", "points", "games", "goats", "game_points", "byes", "rank"))
+                .values_list("player_id", "points", "games", "goats", "opponents_points", "game_points", "byes",
+                             "rank"))
 
 
 def test_table_sizes_split_evenly_with_at_most_one_bye():
@@ -70,7 +71,7 @@ def test_full_swiss_of_ten_players_runs_to_the_end(bots, make_tournament):
         assert table.game.ended and table.recorded_at is not None
     total = sum(sum(t.game.result["rating_points"]) for t in Table.objects.filter(tournament=tournament))
     assert sum(r[1] for r in rows) == total
-    keys = [(-p, g, gp) for _, p, _, g, gp, _, _ in rows]
+    keys = [(-p, g, -op, gp) for _, p, _, g, op, gp, _, _ in rows]
     assert keys == sorted(keys)
 
     prizes = list(Prize.objects.filter(tournament=tournament).order_by("place").values_list("place", "amount",
