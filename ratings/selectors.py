@@ -141,3 +141,11 @@ def rating_history(*, player, totals: dict[str, int], limit: int = HISTORY_ENTRI
 def rating_points_of(*, player, game_ids) -> dict[int, int]:
     """The rating points ``player`` got from each of ``game_ids`` (absent: none, e.g. not rated yet)."""
     return dict(RatingEntry.objects.filter(player=player, game_id__in=list(game_ids)).values_list("game_id", "points"))
+
+
+def player_ruleset_stats(*, player, ruleset: str) -> dict[str, int]:
+    """The player's ``rating`` and ``games`` on the all-time board of ``ruleset`` (0 and 0 if none): what
+    tournament entry conditions are checked against."""
+    row = (LeaderboardRow.objects.filter(board=board_key("all", ruleset), player=player)
+           .values("rating", "games").first())
+    return {"rating": row["rating"], "games": row["games"]} if row else {"rating": 0, "games": 0}

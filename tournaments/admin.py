@@ -1,19 +1,27 @@
-"""Tournaments in the admin, for tournament judges: read-only views of what the Celery jobs did.
+"""Tournaments in the admin, for tournament judges and organisers.
 
 Tournaments are created through the API (staff) and run by the beat and the advance task; the admin
 shows registrations, tables (with links to each game's replay audit), byes, standings and prizes,
-and changes nothing, so the projections stay derivable from the games.
+and edits none of them, so the projections stay derivable from the games. The organiser's actions
+(start now, cancel with a reason, withdraw a player) go through the same services as the API, each
+after a confirmation page: as changelist actions (start, cancel) and from a tournament's page (all three).
 """
 
 from __future__ import annotations
 
-from django.contrib import admin
-from django.urls import reverse
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
 
 from goat.games.admin import game_admin_extend
+from goat.web.errors import ServiceError
 
-from .models import Bye, Prize, Registration, Standing, Table, Tournament
+from . import services
+from .models import Bye, Prize, Registration, Standing, Table, Tournament, TournamentStatus
 
 
 class GameTournamentFilter(admin.SimpleListFilter):
@@ -98,6 +106,23 @@ class PrizeInline(ReadOnlyInline):
     fields = readonly_fields = ("place", "player", "amount")
 
 
+class CancelForm(forms.Form):
+    reason = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+                             help_text="Shown on the tournament's pages.")
+
+
+class WithdrawForm(forms.Form):
+    player = forms.ModelChoiceField(queryset=Registration.objects.none(), label="Player",
+                                    help_text="Their running game is resigned; the entry fee is not refunded.")
+
+    def __init__(self, *args, tournament: Tournament, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["player"]
+        field.queryset = (Registration.objects.filter(tournament=tournament, withdrawn_at__isnull=True)  # type: ignore[attr-defined]
+                          .select_related("player").order_by("player__username"))
+        field.label_from_instance = lambda r: r.player.get_username()  # type: ignore[attr-defined]
+
+
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin):
     list_display = ("id", "name", "format", "ruleset", "status", "starts_at", "table_size", "max_players",
@@ -106,9 +131,136 @@ class TournamentAdmin(admin.ModelAdmin):
     search_fields = ("name",)
     date_hierarchy = "starts_at"
     inlines = [StandingInline, RegistrationInline, TableInline, ByeInline, PrizeInline]
+    actions = ["start_now", "cancel"]
 
     def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields]
+        return ["organiser_actions", *(f.name for f in self.model._meta.fields if f.name != "invite_code_digest")]
+
+    @admin.display(description="organiser actions")
+    def organiser_actions(self, tournament):
+        info = self.opts.app_label, self.opts.model_name
+        links = []
+        if tournament.status == TournamentStatus.SCHEDULED:
+            links.append(("start now", "start"))
+        if tournament.status in (TournamentStatus.SCHEDULED, TournamentStatus.RUNNING):
+            links.append(("cancel", "cancel"))
+        if tournament.status == TournamentStatus.RUNNING:
+            links.append(("withdraw a player", "withdraw"))
+        if not links:
+            return "-"
+        return format_html(" · ".join(
+            format_html('<a class="button" href="{}">{}</a>',
+                        reverse("admin:{}_{}_{}".format(*info, name), args=[tournament.pk]), label)
+            for label, name in links))
+
+    # -- the organiser's actions: services behind a confirmation page ---------------------------------
+
+    def has_manage_permission(self, request) -> bool:
+        return bool(request.user.is_active and request.user.is_staff
+                    and request.user.has_perm("tournaments.view_tournament"))
+
+    def get_urls(self):
+        info = self.opts.app_label, self.opts.model_name
+        wrap = self.admin_site.admin_view
+        return [
+            path("<int:object_id>/start/", wrap(self.start_view), name="{}_{}_start".format(*info)),
+            path("<int:object_id>/cancel/", wrap(self.cancel_view), name="{}_{}_cancel".format(*info)),
+            path("<int:object_id>/withdraw/", wrap(self.withdraw_view), name="{}_{}_withdraw".format(*info)),
+        ] + super().get_urls()
+
+    def _confirm(self, request, tournaments, *, title, explanation, confirm_label, form=None, action=None,
+                 back_url=None):
+        context = {
+            **self.admin_site.each_context(request), "opts": self.opts, "title": title, "explanation": explanation,
+            "tournaments": tournaments, "form": form, "action": action, "confirm_label": confirm_label,
+            "back_url": back_url or reverse("admin:tournaments_tournament_changelist"),
+        }
+        return TemplateResponse(request, "admin/tournaments/tournament/confirm_action.html", context)
+
+    def _run(self, request, tournament, call, done: str) -> bool:
+        try:
+            call()
+        except ServiceError as exc:
+            self.message_user(request, f"{tournament}: {exc.detail} ({exc.code})", messages.ERROR)
+            return False
+        self.message_user(request, f"{tournament}: {done}", messages.SUCCESS)
+        return True
+
+    def _object(self, request, object_id) -> Tournament:
+        if not self.has_manage_permission(request):
+            raise PermissionDenied
+        tournament = Tournament.objects.filter(pk=object_id).first()
+        if tournament is None:
+            raise Http404("no such tournament")
+        return tournament
+
+    def _change_url(self, tournament) -> str:
+        return reverse("admin:tournaments_tournament_change", args=[tournament.pk])
+
+    START_EXPLANATION = ("Start now, as the scheduled start would: standings lines for every registered player, "
+                         "then round 1 (swiss) or the first tables (arena).")
+    CANCEL_EXPLANATION = ("Cancel: every entry fee is refunded, games still running are cancelled (no rating "
+                          "points), games already ended keep their rating points, no prizes are paid.")
+
+    def start_view(self, request, object_id):
+        tournament = self._object(request, object_id)
+        if request.method == "POST" and request.POST.get("confirm") == "yes":
+            self._run(request, tournament, lambda: services.tournament_start_now(tournament_id=tournament.pk),
+                      "started.")
+            return HttpResponseRedirect(self._change_url(tournament))
+        return self._confirm(request, [tournament], title=f"Start {tournament.name} now?",
+                             explanation=self.START_EXPLANATION, confirm_label="Yes, start it now",
+                             back_url=self._change_url(tournament))
+
+    def cancel_view(self, request, object_id):
+        tournament = self._object(request, object_id)
+        form = CancelForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and request.POST.get("confirm") == "yes" and form.is_valid():
+            reason = form.cleaned_data["reason"]
+            self._run(request, tournament,
+                      lambda: services.tournament_cancel(tournament_id=tournament.pk, reason=reason), "cancelled.")
+            return HttpResponseRedirect(self._change_url(tournament))
+        return self._confirm(request, [tournament], title=f"Cancel {tournament.name}?",
+                             explanation=self.CANCEL_EXPLANATION, confirm_label="Yes, cancel it", form=form,
+                             back_url=self._change_url(tournament))
+
+    def withdraw_view(self, request, object_id):
+        tournament = self._object(request, object_id)
+        form = WithdrawForm(request.POST if request.method == "POST" else None, tournament=tournament)
+        if request.method == "POST" and request.POST.get("confirm") == "yes" and form.is_valid():
+            player = form.cleaned_data["player"].player
+            self._run(request, tournament, lambda: services.tournament_withdraw_running(
+                tournament_id=tournament.pk, player=player, by=request.user), f"{player.get_username()} withdrawn.")
+            return HttpResponseRedirect(self._change_url(tournament))
+        return self._confirm(request, [tournament], title=f"Withdraw a player from {tournament.name}?",
+                             explanation="The player's running game is resigned (RULES.md D-12); they are seated "
+                                         "no more; their standings line stays, marked withdrawn.",
+                             confirm_label="Yes, withdraw them", form=form, back_url=self._change_url(tournament))
+
+    @admin.action(description="Start the selected tournaments now", permissions=["manage"])
+    def start_now(self, request, queryset):
+        tournaments = list(queryset.order_by("pk"))
+        if request.POST.get("confirm") != "yes":
+            return self._confirm(request, tournaments, title="Start these tournaments now?",
+                                 explanation=self.START_EXPLANATION, confirm_label="Yes, start them now",
+                                 action="start_now")
+        for t in tournaments:
+            self._run(request, t, lambda t=t: services.tournament_start_now(tournament_id=t.pk), "started.")
+        return None
+
+    @admin.action(description="Cancel the selected tournaments (with a reason)", permissions=["manage"])
+    def cancel(self, request, queryset):
+        tournaments = list(queryset.order_by("pk"))
+        form = CancelForm(request.POST if request.POST.get("confirm") == "yes" else None)
+        if request.POST.get("confirm") != "yes" or not form.is_valid():
+            return self._confirm(request, tournaments, title="Cancel these tournaments?",
+                                 explanation=self.CANCEL_EXPLANATION, confirm_label="Yes, cancel them", form=form,
+                                 action="cancel")
+        reason = form.cleaned_data["reason"]
+        for t in tournaments:
+            self._run(request, t, lambda t=t: services.tournament_cancel(tournament_id=t.pk, reason=reason),
+                      "cancelled.")
+        return None
 
     def has_add_permission(self, request):
         return False  # created through the API, which validates the ruleset and options

@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from goat.engine import RULESETS
 from goat.games.api.schema import _stream_operation
 from goat.games.api.serializers import options_schema
+from goat.players.backends import user_by_username
 from goat.players.services import player_get
 from goat.web.errors import ServiceError
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
@@ -33,6 +34,7 @@ from . import selectors, services
 from .models import Standing, Tournament, TournamentFormat, TournamentStatus
 
 STATUSES = list(TournamentStatus.values)
+STATUS_CHOICE = "Must be scheduled, running, finished or cancelled."
 
 # --- serializers -------------------------------------------------------------------------------
 
@@ -40,6 +42,40 @@ STATUSES = list(TournamentStatus.values)
 @extend_schema_field(options_schema(ante=False))
 class TournamentOptionsField(serializers.DictField):
     """Overrides of the ruleset's options for every game of the tournament (no ante)."""
+
+
+class EntrySerializer(StrictSerializer):
+    min_games = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, allow_null=True,
+                                   help_text="Games played on the ruleset's all-time board, at least.")
+    min_rating = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True,
+                                    help_text="Rating on the ruleset's all-time board, at least.")
+    max_rating = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True,
+                                    help_text="Rating on the ruleset's all-time board, at most.")
+    invite_code = StrictCharField(min_length=4, max_length=64, required=False, allow_null=True, trim_whitespace=False,
+                                  write_only=True, help_text="Registration needs this code; never shown back.")
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        low, high = attrs.get("min_rating"), attrs.get("max_rating")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"max_rating": ["Must be at least min_rating."]})
+        return attrs
+
+
+@extend_schema_field(EntrySerializer)
+class EntryField(serializers.Field):
+    """``entry``: an object validated by EntrySerializer (strict: an unknown key is refused)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("Must be an object of entry conditions.")
+        entry = EntrySerializer(data=data)
+        if not entry.is_valid():
+            raise serializers.ValidationError(entry.errors)
+        return dict(entry.validated_data)
+
+    def to_representation(self, value):
+        return value
 
 
 class TournamentCreateSerializer(StrictSerializer):
@@ -59,6 +95,7 @@ class TournamentCreateSerializer(StrictSerializer):
     max_players = StrictIntegerField(min_value=1, max_value=10000)
     entry_fee = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0,
                                    help_text="Chips debited on registration into the prize pool.")
+    entry = EntryField(required=False, help_text="Entry conditions, checked at registration (all optional).")
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
@@ -68,6 +105,13 @@ class TournamentCreateSerializer(StrictSerializer):
             raise serializers.ValidationError({"duration_minutes": ["An arena needs a duration of at least 1 minute."]})
         attrs["rounds"] = attrs.get("rounds") or 0
         return attrs
+
+
+class EntryViewSerializer(serializers.Serializer):
+    min_games = serializers.IntegerField(allow_null=True)
+    min_rating = serializers.IntegerField(allow_null=True)
+    max_rating = serializers.IntegerField(allow_null=True)
+    invite_only = serializers.BooleanField(help_text="Registration needs an invite code.")
 
 
 class TournamentSerializer(serializers.Serializer):
@@ -82,13 +126,16 @@ class TournamentSerializer(serializers.Serializer):
     duration_minutes = serializers.IntegerField()
     max_players = serializers.IntegerField()
     entry_fee = serializers.IntegerField()
-    status = serializers.CharField(help_text="scheduled, running or finished.")
+    status = serializers.CharField(help_text="scheduled, running, finished or cancelled.")
     created_by = serializers.CharField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     ends_at = serializers.DateTimeField(allow_null=True, help_text="Arena: no table starts after this.")
     prize_pool = serializers.IntegerField()
     players = serializers.IntegerField(help_text="Registered players.")
+    entry = EntryViewSerializer(help_text="Entry conditions (the invite code itself is never shown).")
+    cancelled_at = serializers.DateTimeField(allow_null=True)
+    cancel_reason = serializers.CharField(help_text="Why staff cancelled it (empty otherwise).")
 
 
 class RoundSerializer(serializers.Serializer):
@@ -121,6 +168,21 @@ class TournamentDetailSerializer(TournamentSerializer):
     prizes = PrizeSerializer(many=True)
 
 
+class WithdrawnSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    player = serializers.CharField()
+    withdrawn_at = serializers.DateTimeField()
+    withdrawn_by = serializers.CharField(help_text="The player themself, or the staff member.")
+
+
+WITHDRAW_OTHERS = "Only staff can withdraw another player."
+
+
+class RegisterBodySerializer(StrictSerializer):
+    invite_code = StrictCharField(max_length=64, required=False, allow_null=True, trim_whitespace=False,
+                                  help_text="The tournament's invite code, if it has one.")
+
+
 class RegistrationSerializer(serializers.Serializer):
     tournament = serializers.IntegerField()
     player = serializers.CharField()
@@ -149,7 +211,7 @@ class StandingSerializer(serializers.Serializer):
 
 class TournamentListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=STATUSES, required=False,
-                                     error_messages={"invalid_choice": "Must be scheduled, running or finished."})
+                                     error_messages={"invalid_choice": STATUS_CHOICE})
 
 
 # --- examples ----------------------------------------------------------------------------------
@@ -159,6 +221,8 @@ TOURNAMENT_EXAMPLE = {
     "format": "swiss", "rounds": 3, "table_size": 4, "starts_at": "2025-06-06T18:00:00Z", "duration_minutes": 0,
     "max_players": 32, "entry_fee": 50, "status": "scheduled", "created_by": "director", "started_at": None,
     "finished_at": None, "ends_at": None, "prize_pool": 500, "players": 10,
+    "entry": {"min_games": 10, "min_rating": None, "max_rating": 400, "invite_only": False},
+    "cancelled_at": None, "cancel_reason": "",
 }
 DETAIL_EXAMPLE = {
     **TOURNAMENT_EXAMPLE, "status": "running", "started_at": "2025-06-06T18:00:02Z",
@@ -215,12 +279,11 @@ class TournamentListCreateView(generics.ListAPIView):
         summary="List tournaments",
         description="Tournaments, latest start first, optionally by `status`.",
         parameters=[OpenApiParameter("status", str, enum=STATUSES,
-                                     description="scheduled, running or finished.")],
+                                     description="scheduled, running, finished or cancelled.")],
         responses={200: TournamentSerializer(many=True), **problem_responses(400, 401, 404)},
         examples=[
             OpenApiExample("tournaments", value=TOURNAMENT_EXAMPLE, response_only=True, status_codes=["200"]),
-            problem_example(400, "invalid", "status: Must be scheduled, running or finished.",
-                            {"status": ["Must be scheduled, running or finished."]}),
+            problem_example(400, "invalid", "status: " + STATUS_CHOICE, {"status": [STATUS_CHOICE]}),
             UNAUTHENTICATED,
             problem_example(404, "not_found", "Invalid page."),
         ],
@@ -245,6 +308,10 @@ class TournamentListCreateView(generics.ListAPIView):
             OpenApiExample("arena", request_only=True, value={
                 "name": "Sunday arena", "ruleset": "goat-classic", "format": "arena", "table_size": 2,
                 "starts_at": "2025-06-08T15:00:00Z", "duration_minutes": 60, "max_players": 100}),
+            OpenApiExample("beginners, by invitation", request_only=True, value={
+                "name": "Beginners' swiss", "ruleset": "goat-classic", "format": "swiss", "rounds": 3,
+                "table_size": 4, "starts_at": "2025-06-06T18:00:00Z", "max_players": 16,
+                "entry": {"min_games": 5, "max_rating": 300, "invite_code": "river-7731"}}),
             OpenApiExample("created", value=TOURNAMENT_EXAMPLE, response_only=True, status_codes=["201"]),
             problem_example(400, "invalid_options", services.NO_ANTE),
             UNAUTHENTICATED,
@@ -289,15 +356,23 @@ class TournamentRegistrationView(APIView):
         operation_id="tournaments_register",
         summary="Register",
         description="Enter the tournament; the entry fee is debited from your chips into the prize pool. "
-                    "Swiss: before the start. Arena: also while it runs (you wait for the next free table).",
+                    "Swiss: before the start. Arena: also while it runs (you wait for the next free table). "
+                    "A tournament with an invite code needs it in the body (403 `invite_code_required` / "
+                    "`invite_code_wrong`); entry conditions on the ruleset's all-time board are 422 "
+                    "`entry_condition_not_met`, the detail naming the condition.",
         parameters=[TOURNAMENT_ID],
-        request=None,
-        responses={201: RegistrationSerializer, **problem_responses(401, 404, 409, 422)},
+        request=RegisterBodySerializer,
+        responses={201: RegistrationSerializer, **problem_responses(401, 403, 404, 409, 422)},
         examples=[
+            OpenApiExample("with an invite code", request_only=True, value={"invite_code": "river-7731"}),
             OpenApiExample("registered", response_only=True, status_codes=["201"],
                            value={"tournament": 7, "player": "alice", "registered_at": "2025-06-01T12:00:00Z",
                                   "fee_paid": 50}),
             UNAUTHENTICATED,
+            problem_example(403, "invite_code_required", services.INVITE_CODE_REQUIRED),
+            problem_example(403, "invite_code_wrong", services.INVITE_CODE_WRONG),
+            problem_example(422, "entry_condition_not_met",
+                            services.ENTRY_MAX_RATING.format(need=300, ruleset="goat-classic", have=412)),
             NOT_FOUND,
             problem_example(409, "already_registered", services.ALREADY_REGISTERED),
             problem_example(422, "tournament_full", services.TOURNAMENT_FULL.format(max_players=32)),
@@ -307,15 +382,19 @@ class TournamentRegistrationView(APIView):
         tags=["tournaments"],
     )
     def post(self, request: Request, tournament_id: int) -> Response:
-        registration = services.tournament_register(tournament_id=tournament_id, player=request.user)
+        body = RegisterBodySerializer(data=request.data or {})
+        body.is_valid(raise_exception=True)
+        registration = services.tournament_register(tournament_id=tournament_id, player=request.user,
+                                                    invite_code=body.validated_data.get("invite_code"))
         return Response({"tournament": registration.tournament_id, "player": request.user.get_username(),
                          "registered_at": registration.registered_at, "fee_paid": registration.fee_paid},
                         status=status.HTTP_201_CREATED)
 
     @extend_schema(
         operation_id="tournaments_withdraw",
-        summary="Withdraw",
-        description="Withdraw before the start; the entry fee is refunded.",
+        summary="Withdraw before the start",
+        description="Withdraw before the start; the entry fee is refunded. Once the tournament runs, "
+                    "POST /api/tournaments/{id}/withdraw/ instead.",
         parameters=[TOURNAMENT_ID],
         request=None,
         responses={204: None, **problem_responses(401, 404, 422)},
@@ -330,6 +409,128 @@ class TournamentRegistrationView(APIView):
     def delete(self, request: Request, tournament_id: int) -> Response:
         services.tournament_withdraw(tournament_id=tournament_id, player=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class IsStaff(permissions.BasePermission):
+    message = "Only staff can do this."
+
+    def has_permission(self, request, view):
+        return bool(request.user and request.user.is_staff)
+
+
+class CancelSerializer(StrictSerializer):
+    reason = StrictCharField(min_length=1, max_length=500, help_text="Why; shown on the tournament's pages.")
+
+
+class WithdrawSerializer(StrictSerializer):
+    player = StrictCharField(max_length=150, required=False,
+                             help_text="Staff: the username to withdraw. A player withdraws themself without it.")
+
+
+WITHDRAW_EXAMPLE = {"tournament": 7, "player": "bob", "withdrawn_at": "2025-06-06T18:42:10Z",
+                    "withdrawn_by": "bob"}
+
+
+class TournamentStartView(APIView):
+    permission_classes = [permissions.IsAuthenticated, IsStaff]
+
+    @extend_schema(
+        operation_id="tournaments_start",
+        summary="Start now (staff)",
+        description="Start a scheduled tournament now, as its scheduled start would: standings lines, then "
+                    "round 1 (swiss) or the first tables (arena). 409 `tournament_not_scheduled` otherwise.",
+        parameters=[TOURNAMENT_ID],
+        request=None,
+        responses={200: TournamentDetailSerializer, **problem_responses(401, 403, 404, 409)},
+        examples=[
+            OpenApiExample("started", value=DETAIL_EXAMPLE, response_only=True, status_codes=["200"]),
+            UNAUTHENTICATED,
+            problem_example(403, "permission_denied", IsStaff.message),
+            NOT_FOUND,
+            problem_example(409, "tournament_not_scheduled", services.NOT_SCHEDULED.format(status="running")),
+        ],
+        tags=["tournaments"],
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        services.tournament_start_now(tournament_id=tournament_id)
+        return Response(selectors.tournament_detail(_tournament_or_404(tournament_id)))
+
+
+class TournamentCancelView(APIView):
+    permission_classes = [permissions.IsAuthenticated, IsStaff]
+
+    @extend_schema(
+        operation_id="tournaments_cancel",
+        summary="Cancel (staff)",
+        description="Status `cancelled` with the reason: every entry fee refunded; games still waiting or "
+                    "running cancelled (`game_cancelled` reason `tournament_cancelled`: no rating points, stakes "
+                    "back); games already ended keep their rating points; no prizes. 409 `tournament_ended` "
+                    "once finished or cancelled.",
+        parameters=[TOURNAMENT_ID],
+        request=CancelSerializer,
+        responses={200: TournamentDetailSerializer, **problem_responses(401, 403, 404, 409)},
+        examples=[
+            OpenApiExample("cancel", request_only=True, value={"reason": "The server room is flooded."}),
+            OpenApiExample("cancelled", response_only=True, status_codes=["200"], value={
+                **DETAIL_EXAMPLE, "status": "cancelled", "prize_pool": 0, "cancelled_at": "2025-06-06T18:20:00Z",
+                "cancel_reason": "The server room is flooded.",
+                "tables": [{**DETAIL_EXAMPLE["tables"][0], "status": "cancelled"}]}),
+            problem_example(400, "invalid", "reason: This field is required.", {"reason": ["This field is required."]}),
+            UNAUTHENTICATED,
+            problem_example(403, "permission_denied", IsStaff.message),
+            NOT_FOUND,
+            problem_example(409, "tournament_ended", services.TOURNAMENT_ENDED.format(status="finished")),
+        ],
+        tags=["tournaments"],
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        body = CancelSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        services.tournament_cancel(tournament_id=tournament_id, reason=body.validated_data["reason"])
+        return Response(selectors.tournament_detail(_tournament_or_404(tournament_id)))
+
+
+class TournamentWithdrawView(APIView):
+    @extend_schema(
+        operation_id="tournaments_withdraw_running",
+        summary="Withdraw from a running tournament",
+        description="The player themself (no body), or staff (`{\"player\"}`), during a running tournament: a seat "
+                    "in a running game resigns it (RULES.md D-12), the player is seated no more, the standings "
+                    "line stays marked `withdrawn`; the entry fee is not refunded. 409 `tournament_not_running` "
+                    "before the start (DELETE the registration instead) or after the end, `already_withdrawn` "
+                    "the second time; 404 `not_registered`; 403 when a player names someone else.",
+        parameters=[TOURNAMENT_ID],
+        request=WithdrawSerializer,
+        responses={200: WithdrawnSerializer, **problem_responses(401, 403, 404, 409)},
+        examples=[
+            OpenApiExample("staff withdraws bob", request_only=True, value={"player": "bob"}),
+            OpenApiExample("withdrawn", value=WITHDRAW_EXAMPLE, response_only=True, status_codes=["200"]),
+            UNAUTHENTICATED,
+            problem_example(403, "permission_denied", WITHDRAW_OTHERS),
+            problem_example(404, "not_registered", services.NOT_REGISTERED),
+            problem_example(409, "tournament_not_running", services.NOT_RUNNING.format(status="finished")),
+            problem_example(409, "already_withdrawn", services.ALREADY_WITHDRAWN.format(player="bob")),
+        ],
+        tags=["tournaments"],
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        body = WithdrawSerializer(data=request.data or {})
+        body.is_valid(raise_exception=True)
+        name = body.validated_data.get("player")
+        player = request.user
+        if name is not None:
+            named = user_by_username(name)
+            if named is None or named.pk != request.user.pk:
+                if not request.user.is_staff:
+                    raise ServiceError("permission_denied", WITHDRAW_OTHERS, status=403)
+                if named is None:
+                    raise ServiceError("not_registered", services.PLAYER_NOT_REGISTERED.format(player=name),
+                                       status=404)
+                player = named
+        registration = services.tournament_withdraw_running(tournament_id=tournament_id, player=player,
+                                                            by=request.user)
+        return Response({"tournament": registration.tournament_id, "player": player.get_username(),
+                         "withdrawn_at": registration.withdrawn_at, "withdrawn_by": request.user.get_username()})
 
 
 class TournamentStandingsView(generics.ListAPIView):

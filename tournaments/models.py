@@ -27,6 +27,8 @@ class TournamentStatus(models.TextChoices):
     SCHEDULED = "scheduled"
     RUNNING = "running"
     FINISHED = "finished"
+    #: stopped by staff: entry fees refunded, running games cancelled, no prizes
+    CANCELLED = "cancelled"
 
 
 class Tournament(models.Model):
@@ -51,6 +53,15 @@ class Tournament(models.Model):
     #: chips paid in as entry fees (refunds taken out); paid out as prizes when the tournament finishes
     prize_pool = models.BigIntegerField(default=0)
     prizes_paid_at = models.DateTimeField(null=True, blank=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    #: why staff cancelled it (shown on the pages)
+    cancel_reason = models.CharField(max_length=500, blank=True, default="")
+    #: entry conditions, checked at registration on the ruleset's all-time board (None: no condition)
+    entry_min_games = models.PositiveIntegerField(null=True, blank=True)
+    entry_min_rating = models.PositiveIntegerField(null=True, blank=True)
+    entry_max_rating = models.PositiveIntegerField(null=True, blank=True)
+    #: HMAC-SHA256 of the invite code under the SECRET_KEY ("" when none): the code itself is never kept
+    invite_code_digest = models.CharField(max_length=64, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["-starts_at", "-id"]
@@ -80,6 +91,9 @@ class Registration(models.Model):
     fee_paid = models.PositiveIntegerField(default=0)
     #: when the player withdrew from the running tournament (seated no more; their line stays, marked)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
+    #: who withdrew them (the player themself, or staff)
+    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="+")
 
     class Meta:
         ordering = ["registered_at", "id"]

@@ -159,7 +159,15 @@ def tournament_dict(t: Tournament) -> dict[str, Any]:
         "prize_pool": t.prize_pool,
         "players": getattr(t, "players", None) if getattr(t, "players", None) is not None
         else t.registrations.count(),
+        "entry": tournament_entry(t),
+        "cancelled_at": t.cancelled_at, "cancel_reason": t.cancel_reason,
     }
+
+
+def tournament_entry(t: Tournament) -> dict[str, Any]:
+    """The entry conditions as shown to anyone: the invite code only as ``invite_only``, never itself."""
+    return {"min_games": t.entry_min_games, "min_rating": t.entry_min_rating, "max_rating": t.entry_max_rating,
+            "invite_only": bool(t.invite_code_digest)}
 
 
 def tournament_detail(t: Tournament) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
 
 from goat import engine
 from goat.engine.errors import InvalidOptions
@@ -31,6 +32,7 @@ from goat.players.services import player_is_computer
 from goat.web import live
 from goat.web.errors import ServiceError
 from ratings.models import ChipKind
+from ratings.selectors import player_ruleset_stats
 from ratings.services import chips_move
 
 from .models import (
@@ -65,6 +67,22 @@ NOT_REGISTERED = "You are not registered for this tournament."
 INSUFFICIENT_CHIPS = "The entry fee is {fee} chips; your balance is {balance}."
 NO_ANTE = "Tournament games have no ante: the entry fee is the stake."
 COMPUTER_PLAYER = "Computer players play unrated games only; they do not enter tournaments."
+INVITE_CODE_REQUIRED = "This tournament is by invitation: send its invite code."
+INVITE_CODE_WRONG = "That is not this tournament's invite code."
+ENTRY_MIN_GAMES = "min_games: this tournament needs {need} games of {ruleset}; you have played {have}."
+ENTRY_MIN_RATING = "min_rating: this tournament needs a {ruleset} rating of at least {need}; yours is {have}."
+ENTRY_MAX_RATING = "max_rating: this tournament is for a {ruleset} rating of at most {need}; yours is {have}."
+NOT_SCHEDULED = "Only a scheduled tournament can be started; this one is {status}."
+TOURNAMENT_ENDED = "This tournament is {status} already."
+NOT_RUNNING = "Only a running tournament can be left this way; this one is {status}."
+NOT_RUNNING_SCHEDULED = ("The tournament has not started: withdraw with DELETE /api/tournaments/{id}/registration/ "
+                         "(the entry fee is refunded).")
+ALREADY_WITHDRAWN = "{player} has withdrawn from this tournament already."
+PLAYER_NOT_REGISTERED = "{player} is not registered for this tournament."
+#: the salt of the invite code digests (salted_hmac: HMAC-SHA256 under SECRET_KEY)
+INVITE_CODE_SALT = "tournaments.invite_code"
+#: the reason of the game_cancelled event of a tournament's games when the tournament is cancelled
+CANCEL_REASON = "tournament_cancelled"
 
 
 def _not_found() -> ServiceError:
@@ -92,15 +110,26 @@ def tournament_options(*, ruleset: str, table_size: int, options: dict | None) -
     return engine.resolve_options(ruleset, table_size, options).to_dict()
 
 
+def invite_code_digest(code: str) -> str:
+    """The keyed digest a tournament keeps instead of its invite code (HMAC-SHA256 under SECRET_KEY)."""
+    return salted_hmac(INVITE_CODE_SALT, code, algorithm="sha256").hexdigest()
+
+
 @transaction.atomic
 def tournament_create(*, created_by, name: str, ruleset: str, format: str, table_size: int, starts_at: datetime,
                       max_players: int, options: dict | None = None, rounds: int = 0, duration_minutes: int = 0,
-                      entry_fee: int = 0) -> Tournament:
+                      entry_fee: int = 0, entry: dict | None = None) -> Tournament:
+    """Schedule a tournament. ``entry`` holds the optional entry conditions ``min_games``, ``min_rating``,
+    ``max_rating`` and ``invite_code`` (only its digest is kept)."""
     resolved = tournament_options(ruleset=ruleset, table_size=table_size, options=options)
+    entry = entry or {}
+    code = entry.get("invite_code")
     return Tournament.objects.create(
         name=name, ruleset=ruleset, options=resolved, format=format,
         rounds=rounds if format == TournamentFormat.SWISS else 0, table_size=table_size, starts_at=starts_at,
         duration_minutes=duration_minutes, max_players=max_players, entry_fee=entry_fee, created_by=created_by,
+        entry_min_games=entry.get("min_games"), entry_min_rating=entry.get("min_rating"),
+        entry_max_rating=entry.get("max_rating"), invite_code_digest=invite_code_digest(code) if code else "",
     )
 
 
@@ -132,8 +161,33 @@ def registration_open(tournament: Tournament, now: datetime | None = None) -> bo
     return False
 
 
+def entry_check(tournament: Tournament, player, invite_code: str | None) -> None:
+    """The entry conditions (API.md "Tournament operations"): the invite code first (403
+    ``invite_code_required`` / ``invite_code_wrong``, compared as digests in constant time), then games
+    and rating on the tournament ruleset's all-time board (422 ``entry_condition_not_met`` naming it)."""
+    if tournament.invite_code_digest:
+        if not invite_code:
+            raise ServiceError("invite_code_required", INVITE_CODE_REQUIRED, status=403)
+        if not constant_time_compare(invite_code_digest(invite_code), tournament.invite_code_digest):
+            raise ServiceError("invite_code_wrong", INVITE_CODE_WRONG, status=403)
+    conditions = (tournament.entry_min_games, tournament.entry_min_rating, tournament.entry_max_rating)
+    if all(c is None for c in conditions):
+        return
+    stats = player_ruleset_stats(player=player, ruleset=tournament.ruleset)
+    if tournament.entry_min_games is not None and stats["games"] < tournament.entry_min_games:
+        raise ServiceError("entry_condition_not_met", ENTRY_MIN_GAMES.format(
+            need=tournament.entry_min_games, ruleset=tournament.ruleset, have=stats["games"]))
+    if tournament.entry_min_rating is not None and stats["rating"] < tournament.entry_min_rating:
+        raise ServiceError("entry_condition_not_met", ENTRY_MIN_RATING.format(
+            need=tournament.entry_min_rating, ruleset=tournament.ruleset, have=stats["rating"]))
+    if tournament.entry_max_rating is not None and stats["rating"] > tournament.entry_max_rating:
+        raise ServiceError("entry_condition_not_met", ENTRY_MAX_RATING.format(
+            need=tournament.entry_max_rating, ruleset=tournament.ruleset, have=stats["rating"]))
+
+
 @transaction.atomic
-def tournament_register(*, tournament_id: int, player, now: datetime | None = None) -> Registration:
+def tournament_register(*, tournament_id: int, player, now: datetime | None = None,
+                        invite_code: str | None = None) -> Registration:
     now = now or timezone.now()
     if player_is_computer(player=player):  # computer players play unrated games only
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
@@ -142,6 +196,7 @@ def tournament_register(*, tournament_id: int, player, now: datetime | None = No
         raise ServiceError("registration_closed", REGISTRATION_CLOSED)
     if Registration.objects.filter(tournament=tournament, player=player).exists():
         raise ServiceError("already_registered", ALREADY_REGISTERED, status=409)
+    entry_check(tournament, player, invite_code)
     if Registration.objects.filter(tournament=tournament).count() >= tournament.max_players:
         raise ServiceError("tournament_full", TOURNAMENT_FULL.format(max_players=tournament.max_players))
     fee = tournament.entry_fee
@@ -159,7 +214,7 @@ def tournament_register(*, tournament_id: int, player, now: datetime | None = No
 
 @transaction.atomic
 def tournament_withdraw(*, tournament_id: int, player, now: datetime | None = None) -> None:
-    """Withdraw before the start; the entry fee is refunded."""
+    """Withdraw before the start (DELETE registration); the entry fee is refunded."""
     now = now or timezone.now()
     tournament = _locked(tournament_id)
     registration = Registration.objects.filter(tournament=tournament, player=player).first()
@@ -237,7 +292,8 @@ def swiss_pairing(order: Sequence[int], sizes: Sequence[int], met: dict[int, set
 
 def _start_swiss_round(tournament: Tournament, number: int, now: datetime) -> TournamentRound:
     round_ = TournamentRound.objects.create(tournament=tournament, number=number, started_at=now)
-    standings = list(Standing.objects.filter(tournament=tournament).order_by("rank").select_related("player"))
+    standings = list(Standing.objects.filter(tournament=tournament, withdrawn=False).order_by("rank")
+                     .select_related("player"))  # a withdrawn player is seated no more
     players = {s.player_id: s.player for s in standings}
     order = [s.player_id for s in standings]
     sizes = table_sizes(len(order), tournament.table_size)
@@ -264,8 +320,8 @@ def _arena_waiting(tournament: Tournament) -> list:
                           .values_list("player_id", "released_at")):
         if at is not None and (player_id not in released or at > released[player_id]):
             released[player_id] = at
-    registrations = [r for r in Registration.objects.filter(tournament=tournament).select_related("player")
-                     .order_by("registered_at", "id") if r.player_id not in seated]
+    registrations = [r for r in Registration.objects.filter(tournament=tournament, withdrawn_at__isnull=True)
+                     .select_related("player").order_by("registered_at", "id") if r.player_id not in seated]
     registrations.sort(key=lambda r: (released.get(r.player_id, r.registered_at), r.registered_at, r.id))
     return [r.player for r in registrations]
 
@@ -451,6 +507,23 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
     tournament = _locked(tournament_id)
     if tournament.status != TournamentStatus.SCHEDULED or tournament.starts_at > now:
         return False
+    _start_locked(tournament, now)
+    return True
+
+
+@transaction.atomic
+def tournament_start_now(*, tournament_id: int, now: datetime | None = None) -> Tournament:
+    """Staff: start a scheduled tournament now, as its scheduled start would (``starts_at`` keeps the
+    announced time; ``started_at`` says when it started). 409 ``tournament_not_scheduled`` otherwise."""
+    now = now or timezone.now()
+    tournament = _locked(tournament_id)
+    if tournament.status != TournamentStatus.SCHEDULED:
+        raise ServiceError("tournament_not_scheduled", NOT_SCHEDULED.format(status=tournament.status), status=409)
+    _start_locked(tournament, now)  # which tells the tournament's streams
+    return tournament
+
+
+def _start_locked(tournament: Tournament, now: datetime) -> None:
     tournament.status = TournamentStatus.RUNNING
     tournament.started_at = now
     tournament.save(update_fields=["status", "started_at"])
@@ -459,7 +532,6 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
     logger.info("tournament %s started", tournament.pk)
     _advance_locked(tournament, now)
     tournament_changed(tournament_id=tournament.pk)
-    return True
 
 
 def tournaments_start_due(*, now: datetime | None = None) -> list[int]:
@@ -498,7 +570,8 @@ def _advance_locked(tournament: Tournament, now: datetime) -> bool:
                     current.save(update_fields=["finished_at"])
                 _rank(tournament)
             number = current.number if current else 0
-            if number >= tournament.rounds or not Standing.objects.filter(tournament=tournament).exists():
+            if number >= tournament.rounds or not Standing.objects.filter(tournament=tournament,
+                                                                           withdrawn=False).exists():
                 _finish(tournament, now)
                 break
             _start_swiss_round(tournament, number + 1, now)
@@ -537,6 +610,89 @@ def _finish(tournament: Tournament, now: datetime) -> None:
         fields.append("prizes_paid_at")
     tournament.save(update_fields=fields)
     logger.info("tournament %s finished", tournament.pk)
+
+
+# --- organiser actions: cancel, withdraw a player ----------------------------------------------------
+
+
+@transaction.atomic
+def tournament_cancel(*, tournament_id: int, reason: str, now: datetime | None = None) -> Tournament:
+    """Staff: cancel a scheduled or running tournament. Status ``cancelled`` with the reason; every
+    entry fee paid is refunded (``entry_refund``, the pool emptied); every game still waiting or
+    running is cancelled (``game_cancelled`` reason ``tournament_cancelled``: no rating points, stakes
+    back); games already ended keep their rating points (a game that ended but is not recorded yet is
+    recorded); no prizes. 409 ``tournament_ended`` once finished or cancelled.
+
+    Under the tournament lock, so it runs once; a game's last move racing the cancel either lands
+    first (the game ends and counts) or finds the game cancelled (``game_cancel`` appends with the
+    version it read): exactly one of the two."""
+    now = now or timezone.now()
+    tournament = _locked(tournament_id)
+    if tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.RUNNING):
+        raise ServiceError("tournament_ended", TOURNAMENT_ENDED.format(status=tournament.status), status=409)
+    for game_id in (Table.objects.filter(tournament=tournament, game__ended_at__isnull=True)
+                    .order_by("id").values_list("game_id", flat=True)):
+        games.game_cancel(game_id=game_id, reason=CANCEL_REASON)
+    if tournament.status == TournamentStatus.RUNNING:
+        _record_ended_tables(tournament, now)  # ended before the cancel: they count
+    refunds = Registration.objects.filter(tournament=tournament, fee_paid__gt=0).select_related("player")
+    refunded = 0
+    for registration in sorted(refunds, key=lambda r: r.player_id):  # lock order: player id
+        chips_move(player=registration.player, amount=registration.fee_paid, kind=ChipKind.ENTRY_REFUND, at=now)
+        refunded += registration.fee_paid
+    Seating.objects.filter(tournament=tournament, active=True).update(active=False, released_at=now)
+    TournamentRound.objects.filter(tournament=tournament, finished_at__isnull=True).update(finished_at=now)
+    tournament.refresh_from_db(fields=["prize_pool"])
+    tournament.prize_pool -= refunded
+    tournament.status = TournamentStatus.CANCELLED
+    tournament.cancelled_at = now
+    tournament.cancel_reason = reason
+    tournament.save(update_fields=["prize_pool", "status", "cancelled_at", "cancel_reason"])
+    logger.info("tournament %s cancelled: %s", tournament.pk, reason)
+    tournament_changed(tournament_id=tournament.pk)
+    return tournament
+
+
+@transaction.atomic
+def tournament_withdraw_running(*, tournament_id: int, player, by, now: datetime | None = None) -> Registration:
+    """Withdraw ``player`` from a running tournament (``by`` the player themself or staff). A seat in a
+    running game resigns it (RULES.md D-12); they are seated no more (swiss rounds, arena tables);
+    their standings line stays, marked withdrawn; the entry fee is not refunded. 409
+    ``tournament_not_running`` before the start or after the end, ``already_withdrawn`` the second time;
+    404 ``not_registered``.
+
+    Under the tournament lock, as advance: a withdrawal and the seating of the next round are ordered,
+    so the player is either not seated or seated and then resigned. The resignation is a game command
+    like any: if the game's last move lands first the game ends normally and counts."""
+    now = now or timezone.now()
+    tournament = _locked(tournament_id)
+    registration = Registration.objects.filter(tournament=tournament, player=player).first()
+    if registration is None:
+        name = "You are" if by == player else f"{player.get_username()} is"
+        raise ServiceError("not_registered", f"{name} not registered for this tournament.", status=404)
+    if tournament.status == TournamentStatus.SCHEDULED:
+        raise ServiceError("tournament_not_running", NOT_RUNNING_SCHEDULED.replace("{id}", str(tournament.pk)),
+                           status=409)
+    if tournament.status != TournamentStatus.RUNNING:
+        raise ServiceError("tournament_not_running", NOT_RUNNING.format(status=tournament.status), status=409)
+    if registration.withdrawn_at is not None:
+        raise ServiceError("already_withdrawn", ALREADY_WITHDRAWN.format(player=player.get_username()), status=409)
+    registration.withdrawn_at = now
+    registration.withdrawn_by = by
+    registration.save(update_fields=["withdrawn_at", "withdrawn_by"])
+    Standing.objects.filter(tournament=tournament, player=player).update(withdrawn=True)
+    seating = (Seating.objects.filter(tournament=tournament, player=player, active=True)
+               .select_related("table__game").first())
+    if seating is not None and not seating.table.game.ended:
+        try:
+            games.game_resign(game_id=seating.table.game_id, player=player)
+        except ServiceError as exc:  # the game ended meanwhile: its result stands
+            if exc.code != "game_not_running":
+                raise
+    logger.info("tournament %s: player %s withdrawn", tournament.pk, player.pk)
+    _advance_locked(tournament, now)  # an arena or swiss left without enough players moves on
+    tournament_changed(tournament_id=tournament.pk)
+    return registration
 
 
 def tournaments_tick(*, now: datetime | None = None) -> int:

@@ -62,7 +62,8 @@ class LeaveSeat(NamedTuple):
 
 @_command
 class CancelGame(NamedTuple):
-    """The server cancels a waiting game: ``"expired"`` (it did not fill in time)."""
+    """The server cancels a game: a waiting one as ``"expired"`` (it did not fill in time), a waiting or
+    running one as ``"tournament_cancelled"`` (its tournament was cancelled)."""
 
     reason: str = "expired"
 

@@ -125,16 +125,23 @@ def _seat_left(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     return g
 
 
-#: why a game that never started was cancelled: its last seated player left, or it did not fill in time
-CANCEL_REASONS = ("left", "expired")
+#: why a game was cancelled: its last seated player left, or it did not fill in time (a waiting game);
+#: or the tournament it belongs to was cancelled (a waiting or running game)
+CANCEL_REASONS = ("left", "expired", "tournament_cancelled")
+#: the reasons that may also cancel a game that has started
+CANCEL_RUNNING_REASONS = ("tournament_cancelled",)
 
 
 def _game_cancelled(g: Game, event: Mapping[str, Any], check: bool) -> Game:
-    """A waiting game ends without a result (no round was dealt). The seed is revealed after it as
-    after every ended game, so the commitment can still be opened by anyone who looks."""
+    """The game ends without a result: a waiting game (no round was dealt), or a running game whose
+    tournament was cancelled (no rating points; the interrupted round does not count). The seed is
+    revealed after it as after every ended game, so the commitment can still be opened by anyone."""
     reason = _data(event).get("reason")
     if check:
-        if g.status != WAITING:
+        if reason in CANCEL_RUNNING_REASONS:
+            if g.status not in (WAITING, RUNNING):
+                raise IllegalMove("game_not_running", "Only a game that has not ended can be cancelled.")
+        elif g.status != WAITING:
             raise IllegalMove("game_not_waiting", "Only a game that has not started can be cancelled.")
         if reason not in CANCEL_REASONS:
             raise InvalidEvent("malformed_event", f"game_cancelled needs a reason of {list(CANCEL_REASONS)}.")

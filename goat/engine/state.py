@@ -16,7 +16,7 @@ from .scoring import PlayerScore
 from .tiles import TEXT, Tile, tile_str, tiles_str
 
 WAITING, RUNNING, FINISHED, INTERRUPTED = "waiting", "running", "finished", "interrupted"
-#: a game that never started, ended without a result (``game_cancelled``: every seat left, or it expired)
+#: a game that ended without a result (``game_cancelled``: every seat left, it expired, or its tournament was cancelled)
 CANCELLED = "cancelled"
 #: the statuses of a game that has ended (the seed is then revealed and nothing is hidden)
 ENDED = (FINISHED, INTERRUPTED, CANCELLED)

@@ -60,8 +60,8 @@ def seat_guard_register(guard: Callable[..., None]) -> None:
         _seat_guards.append(guard)
 
 
-#: functions called inside the transaction that frees a seat of a game that never started (its player
-#: left, or the game was cancelled as expired), e.g. to return the escrowed ante:
+#: functions called inside the transaction that frees a seat of a game without a result (its player
+#: left, or the game was cancelled: expired, or its tournament cancelled), e.g. to return the escrowed ante:
 #: ``release(game=..., player=..., seat=..., options=...)``. Registered through ``seat_release_register``
 #: (ratings refunds the ante). A release runs with the events it belongs to: both land or neither.
 _seat_releases: list[Callable[..., None]] = []
@@ -355,6 +355,32 @@ def game_expire(*, game_id: int, created_before) -> bool:
         return False
     logger.info("game %s: cancelled, not filled in time", game_id)
     return True
+
+
+def game_cancel(*, game_id: int, reason: str) -> bool:
+    """Cancel a waiting or running game for ``reason`` (``tournament_cancelled``: its tournament was
+    cancelled): ``game_cancelled`` then the seed's reveal, no result and so no rating points, every
+    seated player's stake returned in the same transaction. A game that ended meanwhile (its last move
+    landed first) is left alone: of a cancel and a game's end exactly one lands. Returns whether it
+    cancelled the game."""
+    for attempt in range(1, MAX_TRIES + 1):
+        try:
+            with transaction.atomic():
+                loaded = _load(game_id)
+                game = loaded.game
+                if game.status not in (GameStatus.WAITING, GameStatus.RUNNING):
+                    return False
+                state, events = engine.decide(loaded.state, engine.CancelGame(reason=reason))
+                for seat in Seat.objects.filter(game=game).select_related("player").order_by("seat"):
+                    _release_seat(game, seat.player, seat.seat, loaded.state.options)
+                _commit(loaded, state, events, None)
+        except StreamConflict:
+            if attempt == MAX_TRIES:
+                raise
+            continue
+        logger.info("game %s: cancelled (%s)", game_id, reason)
+        return True
+    raise AssertionError("unreachable")
 
 
 def games_expire_waiting(*, older_than: timedelta | None = None, now=None, limit: int = 500) -> int:

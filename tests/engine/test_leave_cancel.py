@@ -105,3 +105,21 @@ def test_replay_refuses_a_cancel_after_the_game_started_and_a_deal_after_a_cance
     assert replay(late_join).code == "game_not_waiting"
     # and verify wants the reveal that the rules force after the cancel
     assert verify_log(numbered(cancelled))["code"] == "seed_not_revealed"
+
+
+def test_a_running_game_of_a_cancelled_tournament_is_cancelled_without_a_result():
+    state, log = new_game("goat-classic", 3)
+    assert state.status == RUNNING
+    state, events = decide(state, CancelGame(reason="tournament_cancelled"))
+    assert [e["type"] for e in events] == ["game_cancelled", "seed_revealed"]
+    assert events[0]["data"] == {"reason": "tournament_cancelled"}
+    assert state.status == CANCELLED and state.ended and state.result is None
+    assert pending(state) == ("done", None)
+    report = verify_log(numbered([*log, *events]))
+    assert report["valid"] is True and report["result"] is None
+    assert state_from_json(state_to_json(state)) == state
+    with pytest.raises(IllegalMove) as excinfo:  # once only
+        decide(state, CancelGame(reason="tournament_cancelled"))
+    assert excinfo.value.code == "game_not_running"
+    waiting, _ = _waiting(2, ("alice",))  # a waiting game of the tournament too
+    assert decide(waiting, CancelGame(reason="tournament_cancelled"))[0].status == CANCELLED

@@ -86,3 +86,88 @@ def test_the_game_list_api_filters_by_tournament_through_the_filter_this_app_reg
     ids = [g["id"] for g in client.get("/api/games/", {"tournament": tournament.pk}).json()["results"]]
     assert ids == [game.pk]
     assert client.get("/api/games/", {"tournament": "x"}).status_code == 400
+
+
+# --- the organiser's actions, each behind a confirmation page ------------------------------------
+
+
+@pytest.fixture
+def entered(tournament, django_user_model):
+    from tournaments import services
+
+    players = [django_user_model.objects.create_user(username=f"entrant{i}", password="x") for i in range(4)]
+    for p in players:
+        services.tournament_register(tournament_id=tournament.pk, player=p)
+    return players
+
+
+@pytest.mark.django_db(transaction=True)
+def test_admin_start_now_asks_first_then_starts(admin_client, tournament, entered):
+    url = f"/admin/tournaments/tournament/{tournament.pk}/start/"
+    page = admin_client.get(url)
+    assert page.status_code == 200 and b"Yes, start it now" in page.content
+    tournament.refresh_from_db()
+    assert tournament.status == "scheduled"  # asking changes nothing
+    done = admin_client.post(url, {"confirm": "yes"})
+    assert done.status_code == 302
+    tournament.refresh_from_db()
+    assert tournament.status == "running"
+    again = admin_client.post(url, {"confirm": "yes"}, follow=True)
+    assert b"tournament_not_scheduled" in again.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_admin_cancel_action_from_the_list_needs_a_reason(admin_client, tournament, entered):
+    listing = "/admin/tournaments/tournament/"
+    asked = admin_client.post(listing, {"action": "cancel", "_selected_action": [tournament.pk], "index": 0})
+    assert asked.status_code == 200 and b"Yes, cancel them" in asked.content and b"Spring cup" in asked.content
+    no_reason = admin_client.post(listing, {"action": "cancel", "_selected_action": [tournament.pk],
+                                            "confirm": "yes", "reason": ""})
+    assert no_reason.status_code == 200 and b"This field is required" in no_reason.content
+    tournament.refresh_from_db()
+    assert tournament.status == "scheduled"
+    done = admin_client.post(listing, {"action": "cancel", "_selected_action": [tournament.pk], "confirm": "yes",
+                                       "reason": "Rained off."})
+    assert done.status_code == 302
+    tournament.refresh_from_db()
+    assert (tournament.status, tournament.cancel_reason) == ("cancelled", "Rained off.")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_admin_start_action_from_the_list(admin_client, tournament, entered):
+    listing = "/admin/tournaments/tournament/"
+    asked = admin_client.post(listing, {"action": "start_now", "_selected_action": [tournament.pk], "index": 0})
+    assert asked.status_code == 200 and b"Yes, start them now" in asked.content
+    admin_client.post(listing, {"action": "start_now", "_selected_action": [tournament.pk], "confirm": "yes"})
+    tournament.refresh_from_db()
+    assert tournament.status == "running"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_admin_withdraw_a_player(admin_client, tournament, entered):
+    from tournaments import services
+    from tournaments.models import Registration
+
+    services.tournament_start_now(tournament_id=tournament.pk)
+    url = f"/admin/tournaments/tournament/{tournament.pk}/withdraw/"
+    page = admin_client.get(url)
+    assert page.status_code == 200 and b">entrant2</option>" in page.content
+    registration = Registration.objects.get(tournament=tournament, player=entered[2])
+    done = admin_client.post(url, {"confirm": "yes", "player": registration.pk})
+    assert done.status_code == 302
+    registration.refresh_from_db()
+    assert registration.withdrawn_at is not None and registration.withdrawn_by.username == "admin"
+    assert b">entrant2</option>" not in admin_client.get(url).content  # a withdrawn player is not offered again
+    change = admin_client.get(f"/admin/tournaments/tournament/{tournament.pk}/change/")
+    assert b"withdraw a player" in change.content and b"invite_code_digest" not in change.content
+
+
+@pytest.mark.django_db
+def test_admin_actions_need_staff(client, django_user_model, tournament):
+    user = django_user_model.objects.create_user(username="nobody", password="x")
+    client.force_login(user)
+    response = client.post(f"/admin/tournaments/tournament/{tournament.pk}/cancel/", {"confirm": "yes",
+                                                                                   "reason": "x"})
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    tournament.refresh_from_db()
+    assert tournament.status == "scheduled"

@@ -17,7 +17,8 @@ def chips_total() -> int:
 
     balances = ChipAccount.objects.aggregate(s=Sum("balance"))["s"] or 0
     unpaid = Game.objects.exclude(status__in=[GameStatus.FINISHED, GameStatus.INTERRUPTED])
-    stakes = ChipLedgerEntry.objects.filter(kind=ChipKind.STAKE, game__in=unpaid)
+    # stakes less the refunds of games cancelled (left, expired, their tournament cancelled)
+    stakes = ChipLedgerEntry.objects.filter(kind__in=[ChipKind.STAKE, ChipKind.REFUND], game__in=unpaid)
     escrow = -(stakes.aggregate(s=Sum("amount"))["s"] or 0)
     pools = Tournament.objects.filter(prizes_paid_at__isnull=True).aggregate(s=Sum("prize_pool"))["s"] or 0
     return balances + escrow + pools
