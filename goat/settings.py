@@ -476,6 +476,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _timedelta(seconds=env_int("GOAT_TOURNAMENTS_TICK_SECONDS", 5)),
         "options": {"expires": env_int("GOAT_TOURNAMENTS_TICK_SECONDS", 5)},
     },
+    # tournament schedules: announce each occurrence announce_before ahead of its start, once
+    "tournament-schedules-run": {
+        "task": "tournaments.tasks.tournament_schedules_run",
+        "schedule": _timedelta(seconds=env_int("GOAT_TOURNAMENTS_TICK_SECONDS", 5)),
+        "options": {"expires": env_int("GOAT_TOURNAMENTS_TICK_SECONDS", 5)},
+    },
     # replay audit: verify every game that ended in the last day, flag mismatches (goat.audit_tasks)
     "games-verify-recent": {"task": "goat.audit_tasks.games_verify_recent", "schedule": _crontab(hour=3, minute=0)},
 }

@@ -17,11 +17,12 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from goat.engine.errors import InvalidOptions
 from goat.games.admin import game_admin_extend
 from goat.web.errors import ServiceError
 
-from . import services
-from .models import Bye, Prize, Registration, Standing, Table, Tournament, TournamentStatus
+from . import schedules, services
+from .models import Bye, Prize, Registration, Standing, Table, Tournament, TournamentSchedule, TournamentStatus
 
 
 class GameTournamentFilter(admin.SimpleListFilter):
@@ -270,3 +271,68 @@ class TournamentAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class ScheduleForm(forms.ModelForm):
+    """Durations as ISO 8601 text and the template as JSON, checked exactly as the API checks them."""
+
+    every_iso = forms.CharField(label="every", max_length=64, help_text="ISO 8601 duration, at least PT5M (PT1H, P1D).")
+    announce_before_iso = forms.CharField(label="announce before", max_length=64, initial="PT0S",
+                                          help_text="ISO 8601 duration: created this long before each start.")
+
+    class Meta:
+        model = TournamentSchedule
+        fields = ["template", "first_start", "active"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["every_iso"].initial = schedules.iso_text(self.instance.every)
+            self.fields["announce_before_iso"].initial = schedules.iso_text(self.instance.announce_before)
+
+    def clean(self):
+        cleaned = super().clean()
+        try:
+            every, ahead = schedules.schedule_durations(every=cleaned.get("every_iso"),
+                                                        announce_before=cleaned.get("announce_before_iso"))
+        except ServiceError as exc:
+            raise forms.ValidationError({f"{name}_iso": messages for name, messages in (exc.errors or {}).items()
+                                         }) from None
+        cleaned["every"], cleaned["announce_before"] = every, ahead
+        if "template" in cleaned and cleaned.get("first_start"):
+            from .api import schedule_template_validate  # the API's own check of a template
+
+            try:
+                cleaned["template"] = schedule_template_validate(cleaned["template"], cleaned["first_start"])
+            except (ServiceError, InvalidOptions) as exc:
+                raise forms.ValidationError({"template": [getattr(exc, "detail", str(exc))]}) from None
+        return cleaned
+
+    def save(self, commit=True):
+        self.instance.every = self.cleaned_data["every"]
+        self.instance.announce_before = self.cleaned_data["announce_before"]
+        self.instance.template = self.cleaned_data["template"]
+        return super().save(commit=commit)
+
+
+@admin.register(TournamentSchedule)
+class TournamentScheduleAdmin(admin.ModelAdmin):
+    """Recurring tournaments: staff create, change and stop them here or through the API (the same
+    checks); the beat creates the occurrences (tournaments.schedules)."""
+
+    form = ScheduleForm
+    list_display = ("id", "__str__", "first_start", "every", "announce_before", "active", "created_by")
+    list_filter = ("active",)
+    readonly_fields = ("created_by", "created_at", "created_tournaments")
+
+    @admin.display(description="tournaments created")
+    def created_tournaments(self, schedule):
+        return schedule.tournaments.count() if schedule.pk else 0
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # stop it instead (active): its tournaments refer to it

@@ -62,12 +62,18 @@ class Tournament(models.Model):
     entry_max_rating = models.PositiveIntegerField(null=True, blank=True)
     #: HMAC-SHA256 of the invite code under the SECRET_KEY ("" when none): the code itself is never kept
     invite_code_digest = models.CharField(max_length=64, blank=True, default="", editable=False)
+    #: the schedule that created it (an occurrence), if any
+    schedule = models.ForeignKey("TournamentSchedule", null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="tournaments")
 
     class Meta:
         ordering = ["-starts_at", "-id"]
         indexes = [models.Index(fields=["status", "starts_at"], name="tournament_due_idx")]
         constraints = [
             models.CheckConstraint(condition=Q(table_size__gte=2, table_size__lte=4), name="tournament_table_size_2_4"),
+            # one tournament per occurrence, however many beats or redelivered tasks create it
+            models.UniqueConstraint(fields=["schedule", "starts_at"], condition=Q(schedule__isnull=False),
+                                    name="tournament_once_per_occurrence"),
         ]
 
     def __str__(self) -> str:
@@ -79,6 +85,30 @@ class Tournament(models.Model):
         if self.started_at is None:
             return None
         return self.started_at + timedelta(minutes=self.duration_minutes)
+
+
+class TournamentSchedule(models.Model):
+    """A recurring tournament: from ``template`` (every tournament field but ``starts_at``), one tournament
+    starting at ``first_start + k * every`` for k = 0, 1, ..., created ``announce_before`` ahead of its
+    start by the beat (tournaments.schedules), once per (schedule, start). ``active`` False stops it;
+    the tournaments it created stay as they are."""
+
+    template = models.JSONField()
+    first_start = models.DateTimeField()
+    every = models.DurationField()
+    announce_before = models.DurationField()
+    active = models.BooleanField(default=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(every__gte=timedelta(minutes=5)), name="schedule_every_5_minutes"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.template.get('name', '?')} every {self.every}"
 
 
 class Registration(models.Model):

@@ -118,18 +118,20 @@ def invite_code_digest(code: str) -> str:
 @transaction.atomic
 def tournament_create(*, created_by, name: str, ruleset: str, format: str, table_size: int, starts_at: datetime,
                       max_players: int, options: dict | None = None, rounds: int = 0, duration_minutes: int = 0,
-                      entry_fee: int = 0, entry: dict | None = None) -> Tournament:
+                      entry_fee: int = 0, entry: dict | None = None, schedule=None) -> Tournament:
     """Schedule a tournament. ``entry`` holds the optional entry conditions ``min_games``, ``min_rating``,
-    ``max_rating`` and ``invite_code`` (only its digest is kept)."""
+    ``max_rating`` and ``invite_code`` (only its digest is kept; a schedule's template holds the digest
+    as ``invite_code_digest``). ``schedule``: the schedule whose occurrence this is."""
     resolved = tournament_options(ruleset=ruleset, table_size=table_size, options=options)
     entry = entry or {}
     code = entry.get("invite_code")
-    return Tournament.objects.create(
+    digest = invite_code_digest(code) if code else entry.get("invite_code_digest") or ""
+    return Tournament.objects.create(schedule=schedule,
         name=name, ruleset=ruleset, options=resolved, format=format,
         rounds=rounds if format == TournamentFormat.SWISS else 0, table_size=table_size, starts_at=starts_at,
         duration_minutes=duration_minutes, max_players=max_players, entry_fee=entry_fee, created_by=created_by,
         entry_min_games=entry.get("min_games"), entry_min_rating=entry.get("min_rating"),
-        entry_max_rating=entry.get("max_rating"), invite_code_digest=invite_code_digest(code) if code else "",
+        entry_max_rating=entry.get("max_rating"), invite_code_digest=digest,
     )
 
 

@@ -5,6 +5,7 @@
   game, seat the next swiss round or waiting arena players, finish and pay prizes.
 - ``tournaments_arena_tick`` (beat): advance every running tournament — arenas seat late entries and
   finish after their end time; for swiss it is the safety net for a lost advance task.
+- ``tournament_schedules_run`` (beat): create each schedule's occurrences as they come due, once each.
 
 Each locks the tournament row and checks its status, and the unique constraints on rounds, tables and
 active seatings make a repeat or a concurrent run a no-op.
@@ -17,7 +18,7 @@ from django.db import OperationalError
 
 from goat.web import locks
 
-from . import services
+from . import schedules, services
 
 
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
@@ -35,3 +36,10 @@ def tournament_advance(tournament_id: int) -> bool:
 def tournaments_arena_tick() -> int:
     with locks.held("tournaments_arena_tick") as mine:  # each beat sends it: one copy at a time
         return services.tournaments_tick() if mine else 0
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
+def tournament_schedules_run() -> list[int]:
+    # each beat sends it: one copy at a time (the unique occurrence guards a copy that gets through anyway)
+    with locks.held("tournament_schedules_run") as mine:
+        return schedules.schedules_run() if mine else []

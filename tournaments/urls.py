@@ -22,6 +22,8 @@ api_urlpatterns = [
          name="tournament-crosstable"),
     path("tournaments/<id:tournament_id>/results.csv", api.TournamentResultsCSVView.as_view(),
          name="tournament-results-csv"),
+    path("tournament-schedules/", api.ScheduleListCreateView.as_view(), name="tournament-schedule-list"),
+    path("tournament-schedules/<id:schedule_id>/", api.ScheduleDetailView.as_view(), name="tournament-schedule"),
     path("players/<str:username>/tournaments/", api.PlayerTournamentsView.as_view(), name="player-tournaments"),
 ]
 
