@@ -185,7 +185,8 @@ def test_detail_standings_and_the_games_filter(bots, make_tournament, auth_clien
     assert standings["count"] == 5 and len(standings["results"]) == 2 and standings["next"]
     top = standings["results"][0]
     assert top == {"rank": 1, "player": players[-1].username, "points": services.BYE_POINTS, "games": 0,
-                   "tiebreaks": {"goats": 0, "game_points": 0, "byes": 1, "registration_order": 5}}
+                   "withdrawn": False, "tiebreaks": {"goats": 0, "opponents_points": 0.0, "game_points": 0,
+                                                     "byes": 1, "registration_order": 5}}
 
     for path in ("", "standings/"):
         missing = auth_client.get(f"/api/tournaments/424242/{path}")
