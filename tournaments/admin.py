@@ -15,7 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from goat.engine.errors import InvalidOptions
 from goat.games.admin import game_admin_extend
@@ -149,10 +149,8 @@ class TournamentAdmin(admin.ModelAdmin):
             links.append(("withdraw a player", "withdraw"))
         if not links:
             return "-"
-        return format_html(" · ".join(
-            format_html('<a class="button" href="{}">{}</a>',
-                        reverse("admin:{}_{}_{}".format(*info, name), args=[tournament.pk]), label)
-            for label, name in links))
+        return format_html_join(" · ", '<a class="button" href="{}">{}</a>', (
+            (reverse("admin:{}_{}_{}".format(*info, name), args=[tournament.pk]), label) for label, name in links))
 
     # -- the organiser's actions: services behind a confirmation page ---------------------------------
 
