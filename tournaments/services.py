@@ -482,7 +482,7 @@ def standings_rebuild(*, tournament_id: int) -> int:
     standings projection runs again on every ended table (its tracking rows forgotten first)."""
     tournament = _locked(tournament_id)
     Standing.objects.filter(tournament=tournament).delete()
-    if tournament.status == TournamentStatus.SCHEDULED:
+    if tournament.started_at is None:  # scheduled, or cancelled before the start: no lines
         return 0
     _standings_add(tournament, Registration.objects.filter(tournament=tournament).select_related("player"))
     for bye in Bye.objects.filter(tournament=tournament):

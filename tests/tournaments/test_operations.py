@@ -113,6 +113,7 @@ def test_cancel_a_scheduled_tournament_refunds_every_fee(bots, make_tournament, 
     refused(director.post(f"/api/tournaments/{tournament.pk}/start/"), 409, "tournament_not_scheduled")
     assert services.tournaments_start_due(now=timezone.now() + timedelta(days=1)) == []
     assert ChipLedgerEntry.objects.filter(kind=ChipKind.ENTRY_REFUND).count() == 3  # nothing paid twice
+    assert services.standings_rebuild(tournament_id=tournament.pk) == 0  # never started: no lines
     page = APIClient().get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "Not enough players." in page
     assert [t["name"] for t in client_for(players[0]).get("/api/tournaments/?status=cancelled").json()["results"]] \
