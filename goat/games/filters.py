@@ -7,10 +7,10 @@
 from __future__ import annotations
 
 import django_filters
-from django.db.models import Count, Exists, F, OuterRef
 
 from goat.engine.rulesets import RULESETS
-from goat.games.models import Game, GameStatus, Seat
+from goat.games import selectors
+from goat.games.models import Game, GameStatus
 from goat.web.query import StrictBooleanFilter
 
 
@@ -33,12 +33,7 @@ class GameFilter(django_filters.FilterSet):
     def filter_open(self, queryset, name, value):
         if not value:
             return queryset
-        user = getattr(self.request, "user", None)
-        queryset = (queryset.filter(status=GameStatus.WAITING)
-                    .annotate(_taken=Count("seat_set", distinct=True)).filter(_taken__lt=F("seats")))
-        if user is not None and user.is_authenticated:
-            queryset = queryset.exclude(Exists(Seat.objects.filter(game=OuterRef("pk"), player=user)))
-        return queryset
+        return selectors.games_open(queryset, user=getattr(self.request, "user", None))
 
 
 class MyGamesFilter(django_filters.FilterSet):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
 from django.utils import timezone
 
 from goat import engine
@@ -40,6 +40,22 @@ def game_state(*, game: Game, upto: int | None = None) -> GameState:
     if upto is not None and upto != game.version:
         return eventstore.state_rebuild(game, upto=upto)
     return eventstore.state_load(game)
+
+
+def games_listed() -> QuerySet[Game]:
+    """Every game as the lists show it: newest first, with its seats and their players (one query for
+    the seats of a whole page)."""
+    return Game.objects.order_by("-id").prefetch_related(seats_prefetch())
+
+
+def games_open(queryset: QuerySet[Game] | None = None, *, user) -> QuerySet[Game]:
+    """The waiting games of ``queryset`` (default: every game) with a free seat ``user`` may take: not
+    one they already hold a seat at (``?open=true`` of the game list, the play page's "open games")."""
+    queryset = (games_listed() if queryset is None else queryset).filter(status=GameStatus.WAITING)
+    queryset = queryset.annotate(_taken=Count("seat_set", distinct=True)).filter(_taken__lt=F("seats"))
+    if user is not None and getattr(user, "is_authenticated", False):
+        queryset = queryset.exclude(Exists(Seat.objects.filter(game=OuterRef("pk"), player=user)))
+    return queryset
 
 
 def viewer_seat(game: Game, user) -> int | None:
@@ -191,7 +207,8 @@ def games_recent_ended(*, limit: int) -> list[Game]:
                 .order_by("-ended_at", "-id").prefetch_related(seats_prefetch())[:limit])
 
 
-def player_games(*, player):
+def player_games(*, player) -> QuerySet[Game]:
     """The games ``player`` holds a seat at, newest first, each with its seats (a queryset to page:
-    one count, one page and one query for the seats of the page's games)."""
-    return Game.objects.filter(seat_set__player=player).order_by("-id").prefetch_related(seats_prefetch())
+    one count, one page and one query for the seats of the page's games). GET /api/players/me/games/,
+    the player page and the play page's "my games"."""
+    return games_listed().filter(seat_set__player=player)

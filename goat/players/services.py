@@ -55,15 +55,24 @@ def player_create(*, username: str, password: str) -> AbstractBaseUser:
                            errors={"username": [USERNAME_TAKEN]}) from None
 
 
-def token_obtain(*, request: HttpRequest, username: str, password: str) -> str:
-    """The API token of the player with these credentials (created on first use). ``request`` is
-    the HTTP request: the failed-login lockout (goat.players.lockout) counts its client address."""
+def player_authenticate(*, request: HttpRequest, username: str, password: str) -> AbstractBaseUser:
+    """The player with these credentials, through Django's authentication backends: the failed-login
+    lockout (goat.players.lockout) first, which counts ``request``'s client address, then the
+    password. The one check of a login, for a token (``token_obtain``) and a session (the play page)
+    alike: 429 ``login_locked_out`` (with ``Retry-After``) or 400 ``invalid_credentials``."""
     user = authenticate(request, username=username, password=password)
     if user is None and login_locked_out(request):
         raise ServiceError("login_locked_out", LOCKED_OUT, status=429,
                            headers={"Retry-After": str(lockout_retry_after(request, {"username": username}))})
     if user is None or not user.is_active:
         raise ServiceError("invalid_credentials", INVALID_CREDENTIALS, status=400)
+    return user
+
+
+def token_obtain(*, request: HttpRequest, username: str, password: str) -> str:
+    """The API token of the player with these credentials (created on first use; ``player_authenticate``
+    checks them)."""
+    user = player_authenticate(request=request, username=username, password=password)
     token, _ = Token.objects.get_or_create(user=user)
     return token.key
 

@@ -174,7 +174,7 @@ class GameListCreateView(generics.ListAPIView, GameAPIView):
                                   "join": link("games_join", "Take a seat at the first game of the page.",
                                                {"game_id": "$response.body#/results/0/id"})}}}
     filterset_class = GameFilter
-    queryset = Game.objects.prefetch_related("seat_set__player").order_by("-id")
+    queryset = selectors.games_listed()
 
     @extend_schema(
         operation_id="games_list",
@@ -283,8 +283,7 @@ class MyGamesView(generics.ListAPIView, GameAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return self.queryset
-        return (Game.objects.filter(seat_set__player=self.request.user).prefetch_related("seat_set__player")
-                .order_by("-id"))
+        return selectors.player_games(player=self.request.user)
 
     @extend_schema(
         operation_id="players_me_games",
