@@ -114,6 +114,7 @@ INSTALLED_APPS = [
     "ratings",
     "tournaments",
     "pages",  # the public pages that gather every app (home, player, game): the top of the layering
+    "play",
 ]
 
 MIDDLEWARE = [

@@ -37,6 +37,7 @@ urlpatterns = [
     path("", include(ratings_pages)),  # public pages: leaderboards/
     path("", include(tournaments_pages)),  # public pages: tournaments/, tournaments/<id>/
     path("", include("pages.urls")),  # public pages: /, players/<username>/, games/<id>/
+    path("", include("play.urls")),  # the play page: play/, play/<id>/, play/sign{in,up,out}/
 ]
 
 handler404 = "goat.web.problems.handler404"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-TEMPLATES = sorted(p for root in ("goat", "ratings", "tournaments") for p in (REPO / root).rglob("templates/**/*.html"))
+TEMPLATES = sorted(p for root in ("goat", "ratings", "tournaments", "play")
+                   for p in (REPO / root).rglob("templates/**/*.html"))
 
 
 def directives(response) -> dict[str, list[str]]:
@@ -18,7 +19,7 @@ def directives(response) -> dict[str, list[str]]:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path", ["/leaderboards/", "/tournaments/", "/admin/login/", "/api/games/"])
+@pytest.mark.parametrize("path", ["/leaderboards/", "/tournaments/", "/play/", "/admin/login/", "/api/games/"])
 def test_pages_and_the_admin_carry_a_policy_without_inline_script(client, path):
     policy = directives(client.get(path))
 

@@ -14,12 +14,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: package -> packages it must never import (at module or function level)
 FORBIDDEN = {
-    "goat/engine": ("django", "goat.web", "goat.games", "goat.players", "ratings", "tournaments", "pages"),
-    "goat/web": ("goat.engine", "goat.games", "goat.players", "ratings", "tournaments", "pages"),
-    "goat/players": ("goat.games", "ratings", "tournaments", "pages"),
-    "goat/games": ("ratings", "tournaments", "pages"),
-    "ratings": ("tournaments", "pages"),
-    "tournaments": ("pages",),  # pages (the site's pages that gather every app) is imported by nothing
+    "goat/engine": ("django", "goat.web", "goat.games", "goat.players", "ratings", "tournaments", "pages", "play"),
+    "goat/web": ("goat.engine", "goat.games", "goat.players", "ratings", "tournaments", "pages", "play"),
+    "goat/players": ("goat.games", "ratings", "tournaments", "pages", "play"),
+    "goat/games": ("ratings", "tournaments", "pages", "play"),
+    "ratings": ("tournaments", "pages", "play"),
+    "tournaments": ("pages", "play"),  # the site's pages that gather every app: imported by nothing
+    "pages": ("play",),  # siblings: they link to each other by URL name, never by import
+    "play": ("pages",),
 }
 
 

@@ -1,0 +1,113 @@
+// The lobby: open games and my games from the API, the new-game form, join buttons, and the player feed
+// (GET /api/stream/) that says when a game starts, when it is my turn, when a game ends or a rematch is offered.
+
+import { api, newKey } from "./api.js";
+import { element, say, t } from "./words.js";
+
+export function tablePath(id) {
+  return `/play/${id}/`;
+}
+
+async function join(id) {
+  try {
+    await api("POST", `/api/games/${id}/join/`, { body: {}, headers: { "Idempotency-Key": newKey() } });
+    window.location.assign(tablePath(id));
+  } catch (error) {
+    say(t("error", { detail: error.message }));
+  }
+}
+
+function joinButton(id) {
+  const button = element("button", { type: "button", class: "join", text: t("join"), "data-join": id });
+  button.addEventListener("click", () => join(id));
+  return button;
+}
+
+function gameRow(game, withJoin) {
+  const players = game.seats.map((s) => s.player).join(", ");
+  const free = game.seat_count - game.seats.length;
+  const meta = [game.ruleset, players].concat(free > 0 ? [`${free} ${t("free_seat")}`] : []).join(" · ");
+  const row = element("li", { class: "game-row", "data-game": game.id },
+    element("a", { class: "game-link", href: tablePath(game.id), text: t("game", { game: game.id }) }),
+    element("span", { class: "meta", text: meta }),
+    element("span", { class: `badge ${game.status}`, text: t(`status_${game.status}`) }));
+  if (withJoin) row.append(joinButton(game.id));
+  return row;
+}
+
+async function fillList(list, path, withJoin, emptyKey) {
+  const { data } = await api("GET", path);
+  const rows = data.results.map((game) => gameRow(game, withJoin));
+  list.replaceChildren(...(rows.length ? rows : [element("li", { class: "empty", text: t(emptyKey) })]));
+}
+
+export async function refreshLobby() {
+  const open = document.getElementById("open-games");
+  const mine = document.getElementById("my-games");
+  try {
+    await Promise.all([
+      open && fillList(open, "/api/games/?status=waiting&open=true", true, "none_open"),
+      mine && fillList(mine, "/api/players/me/games/", false, "none_mine"),
+    ]);
+  } catch (error) {
+    say(t("error", { detail: error.message }));
+  }
+}
+
+function setUpForm(form) {
+  const submit = form.querySelector("button[type=submit]");
+  submit.disabled = false; // the form needs the script: it posts JSON to the API
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const fields = new FormData(form);
+    const body = {
+      ruleset: fields.get("ruleset"),
+      seats: Number(fields.get("seats")),
+      options: { move_time: Number(fields.get("move_time")) },
+    };
+    const computers = Number(fields.get("computer_players") || 0);
+    if (computers > 0) {
+      body.computer_players = computers;
+      body.computer_level = fields.get("computer_level");
+    }
+    submit.disabled = true;
+    try {
+      const { data } = await api("POST", "/api/games/", { body, headers: { "Idempotency-Key": newKey() } });
+      window.location.assign(tablePath(data.id));
+    } catch (error) {
+      say(t("error", { detail: error.message }));
+      submit.disabled = false;
+    }
+  });
+}
+
+// The player feed. `current` is the game on the table (its own stream shows it), or null.
+function followFeed(current) {
+  const feed = new EventSource("/api/stream/");
+  const link = (id) => element("a", { href: tablePath(id), text: t("game", { game: id }) });
+  feed.addEventListener("game_started", (e) => {
+    const { game } = JSON.parse(e.data);
+    if (game !== current) say(t("game_started", { game }), link(game));
+    refreshLobby();
+  });
+  feed.addEventListener("your_turn", (e) => {
+    const { game } = JSON.parse(e.data);
+    if (game !== current) say(t("your_turn_at", { game }), link(game));
+  });
+  feed.addEventListener("game_ended", () => refreshLobby());
+  feed.addEventListener("rematch_offered", (e) => {
+    const data = JSON.parse(e.data);
+    say(t("rematch_offered", { player: data.from }), joinButton(data.game));
+    refreshLobby();
+  });
+  return feed;
+}
+
+export function startLobby(current) {
+  const form = document.getElementById("new-game");
+  if (form) setUpForm(form);
+  for (const button of document.querySelectorAll("button[data-join]")) {
+    button.addEventListener("click", () => join(Number(button.dataset.join)));
+  }
+  return followFeed(current);
+}

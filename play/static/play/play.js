@@ -1,0 +1,8 @@
+// The play page's script (an ES module; the page is whole without it but for the table).
+
+import { startLobby } from "./lobby.js";
+import { startTable } from "./table.js";
+
+const table = document.getElementById("table");
+startLobby(table ? Number(table.dataset.gameId) : null);
+if (table) startTable(table);

@@ -1,0 +1,251 @@
+// The table: the game view as the server gives it (GET /api/games/{id}/, then the game stream), drawn.
+// The legal moves are the view's `legal_moves`, one button each; results, rounds and scores are the
+// server's. Nothing here knows a rule of the game.
+
+import { api, ApiError, newKey } from "./api.js";
+import { tablePath } from "./lobby.js";
+import { element, say, t, tileElement } from "./words.js";
+
+const ENDED = new Set(["finished", "interrupted", "cancelled"]);
+const TICK_MS = 250;
+
+function byId(id) {
+  return document.getElementById(id);
+}
+
+function seatName(view, seat) {
+  const entry = view.seats[seat];
+  return (entry && entry.player) || t("free_seat");
+}
+
+function names(view, seats) {
+  return seats.map((s) => seatName(view, s)).join(", ");
+}
+
+function clockText(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+export function startTable(section) {
+  const id = Number(section.dataset.gameId);
+  let view = null;
+  let stream = null;
+  let clockAt = null; // performance.now() at which the player to move runs out of time
+  let roundsShown = null; // the (round, status) the scoresheet was last fetched for
+  let sending = false;
+
+  function drawSeats() {
+    const list = byId("seats");
+    const result = view.result;
+    list.replaceChildren(...view.seats.map((s) => {
+      const tags = [];
+      if (s.seat === view.your_seat) tags.push(t("you"));
+      if (s.computer) tags.push(t("computer"));
+      const li = element("li", { "data-seat": s.seat },
+        element("strong", { class: "player", text: s.player || t("free_seat") }),
+        document.createTextNode(tags.length ? ` (${tags.join(", ")})` : ""),
+        element("br"),
+        element("span", { class: "tiles", text: `${s.tiles} ${t("tiles")}` }),
+        document.createTextNode(" · "),
+        element("span", { class: "points", text: `${s.points} ${t("points")}` }));
+      if (view.status === "running" && view.turn === s.seat) li.classList.add("to-move");
+      if (result && result.goats.includes(s.seat)) li.classList.add("goat");
+      if (result && result.winners.includes(s.seat)) li.classList.add("winner");
+      return li;
+    }));
+  }
+
+  function drawMoves() {
+    const moves = byId("moves");
+    const count = {};
+    for (const m of view.legal_moves) count[m.tile] = (count[m.tile] || 0) + 1;
+    const buttons = view.legal_moves.map((m) => {
+      const twoEnds = count[m.tile] > 1;
+      const end = t(m.end === "left" ? "left_end" : "right_end");
+      const label = twoEnds ? t("play_tile_end", { tile: m.tile, end }) : t("play_tile", { tile: m.tile });
+      const button = element("button", { type: "button", class: "move", "aria-label": label, title: label,
+        "data-tile": m.tile, "data-end": m.end }, tileElement(m.tile));
+      if (twoEnds) button.append(element("span", { class: "end", text: end }));
+      button.disabled = sending;
+      button.addEventListener("click", () => play(m));
+      return button;
+    });
+    moves.replaceChildren(...(buttons.length ? buttons : [element("span", { class: "meta", text: t("no_moves") })]));
+  }
+
+  function drawResult() {
+    const box = byId("result");
+    if (!ENDED.has(view.status)) {
+      box.hidden = true;
+      return;
+    }
+    const lines = [element("h3", { text: t("game_over") })];
+    const result = view.result;
+    if (view.status === "cancelled" || !result) {
+      lines.push(element("p", { text: t("cancelled") }));
+    } else {
+      lines.push(element("p", { id: "result-reason", text: t(`reason_${result.reason}`) }));
+      lines.push(element("p", { id: "result-winners", text: t("winners", { players: names(view, result.winners) }) }));
+      if (result.goats.length) {
+        lines.push(element("p", { id: "result-goats", text: t("goats", { players: names(view, result.goats) }) }));
+      }
+      if (view.rated === false) {
+        lines.push(element("p", { class: "meta", text: t("unrated") }));
+      } else {
+        const points = result.rating_points.map((p, seat) => `${seatName(view, seat)} ${p > 0 ? "+" : ""}${p}`);
+        lines.push(element("p", { class: "meta", text: `${t("rating_points")}: ${points.join(", ")}` }));
+      }
+    }
+    box.replaceChildren(...lines);
+    box.hidden = false;
+  }
+
+  function drawState() {
+    const state = byId("table-state");
+    state.classList.remove("my-turn");
+    if (view.status === "waiting") {
+      const taken = view.seats.filter((s) => s.player).length;
+      state.textContent = `${t("waiting")}: ${t("seats_taken", { taken, seats: view.seats.length })}`;
+    } else if (ENDED.has(view.status)) {
+      state.textContent = t("game_over");
+    } else if (view.turn !== null && view.turn === view.your_seat) {
+      state.textContent = t("your_turn");
+      state.classList.add("my-turn");
+    } else if (view.turn !== null) {
+      state.textContent = t("turn_of", { player: seatName(view, view.turn) });
+    }
+    const meta = [view.ruleset, t(`status_${view.status}`), t("round", { round: view.round }),
+      `${t("bazaar")}: ${view.bazaar}`];
+    if (view.rated === false) meta.push(t("unrated"));
+    byId("table-meta").textContent = meta.join(" · ");
+    const seated = view.your_seat !== null;
+    byId("rematch").hidden = !(seated && ENDED.has(view.status) && view.status !== "cancelled");
+    byId("leave").hidden = !(seated && view.status === "waiting");
+    byId("resign").hidden = !(seated && view.status === "running");
+    byId("moves-box").hidden = !(seated && view.status === "running");
+    byId("replay-link").hidden = !(ENDED.has(view.status) && view.status !== "cancelled");
+  }
+
+  function drawClock() {
+    const clock = byId("clock");
+    if (clockAt === null || view.status !== "running") {
+      clock.textContent = view.status === "running" ? t("no_clock") : "";
+      clock.classList.remove("low");
+      return;
+    }
+    const left = clockAt - performance.now();
+    clock.textContent = `${seatName(view, view.turn)}: ${clockText(left)}`;
+    clock.classList.toggle("low", left < 10000);
+  }
+
+  async function drawRounds() {
+    const key = `${view.round}/${view.status}`;
+    if (roundsShown === key || view.status === "waiting") return;
+    roundsShown = key;
+    let sheet;
+    try {
+      sheet = (await api("GET", `/api/games/${id}/scoresheet/`)).data;
+    } catch (error) {
+      roundsShown = null;
+      return;
+    }
+    const table = byId("rounds");
+    const head = element("tr", {}, element("th", { scope: "col", text: t("round", { round: "" }).trim() }),
+      element("th", { scope: "col", text: "" }),
+      ...view.seats.map((s) => element("th", { scope: "col", text: seatName(view, s.seat) })));
+    const rows = sheet.rounds.map((r) => {
+      const how = r.end === "out" ? t("went_out", { player: seatName(view, r.seat) })
+        : t("fish", { player: seatName(view, r.seat) });
+      return element("tr", { class: "round-result", "data-round": r.round },
+        element("th", { scope: "row", text: String(r.round) }), element("td", { text: how }),
+        ...r.round_points.map((p) => element("td", { text: String(p) })));
+    });
+    const total = element("tr", { class: "total" }, element("th", { scope: "row", text: t("total") }),
+      element("td", { text: "" }), ...sheet.totals.map((s) => element("td", { text: String(s.points) })));
+    table.replaceChildren(element("thead", {}, head), element("tbody", {}, ...rows, total));
+  }
+
+  function render(next) {
+    if (view && next.version < view.version) return; // an older answer than the one shown
+    view = next;
+    clockAt = view.remaining_ms === null || view.remaining_ms === undefined ? null
+      : performance.now() + view.remaining_ms;
+    drawState();
+    drawSeats();
+    const line = byId("line");
+    line.replaceChildren(...(view.line.tiles.length ? view.line.tiles.map(tileElement)
+      : [element("span", { class: "meta", text: t("line_empty") })]));
+    byId("hand").replaceChildren(...view.hand.map(tileElement));
+    drawMoves();
+    drawResult();
+    drawClock();
+    drawRounds();
+    if (ENDED.has(view.status) && stream) {
+      stream.close(); // the server closes it after the last update; no reconnecting
+      stream = null;
+    }
+  }
+
+  async function reload() {
+    render((await api("GET", `/api/games/${id}/`)).data);
+  }
+
+  async function play(move) {
+    if (sending) return;
+    sending = true;
+    drawMoves();
+    try {
+      const { data } = await api("POST", `/api/games/${id}/moves/`, {
+        body: { tile: move.tile, end: move.end },
+        headers: { "If-Match": `"${view.version}"`, "Idempotency-Key": newKey() },
+      });
+      sending = false;
+      render(data.game);
+    } catch (error) {
+      sending = false;
+      if (error instanceof ApiError && error.status !== 412) say(t("error", { detail: error.message }));
+      await reload().catch(() => drawMoves());
+    }
+  }
+
+  async function command(path, confirmKey) {
+    if (confirmKey && !window.confirm(t(confirmKey))) return null;
+    try {
+      return (await api("POST", path, { body: {} })).data;
+    } catch (error) {
+      say(t("error", { detail: error.message }));
+      return null;
+    }
+  }
+
+  function follow() {
+    stream = new EventSource(`/api/games/${id}/stream/`);
+    stream.addEventListener("state", (e) => render(JSON.parse(e.data)));
+    stream.addEventListener("update", (e) => render(JSON.parse(e.data).game));
+    stream.addEventListener("open", () => say(""));
+    stream.addEventListener("error", () => {
+      if (!stream) return;
+      if (stream.readyState === EventSource.CLOSED) { // refused (not a dropped connection): try again later
+        stream = null;
+        window.setTimeout(() => { if (!view || !ENDED.has(view.status)) follow(); }, 5000);
+      }
+      say(t("connection_lost"));
+    });
+  }
+
+  byId("rematch").addEventListener("click", async () => {
+    const game = await command(`/api/games/${id}/rematch/`);
+    if (game) window.location.assign(tablePath(game.id));
+  });
+  byId("leave").addEventListener("click", async () => {
+    if (await command(`/api/games/${id}/leave/`)) window.location.assign("/play/");
+  });
+  byId("resign").addEventListener("click", async () => {
+    const game = await command(`/api/games/${id}/resign/`, "resign_confirm");
+    if (game) render(game);
+  });
+  window.setInterval(() => { if (view) drawClock(); }, TICK_MS);
+  reload().catch((error) => say(t("error", { detail: error.message })));
+  follow();
+}

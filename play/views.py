@@ -1,0 +1,197 @@
+"""The play page, /play/ (SITE.md "Pages: /play/"): sign-in, sign-up and sign-out with a Django
+session, the lobby, and the table at /play/{id}/.
+
+The server renders the forms and the lobby, so the page is whole without JavaScript; the table
+needs it. The script (static/play/) talks to the REST API with the session (DRF's
+SessionAuthentication, the CSRF token in ``X-CSRFToken``) and follows the game and player streams.
+It holds nothing of the rules: legal moves and results come from the server.
+
+A login here goes through ``players.player_authenticate``, the same check as a token request (the
+lockout first, then the password); a sign-up through ``players.player_create``, the same as the API's.
+Both forms count against the API's rate limits of the same name (``auth``, ``signup``).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import login, logout
+from django.contrib.auth.models import AnonymousUser
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_GET, require_POST
+
+from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
+from goat.games import selectors
+from goat.games.models import Game
+from goat.players import services as players
+from goat.web.errors import ServiceError
+from goat.web.throttling import ScopedRateThrottle
+
+#: games shown in each list of the lobby (the script pages on through the API)
+LOBBY_SIZE = 20
+#: move clocks the new-game form offers, in seconds (0: no clock)
+MOVE_TIMES = (0, 10, 20, 30, 60, 120)
+#: computer levels (SITE.md "Computer opponents")
+COMPUTER_LEVELS = ("strong", "random")
+#: the backend that checks a password, for a session opened right after sign-up
+LOGIN_BACKEND = "goat.players.backends.UsernameBackend"
+
+
+class CredentialsForm(forms.Form):
+    username = forms.CharField(label=gettext_lazy("Username"), max_length=150)
+    password = forms.CharField(label=gettext_lazy("Password"), max_length=1024, strip=False,
+                               widget=forms.PasswordInput)
+
+    def __init__(self, *args, autocomplete: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["username"].widget.attrs.update(autocomplete="username", autocapitalize="none")
+        self.fields["password"].widget.attrs.update(autocomplete=autocomplete)
+
+
+def _signin_form(data=None) -> CredentialsForm:
+    return CredentialsForm(data, prefix="signin", autocomplete="current-password")
+
+
+def _signup_form(data=None) -> CredentialsForm:
+    return CredentialsForm(data, prefix="signup", autocomplete="new-password")
+
+
+def _throttle_wait(request: HttpRequest, scope: str) -> int | None:
+    """Seconds to wait when ``request`` is over the API's ``scope`` rate, else None. Counted per client
+    address, signed in or not, as the API's sign-up and token views count (they authenticate no one)."""
+    throttle = ScopedRateThrottle()
+    anonymous = SimpleNamespace(user=AnonymousUser(), META=request.META)
+    if throttle.allow_request(anonymous, SimpleNamespace(throttle_scope=scope)):
+        return None
+    return max(1, int(throttle.wait() or 1))
+
+
+def _summary(game: Game) -> dict[str, Any]:
+    """A game of a lobby list: what its row shows."""
+    seats = sorted(game.seat_set.all(), key=lambda s: s.seat)
+    return {"id": game.pk, "ruleset": game.ruleset, "status": game.status, "seat_count": game.seats,
+            "players": [s.player.get_username() for s in seats], "free": game.seats - len(seats)}
+
+
+def _script_strings() -> dict[str, str]:
+    """The words the script shows, in the page's language (read from a JSON island, not a script)."""
+    return {
+        "your_turn": _("Your turn"), "turn_of": _("%(player)s to move"), "waiting": _("Waiting for players"),
+        "seats_taken": _("%(taken)s of %(seats)s seats taken"), "left_end": _("left"), "right_end": _("right"),
+        "play_tile": _("Play %(tile)s"), "play_tile_end": _("Play %(tile)s on the %(end)s end"),
+        "no_moves": _("No move for you now."), "you": _("you"), "computer": _("computer"),
+        "tiles": _("tiles"), "points": _("points"), "free_seat": _("free seat"),
+        "round": _("Round %(round)s"), "went_out": _("%(player)s went out"), "fish": _("fish (%(player)s)"),
+        "game_over": _("Game over"), "winners": _("Winners: %(players)s"), "goats": _("Goat: %(players)s"),
+        "reason_limit": _("the limit was reached"), "reason_rounds": _("all rounds were played"),
+        "reason_timeout": _("a player ran out of time"), "reason_resigned": _("a player resigned"),
+        "cancelled": _("The game was cancelled."), "unrated": _("Unrated game"),
+        "rating_points": _("Rating points"), "rematch": _("Rematch"), "replay": _("Replay of this game"),
+        "join": _("Join"), "open": _("Open"), "none_open": _("No open games. Start one!"),
+        "none_mine": _("You have no games yet."), "rematch_offered": _("%(player)s offers a rematch."),
+        "your_turn_at": _("Your turn at game #%(game)s."), "game_started": _("Game #%(game)s has started."),
+        "game_ended": _("Game #%(game)s has ended."), "connection_lost": _("Connection lost; reconnecting…"),
+        "error": _("Something went wrong: %(detail)s"), "no_clock": _("no clock"), "seconds": _("%(n)s s"),
+        "resign_confirm": _("Resign this game?"), "total": _("Total"), "line_empty": _("No tile on the table yet."),
+        "status_waiting": _("waiting"), "status_running": _("running"), "status_finished": _("finished"),
+        "status_interrupted": _("interrupted"), "status_cancelled": _("cancelled"), "bazaar": _("Bazaar"),
+        "game": _("Game #%(game)s"),
+    }
+
+
+def _page(request: HttpRequest, *, game_id: int | None = None, signin_form: CredentialsForm | None = None,
+          signup_form: CredentialsForm | None = None, status: int = 200, notice: str = "") -> HttpResponse:
+    user = request.user
+    context: dict[str, Any] = {
+        "game_id": game_id,
+        "signup_open": settings.GOAT_SIGNUP_OPEN,
+        "signin_form": signin_form or _signin_form(),
+        "signup_form": signup_form or _signup_form(),
+        "notice": notice,
+        "next": request.path,
+    }
+    if user.is_authenticated:
+        context.update({
+            "open_games": [_summary(g) for g in selectors.games_open(user=user)[:LOBBY_SIZE]],
+            "my_games": [_summary(g) for g in selectors.games_of(player=user)[:LOBBY_SIZE]],
+            "rulesets": [{"name": name, "move_time": PRESETS[name]["move_time"]} for name in RULESETS],
+            "seat_choices": list(range(MIN_SEATS, MAX_SEATS + 1)),
+            "computer_choices": list(range(0, MAX_SEATS)),
+            "computer_levels": COMPUTER_LEVELS,
+            "move_times": MOVE_TIMES,
+            "default_move_time": PRESETS[RULESETS[0]]["move_time"],
+            "strings": _script_strings(),
+        })
+    return render(request, "play/play.html", context, status=status)
+
+
+@require_GET
+@ensure_csrf_cookie  # the script sends it back in X-CSRFToken
+def play_page(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
+    if game_id is not None and not Game.objects.filter(pk=game_id).exists():
+        raise Http404("No game with that id.")
+    return _page(request, game_id=game_id)
+
+
+def _next(request: HttpRequest) -> str:
+    """Where to go after signing in or up: back to the play page (a table of it), nowhere else."""
+    target = request.POST.get("next", "")
+    return target if target.startswith("/play/") and "//" not in target and "\\" not in target else "/play/"
+
+
+def _refused(request: HttpRequest, wait: int, **forms_: CredentialsForm) -> HttpResponse:
+    response = _page(request, status=429, notice=_("Too many attempts; try again in %(seconds)s s.") % {
+        "seconds": wait}, **forms_)
+    response["Retry-After"] = str(wait)
+    return response
+
+
+@require_POST
+def signin(request: HttpRequest) -> HttpResponse:
+    form = _signin_form(request.POST)
+    if (wait := _throttle_wait(request, "auth")) is not None:
+        return _refused(request, wait, signin_form=form)
+    if not form.is_valid():
+        return _page(request, signin_form=form, status=400)
+    try:
+        user = players.player_authenticate(request=request, username=form.cleaned_data["username"],
+                                           password=form.cleaned_data["password"])
+    except ServiceError as exc:
+        form.add_error(None, exc.detail)
+        response = _page(request, signin_form=form, status=exc.status)
+        for name, value in (exc.headers or {}).items():
+            response[name] = value
+        return response
+    login(request, user)
+    return redirect(_next(request))
+
+
+@require_POST
+def signup(request: HttpRequest) -> HttpResponse:
+    form = _signup_form(request.POST)
+    if (wait := _throttle_wait(request, "signup")) is not None:
+        return _refused(request, wait, signup_form=form)
+    if not form.is_valid():
+        return _page(request, signup_form=form, status=400)
+    try:
+        user = players.player_create(username=form.cleaned_data["username"], password=form.cleaned_data["password"])
+    except ServiceError as exc:
+        for field, messages in (exc.errors or {None: [exc.detail]}).items():
+            for message in messages:
+                form.add_error(field if field in form.fields else None, message)
+        return _page(request, signup_form=form, status=exc.status)
+    login(request, user, backend=LOGIN_BACKEND)
+    return redirect(_next(request))
+
+
+@require_POST
+def signout(request: HttpRequest) -> HttpResponse:
+    logout(request)
+    return redirect("page-play")

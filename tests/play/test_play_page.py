@@ -1,0 +1,241 @@
+"""The play page's server side (/play/, issue 27 item 4): sign-up, sign-in and sign-out with a Django
+session behind CSRF, the same login checks as the token API (lockout, refusal like a wrong password,
+the sign-up setting and rate limits), the server-rendered lobby, and a page that is whole without
+JavaScript. The table itself is played in Chromium (tests/e2e/test_play_browser.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from goat.games import services
+
+PASSWORD = "correct horse battery staple"
+LIMIT = settings.AXES_FAILURE_LIMIT
+
+pytestmark = pytest.mark.django_db
+
+
+def csrf_client() -> Client:
+    """A browser: CSRF checked as in production, its token read from the page's cookie."""
+    client = Client(enforce_csrf_checks=True)
+    page = client.get("/play/")
+    assert page.status_code == 200
+    return client
+
+
+def post_form(client: Client, path: str, data: dict, **extra):
+    return client.post(path, {"csrfmiddlewaretoken": client.cookies["csrftoken"].value, **data}, **extra)
+
+
+def sign_up(client: Client, username="masha", password=PASSWORD):
+    return post_form(client, "/play/signup/", {"signup-username": username, "signup-password": password})
+
+
+def sign_in(client: Client, username="masha", password=PASSWORD):
+    return post_form(client, "/play/signin/", {"signin-username": username, "signin-password": password})
+
+
+def test_an_anonymous_visitor_sees_both_forms_with_labels_and_no_lobby():
+    client = Client()
+    page = client.get("/play/")
+    html = page.content.decode()
+
+    assert page.status_code == 200 and "csrftoken" in page.cookies
+    for field in ("id_signin-username", "id_signin-password", "id_signup-username", "id_signup-password"):
+        assert f'<label for="{field}"' in html and f'id="{field}"' in html
+    assert 'id="open-games"' not in html and 'id="new-game"' not in html
+    assert 'id="play-strings"' not in html  # the script's words come with the lobby
+
+
+def test_sign_up_opens_a_session_and_shows_the_lobby():
+    client = csrf_client()
+
+    response = sign_up(client)
+
+    assert response.status_code == 302 and response["Location"] == "/play/"
+    page = client.get("/play/")
+    html = page.content.decode()
+    assert '<strong id="whoami">masha</strong>' in html
+    assert 'id="new-game"' in html and 'id="open-games"' in html and 'id="my-games"' in html
+    assert 'src="/static/play/play.js"' in html and 'type="module"' in html
+    assert "The table needs JavaScript" in html  # said inside <noscript>
+    assert client.get("/api/players/me/").json()["username"] == "masha"  # the API takes the session
+
+
+def test_sign_up_goes_through_the_players_service_and_its_rules(django_user_model):
+    django_user_model.objects.create_user(username="masha", password=PASSWORD)
+    client = csrf_client()
+
+    taken = sign_up(client, username="MASHA")
+    weak = sign_up(client, username="alex", password="12345678")
+
+    assert taken.status_code == 400 and "This username is taken." in taken.content.decode()
+    assert weak.status_code == 400 and "password" in weak.content.decode().lower()
+    assert not django_user_model.objects.filter(username="alex").exists()
+    assert "_auth_user_id" not in client.session
+
+
+def test_sign_up_respects_the_sign_up_setting(settings, django_user_model):
+    settings.GOAT_SIGNUP_OPEN = False
+    client = csrf_client()
+
+    assert 'id="signup-closed"' in client.get("/play/").content.decode()
+    response = sign_up(client)
+
+    assert response.status_code == 403 and "Sign-up is closed on this server." in response.content.decode()
+    assert not django_user_model.objects.filter(username="masha").exists()
+
+
+def test_a_form_post_without_the_csrf_token_is_refused(django_user_model):
+    django_user_model.objects.create_user(username="masha", password=PASSWORD)
+    client = csrf_client()
+
+    response = client.post("/play/signin/", {"signin-username": "masha", "signin-password": PASSWORD})
+
+    assert response.status_code == 403
+    assert "_auth_user_id" not in client.session
+
+
+def test_sign_in_and_sign_out(django_user_model):
+    django_user_model.objects.create_user(username="masha", password=PASSWORD)
+    client = csrf_client()
+
+    wrong = sign_in(client, password="not the password")
+    right = sign_in(client, username="Masha")  # names compare in their fold, as for a token
+
+    assert wrong.status_code == 400
+    assert "Unable to log in with the given username and password." in wrong.content.decode()
+    assert right.status_code == 302 and client.get("/api/players/me/").status_code == 200
+    out = post_form(client, "/play/signout/", {})
+    assert out.status_code == 302 and out["Location"] == "/play/"
+    assert client.get("/api/players/me/").status_code == 401
+    assert client.get("/play/signout/").status_code == 405  # signing out changes something: POST only
+
+
+def test_sign_in_returns_to_the_table_it_came_from_and_nowhere_else(django_user_model):
+    alice = django_user_model.objects.create_user(username="masha", password=PASSWORD)
+    game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
+    client = csrf_client()
+
+    back = post_form(client, "/play/signin/", {"signin-username": "masha", "signin-password": PASSWORD,
+                                               "next": f"/play/{game.pk}/"})
+    elsewhere = post_form(client, "/play/signin/", {"signin-username": "masha", "signin-password": PASSWORD,
+                                                    "next": "//evil.example/play/"})
+
+    assert back["Location"] == f"/play/{game.pk}/"
+    assert elsewhere["Location"] == "/play/"
+
+
+def test_inactive_accounts_are_refused_like_a_wrong_password(django_user_model):
+    django_user_model.objects.create_user(username="masha", password=PASSWORD, is_active=False)
+    client = csrf_client()
+
+    response = sign_in(client)
+
+    assert response.status_code == 400
+    assert "Unable to log in with the given username and password." in response.content.decode()
+
+
+def test_the_login_lockout_covers_the_form_like_the_token_api(django_user_model):
+    django_user_model.objects.create_user(username="masha", password=PASSWORD)
+    client = csrf_client()
+
+    statuses = [sign_in(client, password="wrong password").status_code for _ in range(LIMIT)]
+    locked = sign_in(client)  # the right password, now
+    api = Client().post("/api/auth/token/", {"username": "masha", "password": PASSWORD},
+                        content_type="application/json")
+
+    assert statuses == [400] * (LIMIT - 1) + [429]
+    assert locked.status_code == 429 and int(locked["Retry-After"]) > 0
+    assert "_auth_user_id" not in client.session
+    assert api.status_code == 429 and api.json()["code"] == "login_locked_out"  # one count for both doors
+
+
+def test_the_forms_count_against_the_apis_rate_limits(monkeypatch, django_user_model):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "signup", "2/min")
+    client = csrf_client()
+
+    statuses = [sign_up(client, username=f"player{i}").status_code for i in range(3)]
+    api = Client().post("/api/players/", {"username": "player9", "password": PASSWORD},
+                        content_type="application/json")
+
+    assert statuses == [302, 302, 429]
+    assert api.status_code == 429  # the same counter as the API's sign-up: per client address
+    assert not django_user_model.objects.filter(username__in=["player2", "player9"]).exists()
+
+
+def test_the_lobby_lists_open_games_and_mine_as_the_api_does(django_user_model):
+    masha = django_user_model.objects.create_user(username="masha", password=PASSWORD)
+    alex = django_user_model.objects.create_user(username="alex", password=PASSWORD)
+    olga = django_user_model.objects.create_user(username="olga", password=PASSWORD)
+    open_game = services.game_create(player=alex, ruleset="domino-3rounds", seats=2)
+    full = services.game_create(player=alex, ruleset="goat-classic", seats=2)
+    services.game_join(game_id=full.pk, player=olga)
+    mine = services.game_create(player=masha, ruleset="goat-gamesburg", seats=3)
+    client = Client()
+    client.force_login(masha)
+
+    html = client.get("/play/").content.decode()
+    open_list = re.search(r'<ul id="open-games".*?</ul>', html, re.S).group(0)
+    my_list = re.search(r'<ul id="my-games".*?</ul>', html, re.S).group(0)
+
+    api_open = [g["id"] for g in client.get("/api/games/?status=waiting&open=true").json()["results"]]
+    api_mine = [g["id"] for g in client.get("/api/players/me/games/").json()["results"]]
+    assert re.findall(r'data-game="(\d+)"', open_list) == [str(i) for i in api_open] == [str(open_game.pk)]
+    assert re.findall(r'data-game="(\d+)"', my_list) == [str(i) for i in api_mine] == [str(mine.pk)]
+    assert f'data-join="{open_game.pk}"' in open_list and "alex" in open_list and "1 free seat" in open_list
+    assert f'href="/play/{mine.pk}/"' in my_list
+
+
+def test_the_lobby_makes_a_bounded_number_of_queries(django_user_model, django_assert_max_num_queries):
+    masha = django_user_model.objects.create_user(username="masha", password=PASSWORD)
+    others = [django_user_model.objects.create_user(username=f"p{i}", password=PASSWORD) for i in range(6)]
+    for other in others:
+        services.game_create(player=other, ruleset="goat-classic", seats=4)
+        game = services.game_create(player=masha, ruleset="goat-classic", seats=2)
+        services.game_join(game_id=game.pk, player=other)
+    client = Client()
+    client.force_login(masha)
+
+    with django_assert_max_num_queries(12):
+        assert client.get("/play/").status_code == 200
+
+
+def test_the_table_page_carries_the_game_and_the_scripts_words():
+    from django.contrib.auth import get_user_model
+
+    masha = get_user_model().objects.create_user(username="masha", password=PASSWORD)
+    game = services.game_create(player=masha, ruleset="domino-3rounds", seats=2)
+    client = Client()
+    client.force_login(masha)
+
+    page = client.get(f"/play/{game.pk}/")
+    html = page.content.decode()
+
+    assert page.status_code == 200
+    assert f'data-game-id="{game.pk}"' in html and 'id="moves"' in html and 'id="rematch"' in html
+    words = json.loads(re.search(r'<script id="play-strings" type="application/json">(.*?)</script>', html,
+                                 re.S).group(1))
+    assert words["your_turn"] == "Your turn" and "%(tile)s" in words["play_tile"]
+    assert client.get("/play/999999/").status_code == 404
+
+
+def test_the_page_has_no_inline_script_and_keeps_the_policy():
+    from django.contrib.auth import get_user_model
+
+    client = Client()
+    client.force_login(get_user_model().objects.create_user(username="masha", password=PASSWORD))
+    page = client.get("/play/")
+    html = page.content.decode()
+
+    scripts = re.findall(r"<script[^>]*>", html)
+    assert all(' src="' in s or 'type="application/json"' in s for s in scripts), scripts
+    assert "script-src 'self'" in page["Content-Security-Policy"]
+    assert client.get("/static/play/play.js").status_code == 200
