@@ -23,16 +23,17 @@ from django.contrib.auth.models import AnonymousUser
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
 from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
 from goat.games import selectors
-from goat.games.models import Game
+from goat.games.models import Game, GameStatus
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.throttling import ScopedRateThrottle
+from goat.web.words import word
 
 #: games shown in each list of the lobby (the script pages on through the API)
 LOBBY_SIZE = 20
@@ -84,25 +85,25 @@ def _script_strings() -> dict[str, str]:
     """The words the script shows, in the page's language (read from a JSON island, not a script)."""
     return {
         "your_turn": _("Your turn"), "turn_of": _("%(player)s to move"), "waiting": _("Waiting for players"),
-        "seats_taken": _("%(taken)s of %(seats)s seats taken"), "left_end": _("left"), "right_end": _("right"),
-        "play_tile": _("Play %(tile)s"), "play_tile_end": _("Play %(tile)s on the %(end)s end"),
+        "seats_taken": _("%(taken)s of %(seats)s seats taken"), "left_end": pgettext("end of the line", "left"),
+        "right_end": pgettext("end of the line", "right"), "play_tile": _("Play %(tile)s"),
+        "play_tile_left": _("Play %(tile)s on the left end"), "play_tile_right": _("Play %(tile)s on the right end"),
         "no_moves": _("No move for you now."), "you": _("you"), "computer": _("computer"),
-        "tiles": _("tiles"), "points": _("points"), "free_seat": _("free seat"),
+        "tiles": _("Tiles in hand: %(n)s"), "points": _("Points: %(n)s"), "free_seat": _("free seat"),
+        "free_seats": _("Free seats: %(n)s"),
         "round": _("Round %(round)s"), "went_out": _("%(player)s went out"), "fish": _("fish (%(player)s)"),
         "game_over": _("Game over"), "winners": _("Winners: %(players)s"), "goats": _("Goat: %(players)s"),
-        "reason_limit": _("the limit was reached"), "reason_rounds": _("all rounds were played"),
-        "reason_timeout": _("a player ran out of time"), "reason_resigned": _("a player resigned"),
         "cancelled": _("The game was cancelled."), "unrated": _("Unrated game"),
-        "rating_points": _("Rating points"), "rematch": _("Rematch"), "replay": _("Replay of this game"),
-        "join": _("Join"), "open": _("Open"), "none_open": _("No open games. Start one!"),
+        "rating_points": _("Rating points"), "join": _("Join"), "none_open": _("No open games. Start one!"),
         "none_mine": _("You have no games yet."), "rematch_offered": _("%(player)s offers a rematch."),
         "your_turn_at": _("Your turn at game #%(game)s."), "game_started": _("Game #%(game)s has started."),
-        "game_ended": _("Game #%(game)s has ended."), "connection_lost": _("Connection lost; reconnecting…"),
-        "error": _("Something went wrong: %(detail)s"), "no_clock": _("no clock"), "seconds": _("%(n)s s"),
+        "connection_lost": _("Connection lost; reconnecting…"),
+        "error": _("Something went wrong: %(detail)s"), "no_clock": _("no clock"),
         "resign_confirm": _("Resign this game?"), "total": _("Total"), "line_empty": _("No tile on the table yet."),
-        "status_waiting": _("waiting"), "status_running": _("running"), "status_finished": _("finished"),
-        "status_interrupted": _("interrupted"), "status_cancelled": _("cancelled"), "bazaar": _("Bazaar"),
-        "game": _("Game #%(game)s"),
+        "bazaar": _("Bazaar"), "game": _("Game #%(game)s"),
+        # stored values (statuses, how a game ended) in the words of every page (goat.web.words)
+        **{f"status_{status}": word(status) for status in GameStatus.values},
+        **{f"reason_{reason}": word(reason) for reason in ("limit", "rounds", "timeout", "resigned")},
     }
 
 

@@ -239,3 +239,17 @@ def test_the_page_has_no_inline_script_and_keeps_the_policy():
     assert all(' src="' in s or 'type="application/json"' in s for s in scripts), scripts
     assert "script-src 'self'" in page["Content-Security-Policy"]
     assert client.get("/static/play/play.js").status_code == 200
+
+
+def test_the_page_and_the_scripts_words_speak_russian(django_user_model):
+    client = Client(HTTP_ACCEPT_LANGUAGE="ru")
+    anonymous = client.get("/play/").content.decode()
+    client.force_login(django_user_model.objects.create_user(username="masha", password=PASSWORD))
+    html = client.get("/play/").content.decode()
+
+    assert '<html lang="ru">' in anonymous and "Войти" in anonymous and "Зарегистрироваться" in anonymous
+    assert "Новая партия" in html and "Свободные столы" in html
+    words = json.loads(re.search(r'<script id="play-strings" type="application/json">(.*?)</script>', html,
+                                 re.S).group(1))
+    assert words["your_turn"] == "Ваш ход" and words["fish"] == "рыба (%(player)s)"
+    assert words["play_tile_left"] == "Сходить %(tile)s слева"

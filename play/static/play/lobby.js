@@ -26,7 +26,7 @@ function joinButton(id) {
 function gameRow(game, withJoin) {
   const players = game.seats.map((s) => s.player).join(", ");
   const free = game.seat_count - game.seats.length;
-  const meta = [game.ruleset, players].concat(free > 0 ? [`${free} ${t("free_seat")}`] : []).join(" · ");
+  const meta = [game.ruleset, players].concat(free > 0 ? [t("free_seats", { n: free })] : []).join(" · ");
   const row = element("li", { class: "game-row", "data-game": game.id },
     element("a", { class: "game-link", href: tablePath(game.id), text: t("game", { game: game.id }) }),
     element("span", { class: "meta", text: meta }),

@@ -46,9 +46,9 @@ export function startTable(section) {
         element("strong", { class: "player", text: s.player || t("free_seat") }),
         document.createTextNode(tags.length ? ` (${tags.join(", ")})` : ""),
         element("br"),
-        element("span", { class: "tiles", text: `${s.tiles} ${t("tiles")}` }),
+        element("span", { class: "tiles", text: t("tiles", { n: s.tiles }) }),
         document.createTextNode(" · "),
-        element("span", { class: "points", text: `${s.points} ${t("points")}` }));
+        element("span", { class: "points", text: t("points", { n: s.points }) }));
       if (view.status === "running" && view.turn === s.seat) li.classList.add("to-move");
       if (result && result.goats.includes(s.seat)) li.classList.add("goat");
       if (result && result.winners.includes(s.seat)) li.classList.add("winner");
@@ -63,7 +63,7 @@ export function startTable(section) {
     const buttons = view.legal_moves.map((m) => {
       const twoEnds = count[m.tile] > 1;
       const end = t(m.end === "left" ? "left_end" : "right_end");
-      const label = twoEnds ? t("play_tile_end", { tile: m.tile, end }) : t("play_tile", { tile: m.tile });
+      const label = t(twoEnds ? `play_tile_${m.end}` : "play_tile", { tile: m.tile });
       const button = element("button", { type: "button", class: "move", "aria-label": label, title: label,
         "data-tile": m.tile, "data-end": m.end }, tileElement(m.tile));
       if (twoEnds) button.append(element("span", { class: "end", text: end }));
