@@ -90,6 +90,7 @@ class Command(BaseCommand):
         base = f"http://{shown}:{port}"
         self.stdout.write(self.style.SUCCESS(
             f"goat is running ({', '.join(children)}); Ctrl-C stops it\n"
+            f"  play        {base}/play/\n"
             f"  API docs    {base}/api/docs/\n"
             f"  API schema  {base}/api/schema/\n"
             f"  admin       {base}/admin/\n"
