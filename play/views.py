@@ -22,6 +22,7 @@ from django.contrib.auth import login, logout
 from django.contrib.auth.models import AnonymousUser
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -41,6 +42,8 @@ LOBBY_SIZE = 20
 MOVE_TIMES = (0, 10, 20, 30, 60, 120)
 #: computer levels (SITE.md "Computer opponents")
 COMPUTER_LEVELS = ("strong", "random")
+#: the name in ``player_url`` that the script replaces with a player's (URL-quoted)
+PLAYER_PLACEHOLDER = "NAME"
 #: the backend that checks a password, for a session opened right after sign-up
 LOGIN_BACKEND = "goat.players.backends.UsernameBackend"
 
@@ -78,7 +81,8 @@ def _summary(game: Game) -> dict[str, Any]:
     """A game of a lobby list: what its row shows."""
     seats = sorted(game.seat_set.all(), key=lambda s: s.seat)
     return {"id": game.pk, "ruleset": game.ruleset, "status": game.status, "seat_count": game.seats,
-            "players": [s.player.get_username() for s in seats], "free": game.seats - len(seats)}
+            "players": [{"name": s.player.get_username(), "computer": s.computer} for s in seats],
+            "free": game.seats - len(seats)}
 
 
 def _script_strings() -> dict[str, str]:
@@ -101,6 +105,7 @@ def _script_strings() -> dict[str, str]:
         "error": _("Something went wrong: %(detail)s"), "no_clock": _("no clock"),
         "resign_confirm": _("Resign this game?"), "total": _("Total"), "line_empty": _("No tile on the table yet."),
         "bazaar": _("Bazaar"), "game": _("Game #%(game)s"),
+        "player_url": reverse("page-player", args=[PLAYER_PLACEHOLDER]),  # a name's page: the script puts it in
         # stored values (statuses, how a game ended) in the words of every page (goat.web.words)
         **{f"status_{status}": word(status) for status in GameStatus.values},
         **{f"reason_{reason}": word(reason) for reason in ("limit", "rounds", "timeout", "resigned")},
@@ -121,7 +126,7 @@ def _page(request: HttpRequest, *, game_id: int | None = None, signin_form: Cred
     if user.is_authenticated:
         context.update({
             "open_games": [_summary(g) for g in selectors.games_open(user=user)[:LOBBY_SIZE]],
-            "my_games": [_summary(g) for g in selectors.games_of(player=user)[:LOBBY_SIZE]],
+            "my_games": [_summary(g) for g in selectors.player_games(player=user)[:LOBBY_SIZE]],
             "rulesets": [{"name": name, "move_time": PRESETS[name]["move_time"]} for name in RULESETS],
             "seat_choices": list(range(MIN_SEATS, MAX_SEATS + 1)),
             "computer_choices": list(range(0, MAX_SEATS)),

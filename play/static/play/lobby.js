@@ -2,7 +2,7 @@
 // (GET /api/stream/) that says when a game starts, when it is my turn, when a game ends or a rematch is offered.
 
 import { api, newKey } from "./api.js";
-import { element, say, t } from "./words.js";
+import { element, playerLink, say, t } from "./words.js";
 
 export function tablePath(id) {
   return `/play/${id}/`;
@@ -24,12 +24,16 @@ function joinButton(id) {
 }
 
 function gameRow(game, withJoin) {
-  const players = game.seats.map((s) => s.player).join(", ");
+  const meta = element("span", { class: "meta" }, document.createTextNode(`${game.ruleset} · `));
+  game.seats.forEach((s, i) => {
+    meta.append(...(i ? [document.createTextNode(", ")] : []), playerLink(s.player));
+    if (s.computer) meta.append(document.createTextNode(` (${t("computer")})`));
+  });
   const free = game.seat_count - game.seats.length;
-  const meta = [game.ruleset, players].concat(free > 0 ? [t("free_seats", { n: free })] : []).join(" · ");
+  if (free > 0) meta.append(document.createTextNode(` · ${t("free_seats", { n: free })}`));
   const row = element("li", { class: "game-row", "data-game": game.id },
     element("a", { class: "game-link", href: tablePath(game.id), text: t("game", { game: game.id }) }),
-    element("span", { class: "meta", text: meta }),
+    meta,
     element("span", { class: `badge ${game.status}`, text: t(`status_${game.status}`) }));
   if (withJoin) row.append(joinButton(game.id));
   return row;

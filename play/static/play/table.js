@@ -4,7 +4,7 @@
 
 import { api, ApiError, newKey } from "./api.js";
 import { tablePath } from "./lobby.js";
-import { element, say, t, tileElement } from "./words.js";
+import { element, playerLink, say, t, tileElement } from "./words.js";
 
 const ENDED = new Set(["finished", "interrupted", "cancelled"]);
 const TICK_MS = 250;
@@ -33,6 +33,7 @@ export function startTable(section) {
   let stream = null;
   let clockAt = null; // performance.now() at which the player to move runs out of time
   let roundsShown = null; // the (round, status) the scoresheet was last fetched for
+  let roundsAsked = 0; // scoresheet requests sent: only the last one's answer is drawn
   let sending = false;
 
   function drawSeats() {
@@ -43,7 +44,7 @@ export function startTable(section) {
       if (s.seat === view.your_seat) tags.push(t("you"));
       if (s.computer) tags.push(t("computer"));
       const li = element("li", { "data-seat": s.seat },
-        element("strong", { class: "player", text: s.player || t("free_seat") }),
+        element("strong", { class: "player" }, playerLink(s.player)),
         document.createTextNode(tags.length ? ` (${tags.join(", ")})` : ""),
         element("br"),
         element("span", { class: "tiles", text: t("tiles", { n: s.tiles }) }),
@@ -143,6 +144,7 @@ export function startTable(section) {
     const key = `${view.round}/${view.status}`;
     if (roundsShown === key || view.status === "waiting") return;
     roundsShown = key;
+    const asked = ++roundsAsked;
     let sheet;
     try {
       sheet = (await api("GET", `/api/games/${id}/scoresheet/`)).data;
@@ -150,6 +152,7 @@ export function startTable(section) {
       roundsShown = null;
       return;
     }
+    if (asked !== roundsAsked) return; // a later request is under way: its answer is the newer one
     const table = byId("rounds");
     const head = element("tr", {}, element("th", { scope: "col", text: t("round", { round: "" }).trim() }),
       element("th", { scope: "col", text: "" }),
@@ -169,6 +172,7 @@ export function startTable(section) {
   function render(next) {
     if (view && next.version < view.version) return; // an older answer than the one shown
     view = next;
+    section.dataset.version = String(view.version); // the version drawn (tests wait on it)
     clockAt = view.remaining_ms === null || view.remaining_ms === undefined ? null
       : performance.now() + view.remaining_ms;
     drawState();

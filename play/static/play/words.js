@@ -40,6 +40,15 @@ export function element(tag, props = {}, ...children) {
   return node;
 }
 
+// A link to a player's page (every name is a link), or the plain name where there is no player.
+export function playerLink(name) {
+  if (!name) return document.createTextNode(t("free_seat"));
+  const link = document.createElement("a");
+  link.href = (words.player_url || "/players/NAME/").replace("NAME", encodeURIComponent(name));
+  link.textContent = name;
+  return link;
+}
+
 const status = document.getElementById("play-status");
 
 // A message in the status line (role=status), with optional nodes after it (a link, a button).

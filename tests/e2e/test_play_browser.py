@@ -1,0 +1,138 @@
+"""The play page in a real browser (issue 27 item 5): headless Chromium (Debian's package, Selenium) on a
+phone-sized window signs up on /play/, starts a game against one computer, plays it to the end by
+clicking the legal moves the server offers, sees the result and opens the replay.
+
+The server is the production one (gunicorn with goat's uvicorn workers, so the streams stream) on
+the test's PostgreSQL, and a real Celery worker on Redis plays the computer's moves
+(GOAT_COMPUTER_THINK_SECONDS=0). The game is two-seat domino-3rounds without a clock: three short
+rounds, a few dozen clicks.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from testkit import GroupProcess, test_database_url
+
+REPO = Path(__file__).resolve().parents[2]
+PASSWORD = "domino-goat-1"
+GAME_SECONDS = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def site(live_celery, tmp_path):
+    """gunicorn (one uvicorn worker) serving goat.asgi on the test database, and a Celery worker."""
+    env = {
+        "GOAT_COMPUTER_THINK_SECONDS": "0",
+        "GOAT_DATA_DIR": str(tmp_path / "web-data"),
+        "DATABASE_URL": test_database_url(),
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+        "PYTHONPATH": str(REPO),
+    }
+    worker = live_celery(beat=False, extra_env={"GOAT_COMPUTER_THINK_SECONDS": "0"})
+    port = _free_port()
+    web = GroupProcess([sys.executable, "-m", "gunicorn", "--config", str(REPO / "gunicorn.conf.py"), "goat.asgi",
+                        "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+                       cwd=REPO, env={**os.environ, **env}, log_path=tmp_path / "web.log")
+    try:
+        web.wait_http_ok(f"http://127.0.0.1:{port}/health/", timeout=40)
+        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", web=web, worker=worker)
+    finally:
+        web.stop()
+
+
+def _stuck(browser, site, game_id: int, clicks: int) -> str:
+    """What the page, the database and the processes said when the game did not end in time."""
+    from goat.games.models import Game
+
+    game = Game.objects.get(pk=game_id)
+    page = browser.execute_script(
+        "return ['table-state', 'play-status', 'seats', 'moves'].map(id => document.getElementById(id).innerText)")
+    return (f"no result after {clicks} clicks; the game: {game.status} version {game.version} turn {game.turn}; "
+            f"the page: {page}\nweb:\n{site.web.output(3000)}\nworker:\n{site.worker.output()}")
+
+
+@pytest.fixture
+def browser(open_browser):
+    return open_browser(window_size="390,844")  # a phone
+
+
+def test_sign_up_play_a_computer_to_the_end_by_clicking_and_open_the_replay(site, browser, browser_csp_violations):
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    wait = WebDriverWait(browser, 20)
+    browser.get(f"{site.url}/play/")
+    browser.find_element(By.ID, "id_signup-username").send_keys("masha")
+    browser.find_element(By.ID, "id_signup-password").send_keys(PASSWORD)
+    browser.find_element(By.ID, "signup-submit").click()
+    assert wait.until(EC.presence_of_element_located((By.ID, "whoami"))).text == "masha"
+
+    submit = wait.until(EC.element_to_be_clickable((By.ID, "new-game-submit")))  # enabled by the script
+    Select(browser.find_element(By.ID, "ng-ruleset")).select_by_value("domino-3rounds")
+    Select(browser.find_element(By.ID, "ng-seats")).select_by_value("2")
+    Select(browser.find_element(By.ID, "ng-move-time")).select_by_value("0")
+    Select(browser.find_element(By.ID, "ng-computers")).select_by_value("1")
+    Select(browser.find_element(By.ID, "ng-level")).select_by_value("strong")
+    submit.click()
+
+    table = wait.until(EC.presence_of_element_located((By.ID, "table")))
+    game_id = int(table.get_attribute("data-game-id"))
+    assert browser.current_url.endswith(f"/play/{game_id}/")
+    wait.until(lambda d: "computer" in d.find_element(By.ID, "seats").text)  # the computer took its seat
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .tile"))
+    # each tile drawn is named, e.g. "3-5" (read in one go: the stream may redraw the hand meanwhile)
+    names = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#hand .tile, #line .tile'), t => t.getAttribute('aria-label'))")
+    assert names and all(re.fullmatch(r"[0-6]-[0-6]", name) for name in names), names
+
+    clicks, started = 0, time.monotonic()
+    result = browser.find_element(By.ID, "result")
+    while not result.is_displayed():
+        assert time.monotonic() - started < GAME_SECONDS, _stuck(browser, site, game_id, clicks)
+        buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button.move:not([disabled])")
+        if not buttons:
+            time.sleep(0.1)  # the computer's turn (or the answer to the last click) is on its way
+            continue
+        version = int(table.get_attribute("data-version"))
+        try:
+            label = buttons[0].get_attribute("aria-label")
+            assert label.startswith("Play ") and buttons[0].find_element(By.CSS_SELECTOR, ".tile")
+            buttons[0].click()
+        except StaleElementReferenceException:
+            continue  # the table was redrawn under the click: look again
+        clicks += 1
+        # the move's answer (or the stream) draws a later version; it may be my turn again at once
+        # (the computer knocked, or I lead the next round)
+        wait.until(lambda d, seen=version: int(table.get_attribute("data-version")) > seen)
+
+    assert clicks >= 3  # at least one tile a round
+    assert "Game over" in result.text and "all rounds played" in result.text
+    assert "Unrated game" in result.text
+    rounds = "return Array.from(document.querySelectorAll('#rounds tr.round-result'), r => r.dataset.round)"
+    wait.until(lambda d: d.execute_script(rounds) == ["1", "2", "3"])  # the scoresheet, fetched at the end
+    assert browser.find_element(By.ID, "rematch").is_displayed()
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+    assert browser_csp_violations(browser) == []
+
+    replay = browser.find_element(By.ID, "replay-link")
+    assert replay.is_displayed()
+    replay.click()
+    wait.until(lambda d: str(game_id) in d.current_url and "/play/" not in d.current_url)
+    assert "masha" in browser.find_element(By.TAG_NAME, "body").text
