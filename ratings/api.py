@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -62,6 +63,7 @@ def _page_example(name: str, row: dict) -> OpenApiExample:
 
 
 class PlayerRatingsView(generics.ListAPIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     serializer_class = RatingEntrySerializer
     pagination_class = Pagination
     filter_backends: list = []
@@ -93,6 +95,7 @@ class RankedListView(generics.ListAPIView):
     The rating board pages through a ``selectors.RankedBoard`` (materialised ranks, R-9): same page
     numbers, ``count``, ``next``/``previous`` and 404 for a page out of range as any list."""
 
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     pagination_class = Pagination
     filter_backends: list = []
     query_serializer: type[serializers.Serializer]

@@ -263,7 +263,7 @@ class TournamentListCreateView(generics.ListAPIView):
     serializer_class = TournamentSerializer
     pagination_class = Pagination
     filter_backends: list = []
-    permission_classes = [permissions.IsAuthenticated, IsStaffForPost]
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsStaffForPost]  # public reads, staff writes
     queryset = Tournament.objects.none()
 
     def get_queryset(self):
@@ -334,6 +334,7 @@ class TournamentListCreateView(generics.ListAPIView):
 
 
 class TournamentDetailView(APIView):
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="tournaments_retrieve",
         summary="A tournament",
@@ -535,6 +536,7 @@ class TournamentWithdrawView(APIView):
 
 
 class TournamentStandingsView(generics.ListAPIView):
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     serializer_class = StandingSerializer
     pagination_class = Pagination
     filter_backends: list = []

@@ -1,5 +1,8 @@
 """Live streams (API.md "Live streams"): ``GET /api/games/{id}/stream/`` and ``GET /api/stream/``.
 
+A game's stream is public, as its GET is: without credentials the caller is an anonymous spectator
+(``_viewer``); the player feed needs a login (``_user``).
+
 Async views served under ASGI. Before the stream starts every refusal is a problem-details answer
 (401, 404, 400 for a bad ``after``/``Last-Event-ID``, 429 ``too_many_streams``). Then:
 
@@ -30,12 +33,15 @@ import asyncio
 import functools
 import json
 import logging
+import math
 import re
 from collections.abc import AsyncIterator
+from types import SimpleNamespace
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils import timezone
@@ -50,6 +56,7 @@ from goat.web import live, metrics
 from goat.web.auth import TokenAuthentication
 from goat.web.errors import ServiceError
 from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
+from goat.web.throttling import AnonRateThrottle, client_ip
 
 logger = logging.getLogger(__name__)
 
@@ -85,16 +92,43 @@ def _authenticate(request: HttpRequest):
     return None, None
 
 
-async def _user(request: HttpRequest):
+async def _credentials(request: HttpRequest):
+    """(user, stream-slot key) of the token or the session; (None, None) without either."""
     user, key = await sync_to_async(_authenticate, thread_sensitive=False)(request)
     if user is None:
         session_user = await request.auser()
         if session_user.is_authenticated:
             user, key = session_user, f"user:{session_user.pk}"
+    return user, key
+
+
+async def _user(request: HttpRequest):
+    """The caller of a stream that needs a login (the player feed); 401 without credentials."""
+    user, key = await _credentials(request)
     if user is None:
         raise ServiceError("not_authenticated", "Authentication credentials were not provided.", status=401,
                            headers={"WWW-Authenticate": "Token"})
     return user, key
+
+
+def _anonymous_admit(request: HttpRequest) -> None:
+    """An anonymous stream is counted like any anonymous API request: the ``anon`` rate, per address."""
+    throttle = AnonRateThrottle()
+    if not throttle.allow_request(SimpleNamespace(user=AnonymousUser(), META=request.META), None):
+        wait = throttle.wait()
+        raise ServiceError("throttled", "Request was throttled.", status=429,
+                           headers={"Retry-After": str(max(1, math.ceil(wait or 1)))})
+
+
+async def _viewer(request: HttpRequest):
+    """The caller of a stream anyone may follow (docs/api.md "Anonymous reads"): the token's or the
+    session's user, else an anonymous spectator whose open streams count per client address (the
+    same limit as a token's) under the anonymous rate limit. A bad token is still 401."""
+    user, key = await _credentials(request)
+    if user is not None:
+        return user, key
+    await sync_to_async(_anonymous_admit, thread_sensitive=False)(request)
+    return AnonymousUser(), f"address:{client_ip(request)}"
 
 
 def _format(request: HttpRequest) -> str:
@@ -379,7 +413,7 @@ def require_get(view):
 @require_get
 async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        user, key = await _user(request)
+        user, key = await _viewer(request)
         after = _after(request)
         await sync_to_async(_game_check, thread_sensitive=False)(game_id, user, after)
         claim = await _claim(key)

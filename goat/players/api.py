@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -150,6 +150,7 @@ class PlayerMeView(APIView):
 
 
 class PlayerDetailView(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="players_retrieve",
         summary="Public profile",

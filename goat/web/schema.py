@@ -1,6 +1,10 @@
 """OpenAPI pieces every API shares: the problems any authenticated, throttled or idempotent
 endpoint can answer, and the schema class that documents them on every operation.
 
+An operation anyone may call (a public read: ``IsAuthenticatedOrReadOnly`` on a GET, or ``AllowAny``) has
+``{}`` among its security requirements (drf-spectacular) and says so in its description; its 401 is a bad
+token only.
+
 ``AutoSchema`` (``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]``) adds to each operation the statuses the
 service can answer whatever the view (docs/api.md, "Errors"), unless the view documents them
 itself: 400 under /api/ (NUL in a header is ``invalid_characters`` before any view; a bad query
@@ -69,6 +73,28 @@ def problem_response_object(description: str) -> dict[str, Any]:
     return {"description": description, "content": {PROBLEM_CONTENT_TYPE: {"schema": dict(PROBLEM_REF)}}}
 
 
+#: the 401 of an operation anyone may call: only a token that is sent and bad is refused
+PUBLIC_401 = "`authentication_failed`: a bad token. No token at all is fine: anyone may call this operation."
+PUBLIC_NOTE = ("Public: no token needed (the security requirement includes `{}`); an anonymous caller is "
+               "counted per address under the `anon` rate limit and sees what a spectator without a seat sees.")
+AUTHENTICATION_FAILED = problem_example(401, "authentication_failed", "Invalid token.")
+
+
+def public_operation(operation: dict[str, Any]) -> None:
+    """Say on an operation open to anonymous callers (``{}`` among its security requirements) that it
+    is public, and that its 401 is a bad token only (never ``not_authenticated``)."""
+    operation["description"] = f"{operation.get('description', '')}\n\n{PUBLIC_NOTE}".lstrip()
+    unauthorized = operation["responses"]["401"]
+    unauthorized["description"] = PUBLIC_401
+    for media in unauthorized.get("content", {}).values():
+        examples = media.get("examples")
+        if examples is not None:
+            examples.pop("NotAuthenticated", None)
+            examples.pop("not_authenticated", None)
+            examples["AuthenticationFailed"] = {"value": AUTHENTICATION_FAILED.value,
+                                                "summary": "authentication_failed"}
+
+
 def add_common_headers(responses: dict[str, Any]) -> None:
     """Retry-After on a 429, WWW-Authenticate on a 401 (both sent by the service)."""
     if "429" in responses:
@@ -90,6 +116,8 @@ class AutoSchema(SpectacularAutoSchema):
         responses = operation["responses"]
         for status in sorted(self.problem_statuses(operation)):
             responses.setdefault(str(status), problem_response_object(COMMON_PROBLEMS[status]))
+        if {} in operation.get("security", []) and "401" in responses:
+            public_operation(operation)
         add_common_headers(responses)
         for status, links in getattr(self.view, "schema_links", {}).get(self.method.lower(), {}).items():
             responses[str(status)].setdefault("links", {}).update(links)

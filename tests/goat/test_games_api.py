@@ -137,19 +137,27 @@ def test_create_refuses_invalid_options(players, options):
     assert not Game.objects.exists()
 
 
-def test_every_endpoint_needs_authentication(players, api_client):
+def test_every_write_needs_authentication(players, api_client):
     game_id = started_game(players)
     calls = [
-        ("post", "/api/games/"), ("get", "/api/games/"), ("get", f"/api/games/{game_id}/"),
-        ("post", f"/api/games/{game_id}/join/"), ("post", f"/api/games/{game_id}/moves/"),
-        ("post", f"/api/games/{game_id}/resign/"), ("get", f"/api/games/{game_id}/events/"),
-        ("get", f"/api/games/{game_id}/scoresheet/"), ("get", f"/api/games/{game_id}/replay/"),
-        ("get", f"/api/games/{game_id}/verify/"),
+        ("post", "/api/games/"), ("post", f"/api/games/{game_id}/join/"), ("post", f"/api/games/{game_id}/moves/"),
+        ("post", f"/api/games/{game_id}/resign/"), ("post", f"/api/games/{game_id}/leave/"),
+        ("post", f"/api/games/{game_id}/rematch/"), ("get", "/api/players/me/games/"),
     ]
     for method, url in calls:
         response = getattr(api_client, method)(url, {}, format="json") if method == "post" else api_client.get(url)
         assert_problem(response, 401, "not_authenticated")
         assert response["WWW-Authenticate"] == "Token"
+
+
+def test_the_reads_of_a_game_are_public(players, api_client):
+    """Anonymous GETs (docs/api.md "Anonymous reads"); replay and verify wait for the end as for anyone."""
+    game_id = started_game(players)
+    for url in ("/api/games/", f"/api/games/{game_id}/", f"/api/games/{game_id}/events/",
+                f"/api/games/{game_id}/scoresheet/"):
+        assert api_client.get(url).status_code == 200, url
+    for url in (f"/api/games/{game_id}/replay/", f"/api/games/{game_id}/verify/"):
+        assert_problem(api_client.get(url), 409, "game_not_ended")
 
 
 def test_a_wrong_token_is_401_authentication_failed(players, api_client):

@@ -81,7 +81,7 @@ def test_gunicorn_access_records_take_the_request_id_from_the_response_header():
 def test_djangos_error_log_after_the_middleware_still_names_the_request(api_client, caplog):
     caplog.set_level(logging.WARNING, logger="django.request")
 
-    response = api_client.get("/api/games/", HTTP_X_REQUEST_ID="err-42")
+    response = api_client.get("/api/players/me/", HTTP_X_REQUEST_ID="err-42")
 
     assert response.status_code == 401
     records = [r for r in caplog.records if r.name == "django.request"]

@@ -140,5 +140,7 @@ def test_public_profile_of_an_unknown_player_is_404(auth_client):
     assert_problem(auth_client.get("/api/players/nobody/"), 404, "not_found")
 
 
-def test_public_profile_requires_authentication(api_client, user):
-    assert_problem(api_client.get("/api/players/alice/"), 401, "not_authenticated")
+def test_public_profile_is_public_and_own_profile_needs_a_login(api_client, user):
+    public = api_client.get("/api/players/alice/")
+    assert public.status_code == 200 and public.json()["username"] == "alice" and "chips" not in public.json()
+    assert_problem(api_client.get("/api/players/me/"), 401, "not_authenticated")

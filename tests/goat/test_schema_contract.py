@@ -15,6 +15,12 @@ pytestmark = pytest.mark.django_db
 
 OPEN = {"players_create", "auth_token_create", "health",  # answer without a login
         "tournaments_crosstable", "tournaments_results_csv", "players_tournaments_list"}
+#: public reads (docs/api.md "Anonymous reads"): anyone may call them, a token is optional
+PUBLIC_READS = {
+    "games_list", "games_retrieve", "games_events", "games_scoresheet", "games_replay", "games_verify",
+    "games_stream", "players_retrieve", "players_ratings_list", "leaderboards_ratings", "leaderboards_skill",
+    "tournaments_list", "tournaments_retrieve", "tournaments_standings",
+}
 
 
 @pytest.fixture
@@ -170,3 +176,22 @@ def test_the_computer_players_fields_are_described(schema):
     assert components["GameSummary"]["properties"]["rated"]["type"] == "boolean"
     responses = by_id(schema, "games_move")["responses"]["403"]["content"]["application/problem+json"]
     assert "computer_seat" in str(responses["examples"])
+
+
+def test_the_schema_says_which_operations_anyone_may_call(schema):
+    """Per operation: ``{}`` among the security requirements exactly for the public reads (and the open
+    operations); their 401 is a bad token only; every write needs a token or the session."""
+    public = set()
+    for _path, method, operation in operations(schema):
+        name, security = operation["operationId"], operation.get("security", [])
+        if {} in security:
+            public.add(name)
+            assert method == "get" or name in OPEN, name
+        if name in PUBLIC_READS:
+            assert {"tokenAuth": []} in security and {"cookieAuth": []} in security, name
+            unauthorized = operation["responses"]["401"]
+            assert unauthorized["description"].startswith("`authentication_failed`"), name
+            examples = unauthorized["content"]["application/problem+json"].get("examples", {})
+            assert all(e["value"]["code"] == "authentication_failed" for e in examples.values()), name
+            assert "Public: no token needed" in operation["description"], name
+    assert public - OPEN == PUBLIC_READS, "a new public read? list it in PUBLIC_READS (and docs/api.md)"

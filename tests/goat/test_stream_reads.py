@@ -11,12 +11,14 @@ import random
 import threading
 
 import pytest
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import AnonymousUser, Permission
+from django.test import RequestFactory
 
 from goat import engine
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, selectors, services, streams
 from goat.games.models import Game
+from goat.web.errors import ServiceError
 from played_games import played_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -169,3 +171,46 @@ def test_reads_run_off_the_event_loop(django_user_model, monkeypatch):
 
     loop_thread = asyncio.run(scenario())
     assert threads and loop_thread not in threads
+
+
+def test_an_anonymous_viewer_is_streamed_what_a_spectator_is(django_user_model):
+    """The game stream is public (docs/api.md "Anonymous reads"): an anonymous viewer's reads are a
+    spectator's, through the same selectors, with no tile of any hand."""
+    alice, bob, carol, _dave = _viewers(django_user_model)
+    game = played_game([alice, bob], 6, seed=3)
+    anonymous = AnonymousUser()
+    _started(game, carol, anonymous)
+
+    async def scenario():
+        return await asyncio.gather(*(streams._update_read(game.pk, u, 0, game.version) for u in (carol, anonymous)))
+
+    (carol_view, carol_events, _), (view, events, ended) = asyncio.run(scenario())
+    assert {k: v for k, v in view.items() if k not in VOLATILE} == {
+        k: v for k, v in carol_view.items() if k not in VOLATILE}
+    assert events == carol_events and not ended and view["hand"] == [] and view["your_seat"] is None
+    assert all(isinstance(h, int) for e in events if e["type"] == "round_dealt" for h in e["data"]["hands"])
+
+
+def test_an_anonymous_stream_is_counted_by_address_under_the_anonymous_rate(monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "anon", "2/min")
+
+    def opened(**headers):
+        request = RequestFactory().get("/api/games/1/stream/", REMOTE_ADDR="192.0.2.9", **headers)
+        request.auser = _no_session_user
+        try:
+            return asyncio.run(streams._viewer(request))
+        except ServiceError as refusal:
+            return refusal
+
+    first, second, third = opened(), opened(), opened()
+    assert first[0].is_anonymous and first[1] == second[1] == "address:192.0.2.9"  # the slots of its address
+    assert (third.status, third.code) == (429, "throttled") and int(third.headers["Retry-After"]) >= 1
+    # a bad token is refused as on every public read, never taken for anonymous
+    bad = opened(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    assert (bad.status, bad.code) == (401, "authentication_failed")
+
+
+async def _no_session_user():
+    return AnonymousUser()

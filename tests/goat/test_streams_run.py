@@ -307,7 +307,6 @@ def test_refusals_are_problem_details_before_the_stream(run):
     token = client.player(f"refuse{time.monotonic_ns() % 10**6}")
     game_id = _game(client, [token, token])
     cases = [
-        (f"/api/games/{game_id}/stream/", None, {}, 401, "not_authenticated"),
         (f"/api/games/{game_id}/stream/", "0" * 40, {}, 401, "authentication_failed"),
         ("/api/stream/", None, {}, 401, "not_authenticated"),
         ("/api/games/987654321/stream/", token, {}, 404, "not_found"),
@@ -326,7 +325,8 @@ def test_streams_show_what_get_shows_and_no_hidden_tile(run):
     tokens = [client.player(f"hide{i}{time.monotonic_ns() % 10**6}") for i in range(2)]
     spectator = client.player(f"hides{time.monotonic_ns() % 10**6}")
     game_id = _game(client, tokens)
-    streams = [Stream(run, f"/api/games/{game_id}/stream/", t) for t in [*tokens, spectator]]
+    viewers = [*tokens, spectator, None]  # None: anonymous, a spectator without a login
+    streams = [Stream(run, f"/api/games/{game_id}/stream/", t) for t in viewers]
     for stream in streams:  # each has read its state (the headers come first), so the join is an update
         stream.wait(lambda m: m[1] == "state")
     assert client.call("POST", f"/api/games/{game_id}/join/", {}, tokens[1])[0] == 200
@@ -334,7 +334,7 @@ def test_streams_show_what_get_shows_and_no_hidden_tile(run):
         stream.wait(lambda m: m[1] == "update" and m[3]["game"]["status"] == "running")
     staff = client.call("POST", "/api/auth/token/", {"username": "admin", "password": "staff-pass-123"})[2]["token"]
     staff_events = client.call("GET", f"/api/games/{game_id}/events/", token=staff)[2]["events"]
-    for seat, token in enumerate([*tokens, spectator]):
+    for seat, token in enumerate(viewers):
         _, _, view = client.call("GET", f"/api/games/{game_id}/", token=token)
         streamed = streams[seat].messages[-1][3]["game"]
         drop = ("server_time", "remaining_ms")

@@ -118,3 +118,16 @@ def test_compose_trusts_no_proxy_because_it_publishes_gunicorn_directly():
     assert not {"nginx", "traefik", "caddy", "haproxy", "proxy"} & set(services)  # ...through no proxy
     for name in ("web", "worker", "beat"):
         assert services[name]["environment"]["GOAT_TRUSTED_PROXIES"] == "${GOAT_TRUSTED_PROXIES:-}"
+
+
+@pytest.mark.django_db
+def test_public_reads_are_under_the_anonymous_rate_and_a_login_lifts_it(low_rates, user):
+    """Anonymous GETs of the public API (docs/api.md "Anonymous reads") count per address at the
+    ``anon`` rate; a logged-in reader has the ``user`` rate instead."""
+    anonymous = APIClient()
+    assert [anonymous.get("/api/leaderboards/ratings/").status_code for _ in range(4)] == [200, 200, 200, 429]
+    refused = anonymous.get("/api/tournaments/")
+    assert refused.json()["code"] == "throttled" and int(refused["Retry-After"]) >= 1
+    logged_in = APIClient()
+    logged_in.force_authenticate(user)
+    assert logged_in.get("/api/tournaments/").status_code == 200

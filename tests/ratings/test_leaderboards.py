@@ -72,8 +72,9 @@ def test_unknown_period_or_ruleset_is_a_400_problem(client):
     assert client.get("/api/leaderboards/skill/?ruleset=chess").status_code == 400
 
 
-def test_boards_need_authentication():
-    assert APIClient().get("/api/leaderboards/ratings/").status_code == 401
+def test_boards_are_public():
+    assert APIClient().get("/api/leaderboards/ratings/").status_code == 200
+    assert APIClient().get("/api/leaderboards/skill/?ruleset=goat-classic").status_code == 200
 
 
 def test_played_games_fill_every_board_of_their_period_and_ruleset(client, make_players):

@@ -9,8 +9,10 @@ holding seat 0 of a running game of its own: a seat takes the auditor's unredact
 Objects: ``{running}`` a running game where the caller has seat 0 (for "other", "staff" and
 "anonymous": the one where "player" has it), ``{deal}`` its first ``round_dealt`` event, ``{waiting}``
 a waiting game created by the other player, ``{finished}`` a game the player resigned,
-``{tournament}`` a scheduled swiss. Write endpoints are called with a body that would succeed, so a
-2xx proves the right was granted and a 401/403 that it was refused before anything happened.
+``{tournament}`` a scheduled swiss. Reads of public things need no login (docs/api.md "Anonymous reads"):
+anonymous reads them as a spectator without a seat, which the last test checks field by field. Write
+endpoints are called with a body that would succeed, so a 2xx proves the right was granted and a
+401/403 that it was refused before anything happened.
 """
 
 from __future__ import annotations
@@ -51,29 +53,31 @@ MATRIX = [
     ("post", "/api/auth/token/", {"username": "mx-player", "password": "pw-pw-pw-pw-"},
      expect(200, 200, 200, 200, 200, 200)),
     ("get", "/api/players/me/", None, expect(401, 200, 200, 200, 200, 200)),
-    ("get", "/api/players/mx-other/", None, expect(401, 200, 200, 200, 200, 200)),
-    ("get", "/api/players/mx-other/ratings/", None, expect(401, 200, 200, 200, 200, 200)),
-    ("get", "/api/games/", None, expect(401, 200, 200, 200, 200, 200)),
+    ("get", "/api/players/me/games/", None, expect(401, 200, 200, 200, 200, 200)),
+    # public reads (docs/api.md "Anonymous reads"): anonymous is a spectator without a seat
+    ("get", "/api/players/mx-other/", None, expect(200, 200, 200, 200, 200, 200)),
+    ("get", "/api/players/mx-other/ratings/", None, expect(200, 200, 200, 200, 200, 200)),
+    ("get", "/api/games/", None, expect(200, 200, 200, 200, 200, 200)),
     ("post", "/api/games/", {"ruleset": "goat-classic", "seats": 2}, expect(401, 201, 201, 201, 201, 201)),
-    ("get", "/api/games/{running}/", None, expect(401, 200, 200, 200, 200, 200)),
+    ("get", "/api/games/{running}/", None, expect(200, 200, 200, 200, 200, 200)),
     ("post", "/api/games/{waiting}/join/", {}, expect(401, 200, 409, 200, 200, 200)),
     ("post", "/api/games/{running}/moves/", {"tile": "{lead}"}, expect(401, 201, 403, 403, 201, 201)),
     ("post", "/api/games/{running}/resign/", None, expect(401, 200, 403, 403, 200, 200)),
-    ("get", "/api/games/{running}/events/", None, expect(401, 200, 200, 200, 200, 200)),
-    ("get", "/api/games/{running}/scoresheet/", None, expect(401, 200, 200, 200, 200, 200)),
+    ("get", "/api/games/{running}/events/", None, expect(200, 200, 200, 200, 200, 200)),
+    ("get", "/api/games/{running}/scoresheet/", None, expect(200, 200, 200, 200, 200, 200)),
     # the full state of a running game: only an auditor without a seat at it
-    ("get", "/api/games/{running}/replay/", None, expect(401, 409, 409, 200, 409, 409)),
-    ("get", "/api/games/{running}/verify/", None, expect(401, 409, 409, 200, 409, 409)),
-    ("get", "/api/games/{finished}/replay/", None, expect(401, 200, 200, 200, 200, 200)),
-    ("get", "/api/games/{finished}/verify/", None, expect(401, 200, 200, 200, 200, 200)),
-    ("get", "/api/leaderboards/ratings/", None, expect(401, 200, 200, 200, 200, 200)),
-    ("get", "/api/leaderboards/skill/?ruleset=goat-classic", None, expect(401, 200, 200, 200, 200, 200)),
-    ("get", "/api/tournaments/", None, expect(401, 200, 200, 200, 200, 200)),
+    ("get", "/api/games/{running}/replay/", None, expect(409, 409, 409, 200, 409, 409)),
+    ("get", "/api/games/{running}/verify/", None, expect(409, 409, 409, 200, 409, 409)),
+    ("get", "/api/games/{finished}/replay/", None, expect(200, 200, 200, 200, 200, 200)),
+    ("get", "/api/games/{finished}/verify/", None, expect(200, 200, 200, 200, 200, 200)),
+    ("get", "/api/leaderboards/ratings/", None, expect(200, 200, 200, 200, 200, 200)),
+    ("get", "/api/leaderboards/skill/?ruleset=goat-classic", None, expect(200, 200, 200, 200, 200, 200)),
+    ("get", "/api/tournaments/", None, expect(200, 200, 200, 200, 200, 200)),
     ("post", "/api/tournaments/", TOURNAMENT_BODY, expect(401, 403, 403, 201, 201, 201)),
-    ("get", "/api/tournaments/{tournament}/", None, expect(401, 200, 200, 200, 200, 200)),
+    ("get", "/api/tournaments/{tournament}/", None, expect(200, 200, 200, 200, 200, 200)),
     ("post", "/api/tournaments/{tournament}/registration/", None, expect(401, 201, 201, 201, 201, 201)),
     ("delete", "/api/tournaments/{tournament}/registration/", None, expect(401, 404, 404, 404, 404, 404)),
-    ("get", "/api/tournaments/{tournament}/standings/", None, expect(401, 200, 200, 200, 200, 200)),
+    ("get", "/api/tournaments/{tournament}/standings/", None, expect(200, 200, 200, 200, 200, 200)),
     ("get", "/leaderboards/", None, expect(200, 200, 200, 200, 200, 200)),
     ("get", "/tournaments/", None, expect(200, 200, 200, 200, 200, 200)),
     ("get", "/tournaments/{tournament}/", None, expect(200, 200, 200, 200, 200, 200)),
@@ -172,3 +176,24 @@ def test_authorization_matrix(world, method, path, body, expected, role):
     assert response.status_code == expected[role], (role, method, url, response.content[:300])
     if url.startswith("/api/") and response.status_code >= 400:
         assert response["Content-Type"].startswith("application/problem+json")
+
+
+def test_an_anonymous_reader_sees_exactly_what_a_spectator_without_a_seat_sees(world):
+    """The same selectors, the same redaction: anonymous and "other" (no seat) get the same answers for a
+    running game, and neither holds a tile of any hand."""
+    ids = world["ids"]["other"]
+    anonymous, other = client_as("anonymous", world), client_as("other", world)
+    for path in ("/api/games/{running}/", "/api/games/{running}/events/", "/api/games/{running}/scoresheet/",
+                 "/api/games/?status=running"):
+        url = fill(path, "other", ids)
+        seen = [client.get(url).json() for client in (anonymous, other)]
+        for body in seen:
+            for row in [body, *body.get("results", [])]:
+                row.pop("server_time", None)
+                row.pop("remaining_ms", None)
+        assert seen[0] == seen[1], url
+    view = anonymous.get(fill("/api/games/{running}/", "other", ids)).json()
+    assert view["your_seat"] is None and view["hand"] == [] and view["legal_moves"] == []
+    deal = next(e for e in anonymous.get(fill("/api/games/{running}/events/", "other", ids)).json()["events"]
+                if e["type"] == "round_dealt")
+    assert all(isinstance(hand, int) for hand in deal["data"]["hands"]) and isinstance(deal["data"]["bazaar"], int)

@@ -14,6 +14,7 @@ from goat.web.schema import (
     ID_SCHEMA,
     add_common_headers,
     problem_response_object,
+    public_operation,
 )
 
 GAME_ID = OpenApiParameter("game_id", ID_SCHEMA, OpenApiParameter.PATH, description="The game's id.")
@@ -137,20 +138,23 @@ def _ndjson_line(kinds: list[str]) -> dict:
 
 
 def _stream_operation(operation_id: str, summary: str, description: str, parameters: list, statuses: dict,
-                      kinds: list[str], with_id: bool) -> dict:
+                      kinds: list[str], with_id: bool, public: bool = False) -> dict:
     responses = {
         "200": {"description": "The stream.",
                 "content": {"text/event-stream": {"schema": _sse_event(kinds, with_id)},
                             "application/x-ndjson": {"schema": _ndjson_line(kinds)}}},
         **{str(code): problem_response_object(text) for code, text in statuses.items()},
     }
-    add_common_headers(responses)
-    return {"get": {
+    operation = {
         "operationId": operation_id, "summary": summary, "description": f"{description}\n\n{_STREAM_MESSAGES}",
         "tags": ["streams"], "parameters": parameters,
-        "security": [{"tokenAuth": []}, {"cookieAuth": []}],
+        "security": [{"tokenAuth": []}, {"cookieAuth": []}, *([{}] if public else [])],
         "responses": responses,
-    }}
+    }
+    if public:
+        public_operation(operation)
+    add_common_headers(responses)
+    return {"get": operation}
 
 
 def streams_postprocessing_hook(result, generator, request, public):
@@ -172,8 +176,10 @@ def streams_postprocessing_hook(result, generator, request, public):
           "schema": {"type": "string", "pattern": r"^\s*\d{0,10}\s*$"},
           "description": "The id of the last message you received (a version); ignored when `after` is given."}],
         {**common, 400: "`invalid`: `after` or Last-Event-ID is not a version of this game.",
-         404: "`not_found`: no game with that id."},
-        ["state", "update"], True)
+         404: "`not_found`: no game with that id.",
+         429: f"{common[429]} Anonymous: over the `anon` rate limit (`throttled`), or the address holds the "
+              "limit of open streams (`too_many_streams`)."},
+        ["state", "update"], True, public=True)
     paths["/api/stream/"] = _stream_operation(
         "player_stream", "Your feed",
         "First `hello` `{games}` (your waiting and running games), then `game_started`, `your_turn`, `game_ended`, "

@@ -22,6 +22,7 @@ from typing import Any
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import generics, status
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -167,6 +168,7 @@ def game_links(pointer: str) -> dict[str, dict]:
 
 
 class GameListCreateView(generics.ListAPIView, GameAPIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     serializer_class = GameSummarySerializer
     schema_links = {"post": {201: game_links("")},
                     "get": {200: {"view": link("games_retrieve", "The first game of the page.",
@@ -334,6 +336,7 @@ class GameJoinView(GameAPIView):
 
 
 class GameDetailView(GameAPIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="games_retrieve",
         summary="Game view",
@@ -463,6 +466,7 @@ class GameLeaveView(GameAPIView):
 
 
 class GameEventsView(GameAPIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="games_events",
         summary="Event log",
@@ -498,6 +502,7 @@ class GameEventsView(GameAPIView):
 
 
 class GameScoresheetView(GameAPIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="games_scoresheet",
         summary="Scoresheet",
@@ -563,6 +568,7 @@ class GameScoresheetView(GameAPIView):
 
 
 class GameReplayView(GameAPIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="games_replay",
         summary="Full state after an event",
@@ -606,6 +612,7 @@ class GameReplayView(GameAPIView):
 
 
 class GameVerifyView(GameAPIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="games_verify",
         summary="Verify a game",
