@@ -19,7 +19,7 @@ OPEN = {"players_create", "auth_token_create", "health",  # answer without a log
 PUBLIC_READS = {
     "games_list", "games_retrieve", "games_events", "games_scoresheet", "games_replay", "games_verify",
     "games_stream", "players_retrieve", "players_ratings_list", "leaderboards_ratings", "leaderboards_skill",
-    "tournaments_list", "tournaments_retrieve", "tournaments_standings",
+    "tournaments_list", "tournaments_retrieve", "tournaments_standings", "tournaments_stream",
 }
 
 
