@@ -28,6 +28,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Q, Sum, Window
 from django.db.models.functions import RowNumber, TruncMonth, TruncWeek
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 from openskill.models import PlackettLuce
 
 from goat.games import projections
@@ -50,7 +51,7 @@ from .models import (
 
 logger = logging.getLogger(__name__)
 
-INSUFFICIENT_CHIPS = "You need {ante} chips to take a seat at this game; your balance is {balance}."
+INSUFFICIENT_CHIPS = gettext_lazy("You need {ante} chips to take a seat at this game; your balance is {balance}.")
 ALL_RULESETS = "*"
 PERIODS = ("all", "month", "week")
 
@@ -143,8 +144,8 @@ def chips_stake_for_seat(*, game: Game, player, seat: int, options) -> None:
             raise ServiceError("already_seated", ALREADY_STAKED, status=409) from None
 
 
-LEFT_BEFORE = "You left this game; its stake was returned and you cannot take a seat at it again."
-ALREADY_STAKED = "You already have a seat at this game."
+LEFT_BEFORE = gettext_lazy("You left this game; its stake was returned and you cannot take a seat at it again.")
+ALREADY_STAKED = gettext_lazy("You already have a seat at this game.")
 
 
 def chips_refund_for_seat(*, game: Game, player, seat: int, options) -> None:

@@ -6,6 +6,8 @@ import csv
 from typing import Any
 
 from django.http import HttpResponse
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -82,11 +84,12 @@ class EntryField(serializers.Field):
 class TournamentCreateSerializer(StrictSerializer):
     name = StrictCharField(max_length=120)
     ruleset = serializers.ChoiceField(choices=list(RULESETS), error_messages={
-        "invalid_choice": "Not a ruleset; choose one of: " + ", ".join(RULESETS) + "."})
+        "invalid_choice": format_lazy(gettext_lazy("Not a ruleset; choose one of: {rulesets}."),
+                                  rulesets=", ".join(RULESETS))})
     options = TournamentOptionsField(required=False, default=dict,
                                      help_text="Overrides of the ruleset's options for every game (no `ante`).")
     format = serializers.ChoiceField(choices=TournamentFormat.choices, help_text="swiss or arena.",
-                                     error_messages={"invalid_choice": "Must be swiss or arena."})
+                                     error_messages={"invalid_choice": gettext_lazy("Must be swiss or arena.")})
     rounds = StrictIntegerField(min_value=1, max_value=50, required=False, default=None,
                                 help_text="Swiss: number of rounds (required). Arena: ignored.")
     table_size = StrictIntegerField(min_value=2, max_value=4, help_text="Players per table, 2 to 4.")
@@ -101,9 +104,10 @@ class TournamentCreateSerializer(StrictSerializer):
     def validate(self, attrs):
         attrs = super().validate(attrs)
         if attrs["format"] == TournamentFormat.SWISS and not attrs.get("rounds"):
-            raise serializers.ValidationError({"rounds": ["A swiss tournament needs rounds (1 to 50)."]})
+            raise serializers.ValidationError({"rounds": [gettext_lazy("A swiss tournament needs rounds (1 to 50).")]})
         if attrs["format"] == TournamentFormat.ARENA and not attrs.get("duration_minutes"):
-            raise serializers.ValidationError({"duration_minutes": ["An arena needs a duration of at least 1 minute."]})
+            raise serializers.ValidationError({"duration_minutes": [
+                gettext_lazy("An arena needs a duration of at least 1 minute.")]})
         attrs["rounds"] = attrs.get("rounds") or 0
         return attrs
 

@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.translation import gettext_lazy
 
 from goat import engine
 from goat.engine.errors import InvalidOptions
@@ -59,26 +60,29 @@ PAIRING_LOOKAHEAD = 6
 CENT = Decimal("0.01")
 ZERO = Decimal("0.00")
 
-TOURNAMENT_NOT_FOUND = "No tournament with that id."
-TOURNAMENT_FULL = "The tournament has {max_players} players already."
-REGISTRATION_CLOSED = "Registration for this tournament is closed."
-ALREADY_REGISTERED = "You are already registered for this tournament."
-NOT_REGISTERED = "You are not registered for this tournament."
-INSUFFICIENT_CHIPS = "The entry fee is {fee} chips; your balance is {balance}."
-NO_ANTE = "Tournament games have no ante: the entry fee is the stake."
-COMPUTER_PLAYER = "Computer players play unrated games only; they do not enter tournaments."
-INVITE_CODE_REQUIRED = "This tournament is by invitation: send its invite code."
-INVITE_CODE_WRONG = "That is not this tournament's invite code."
-ENTRY_MIN_GAMES = "min_games: this tournament needs {need} games of {ruleset}; you have played {have}."
-ENTRY_MIN_RATING = "min_rating: this tournament needs a {ruleset} rating of at least {need}; yours is {have}."
-ENTRY_MAX_RATING = "max_rating: this tournament is for a {ruleset} rating of at most {need}; yours is {have}."
-NOT_SCHEDULED = "Only a scheduled tournament can be started; this one is {status}."
-TOURNAMENT_ENDED = "This tournament is {status} already."
-NOT_RUNNING = "Only a running tournament can be left this way; this one is {status}."
+TOURNAMENT_NOT_FOUND = gettext_lazy("No tournament with that id.")
+TOURNAMENT_FULL = gettext_lazy("The tournament has {max_players} players already.")
+REGISTRATION_CLOSED = gettext_lazy("Registration for this tournament is closed.")
+ALREADY_REGISTERED = gettext_lazy("You are already registered for this tournament.")
+NOT_REGISTERED = gettext_lazy("You are not registered for this tournament.")
+INSUFFICIENT_CHIPS = gettext_lazy("The entry fee is {fee} chips; your balance is {balance}.")
+NO_ANTE = gettext_lazy("Tournament games have no ante: the entry fee is the stake.")
+COMPUTER_PLAYER = gettext_lazy("Computer players play unrated games only; they do not enter tournaments.")
+INVITE_CODE_REQUIRED = gettext_lazy("This tournament is by invitation: send its invite code.")
+INVITE_CODE_WRONG = gettext_lazy("That is not this tournament's invite code.")
+ENTRY_MIN_GAMES = gettext_lazy(
+    "min_games: this tournament needs {need} games of {ruleset}; you have played {have}.")
+ENTRY_MIN_RATING = gettext_lazy(
+    "min_rating: this tournament needs a {ruleset} rating of at least {need}; yours is {have}.")
+ENTRY_MAX_RATING = gettext_lazy(
+    "max_rating: this tournament is for a {ruleset} rating of at most {need}; yours is {have}.")
+NOT_SCHEDULED = gettext_lazy("Only a scheduled tournament can be started; this one is {status}.")
+TOURNAMENT_ENDED = gettext_lazy("This tournament is {status} already.")
+NOT_RUNNING = gettext_lazy("Only a running tournament can be left this way; this one is {status}.")
 NOT_RUNNING_SCHEDULED = ("The tournament has not started: withdraw with DELETE /api/tournaments/{id}/registration/ "
                          "(the entry fee is refunded).")
-ALREADY_WITHDRAWN = "{player} has withdrawn from this tournament already."
-PLAYER_NOT_REGISTERED = "{player} is not registered for this tournament."
+ALREADY_WITHDRAWN = gettext_lazy("{player} has withdrawn from this tournament already.")
+PLAYER_NOT_REGISTERED = gettext_lazy("{player} is not registered for this tournament.")
 #: the salt of the invite code digests (salted_hmac: HMAC-SHA256 under SECRET_KEY)
 INVITE_CODE_SALT = "tournaments.invite_code"
 #: the reason of the game_cancelled event of a tournament's games when the tournament is cancelled

@@ -98,7 +98,7 @@ def _decide_on(g: Game | None, command: Command) -> tuple[Game, list[Event], Wai
         seat, given, end = command
         tile = given if given.__class__ is Tile else parse_tile(given) if isinstance(given, str) else as_tile(given)
         if tile is None:
-            raise IllegalMove("invalid_tile", f"{given!r} is not a domino tile.")
+            raise IllegalMove("invalid_tile", f"{given!r} is not a domino tile.", given=repr(given))
         end = check_play(g, seat, tile, end)
         place_tile(g, g.table, seat, tile, end)  # type: ignore[arg-type]
         events = [{"type": "tile_played", "seat": seat, "data": {"tile": TEXT[tile], "end": end}}]

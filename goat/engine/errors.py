@@ -1,4 +1,8 @@
-"""Typed rules errors. Each has a stable machine-readable ``code`` and a ``detail`` a player understands."""
+"""Typed rules errors. Each has a stable machine-readable ``code`` and a ``detail`` a player understands.
+
+``context`` holds the parameters the detail names (a tile, a seat), so that a layer above can say the
+same sentence in the player's language (goat/games/rules_texts.py).
+"""
 
 from __future__ import annotations
 

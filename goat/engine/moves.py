@@ -204,7 +204,7 @@ def _refuse_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
     on_left, on_right = playable(t, seat)
     text = TEXT[tile]
     if not t.held[seat] & BIT[tile]:
-        raise IllegalMove("tile_not_in_hand", f"You do not hold {text}.")
+        raise IllegalMove("tile_not_in_hand", f"You do not hold {text}.", tile=text)
     if end not in (None, LEFT, RIGHT):
         raise IllegalMove("invalid_end", f"{end!r} is not an end of the line; say \"left\" or \"right\".")
     if t.left is None:
@@ -215,7 +215,8 @@ def _refuse_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
     fits_left, fits_right = bool(on_left & BIT[tile]), bool(on_right & BIT[tile])
     if end is None:
         if fits_left and fits_right:
-            raise IllegalMove("end_required", f"{text} fits both ends ({t.left} and {t.right}); say which end.")
+            raise IllegalMove("end_required", f"{text} fits both ends ({t.left} and {t.right}); say which end.",
+                              tile=text, left=t.left, right=t.right)
         raise IllegalMove("tile_does_not_fit", f"{text} fits neither end of the line ({t.left} and {t.right}).")
     value = t.left if end == LEFT else t.right
     raise IllegalMove("tile_does_not_fit", f"{text} does not fit the {end} end ({value}).")
@@ -241,7 +242,7 @@ def _unexpected(kind: str, who: int | None, seat: object, etype: str) -> RulesEr
         return InvalidEvent("forced_action_missing", f"the rules force {what} before any {etype}.")
     if etype in ("tile_played", "timed_out", "resigned"):
         if kind == PLAY:
-            return IllegalMove("not_your_turn", f"It is seat {who}'s turn, not seat {seat}'s.")
+            return IllegalMove("not_your_turn", f"It is seat {who}'s turn, not seat {seat}'s.", turn=who, seat=seat)
         return IllegalMove("game_not_running", "The game is not running.")
     if etype == "tile_drawn":
         return InvalidEvent("unforced_draw", f"seat {seat} may not draw now: a draw is only made when no tile fits.")

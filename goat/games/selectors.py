@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from goat import engine
 from goat.engine.rules import pending
@@ -24,7 +25,7 @@ from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, GameStatus, Seat
 from goat.web.errors import ServiceError
 
-GAME_NOT_FOUND = "No game with that id."
+GAME_NOT_FOUND = gettext_lazy("No game with that id.")
 
 
 def game_get(*, game_id: int) -> Game:

@@ -20,6 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 
 from goat import engine
 from goat.engine import deal as dealing
@@ -39,14 +40,14 @@ logger = logging.getLogger(__name__)
 #: how often a command without an expected version is decided again after losing a race
 MAX_TRIES = 3
 
-GAME_NOT_FOUND = "No game with that id."
-NOT_SEATED = "You have no seat at this game."
-GAME_NOT_ENDED = "The game has not ended yet."
-GAME_FULL = "Every seat of this game is taken."
-GAME_STARTED = "The game has started; its seats can no longer be left."
-COMPUTER_SEAT = "This seat is a computer player's: only the computer moves for it."
-COMPUTER_PLAYER = "A computer player takes seats only in the games that ask for it."
-COMPUTER_ANTE = "A game with computer players is unrated and has no ante: leave out 'ante' or make it 0."
+GAME_NOT_FOUND = gettext_lazy("No game with that id.")
+NOT_SEATED = gettext_lazy("You have no seat at this game.")
+GAME_NOT_ENDED = gettext_lazy("The game has not ended yet.")
+GAME_FULL = gettext_lazy("Every seat of this game is taken.")
+GAME_STARTED = gettext_lazy("The game has started; its seats can no longer be left.")
+COMPUTER_SEAT = gettext_lazy("This seat is a computer player's: only the computer moves for it.")
+COMPUTER_PLAYER = gettext_lazy("A computer player takes seats only in the games that ask for it.")
+COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no ante: leave out 'ante' or make it 0.")
 
 #: functions called inside the seat-taking transaction before a seat is taken, e.g. to escrow an
 #: ante: ``guard(game=..., player=..., seat=..., options=...)`` may raise ServiceError to refuse it.
@@ -84,7 +85,8 @@ def _not_found() -> ServiceError:
 
 def _version_mismatch(version: int, expected: int) -> ServiceError:
     return ServiceError("version_mismatch",
-                        f"The game is at version {version}, not {expected}; reload it and try again.", status=412)
+                        gettext("The game is at version %(version)s, not %(expected)s; reload it and try again.")
+                        % {"version": version, "expected": expected}, status=412)
 
 
 def _load(game_id: int, player=None) -> LoadedGame:
@@ -251,7 +253,7 @@ def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> Lo
     """Seat ``player`` at the next free seat (inside the caller's transaction)."""
     game, state = loaded.game, loaded.state
     if loaded.seat is not None:
-        raise ServiceError("already_seated", "You already have a seat at this game.", status=409)
+        raise ServiceError("already_seated", gettext("You already have a seat at this game."), status=409)
     seat = state.players.index(None) if None in state.players else None
     if seat is None:
         raise ServiceError("game_full", GAME_FULL, status=409)
@@ -282,11 +284,11 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
             with transaction.atomic():
                 loaded = _load(game_id, player)
                 if loaded.game.status != GameStatus.WAITING:
-                    raise ServiceError("game_not_waiting", "This game is not waiting for players.", status=409)
+                    raise ServiceError("game_not_waiting", gettext("This game is not waiting for players."), status=409)
                 return _take_seat(loaded, [], player, client_seed).game
         except (_SeatTaken, StreamConflict):
             if attempt == MAX_TRIES:
-                raise ServiceError("game_full", "That seat was just taken; try again.", status=409) from None
+                raise ServiceError("game_full", gettext("That seat was just taken; try again."), status=409) from None
             metrics.APPEND_RETRIES.inc()
     raise AssertionError("unreachable")
 
@@ -415,7 +417,7 @@ def game_resign(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]
     def build(loaded: LoadedGame):
         seat = _seat_of(loaded)
         if loaded.state.status != GameStatus.RUNNING:
-            raise ServiceError("game_not_running", "The game is not running.")
+            raise ServiceError("game_not_running", gettext("The game is not running."))
         return engine.Resign(seat=seat)
 
     return _decide(game_id, player, None, build)

@@ -45,6 +45,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework import exceptions
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -63,7 +64,7 @@ logger = logging.getLogger(__name__)
 SSE = "text/event-stream"
 NDJSON = "application/x-ndjson"
 RETRY_AFTER_SECONDS = 5
-TOO_MANY = "This token already holds {limit} open streams; close one first."
+TOO_MANY = gettext_lazy("This token already holds {limit} open streams; close one first.")
 _VERSION = re.compile(r"^\s*([0-9]{1,10})\s*$")  # ASCII digits only (``\d`` takes ３ too)
 OPEN = (GameStatus.WAITING, GameStatus.RUNNING)
 
@@ -106,7 +107,7 @@ async def _user(request: HttpRequest):
     """The caller of a stream that needs a login (the player feed); 401 without credentials."""
     user, key = await _credentials(request)
     if user is None:
-        raise ServiceError("not_authenticated", "Authentication credentials were not provided.", status=401,
+        raise ServiceError("not_authenticated", gettext("Authentication credentials were not provided."), status=401,
                            headers={"WWW-Authenticate": "Token"})
     return user, key
 
@@ -116,7 +117,7 @@ def _anonymous_admit(request: HttpRequest) -> None:
     throttle = AnonRateThrottle()
     if not throttle.allow_request(SimpleNamespace(user=AnonymousUser(), META=request.META), None):
         wait = throttle.wait()
-        raise ServiceError("throttled", "Request was throttled.", status=429,
+        raise ServiceError("throttled", gettext("Request was throttled."), status=429,
                            headers={"Retry-After": str(max(1, math.ceil(wait or 1)))})
 
 
@@ -157,7 +158,7 @@ def _after(request: HttpRequest) -> int | None:
         return None
     match = _VERSION.match(raw)
     if match is None:
-        message = "A game version: a whole number from 0."
+        message = gettext("A game version: a whole number from 0.")
         raise ServiceError("invalid", f"{name}: {message}", status=400, errors={name: [message]})
     return int(match.group(1))
 
@@ -221,9 +222,9 @@ def _game_check(game_id: int, user, after: int | None) -> None:
     try:
         game = Game.objects.filter(pk=game_id).only("id", "status", "version").first()
         if game is None:
-            raise ServiceError("not_found", "No game with that id.", status=404)
+            raise ServiceError("not_found", gettext("No game with that id."), status=404)
         if after is not None and after > game.version:
-            message = f"The game is only at version {game.version}."
+            message = gettext("The game is only at version %(version)s.") % {"version": game.version}
             raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
         if selectors.sees_everything(game, user):  # an auditor sees it unredacted: who looked is recorded
             audit.audit_record_hidden_view(user=user, game=game, what="api_stream")

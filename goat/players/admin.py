@@ -8,11 +8,12 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.utils.translation import gettext_lazy
 
 from goat.players.models import UsernameKey
 from goat.players.usernames import username_fold, username_normal, username_reserved
 
-USERNAME_TAKEN = "A user with that username already exists (compared without case and width)."
+USERNAME_TAKEN = gettext_lazy("A user with that username already exists (compared without case and width).")
 
 
 def _clean_username(form) -> str:

@@ -18,11 +18,12 @@ from django.db.models import Max, Q
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from goat.players.usernames import username_fold
 from goat.web.problems import problem_json_response
 
-LOCKED_OUT = "Too many failed logins for this account or from this address; try again later."
+LOCKED_OUT = gettext_lazy("Too many failed logins for this account or from this address; try again later.")
 #: AccessAttempt.username is 255 characters
 _USERNAME_LENGTH = 255
 

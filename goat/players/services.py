@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework.authtoken.models import Token
 
 from goat.players.backends import user_by_username
@@ -24,10 +25,11 @@ from goat.players.models import ComputerAccount, UsernameKey
 from goat.players.usernames import username_confusable, username_fold, username_normal, username_reserved
 from goat.web.errors import ServiceError
 
-SIGNUP_CLOSED = "Sign-up is closed on this server."
-USERNAME_TAKEN = "This username is taken."
-USERNAME_CONFUSABLE = "This username mixes alphabets with letters that look alike; write it in one alphabet."
-INVALID_CREDENTIALS = "Unable to log in with the given username and password."
+SIGNUP_CLOSED = gettext_lazy("Sign-up is closed on this server.")
+USERNAME_TAKEN = gettext_lazy("This username is taken.")
+USERNAME_CONFUSABLE = gettext_lazy(
+    "This username mixes alphabets with letters that look alike; write it in one alphabet.")
+INVALID_CREDENTIALS = gettext_lazy("Unable to log in with the given username and password.")
 
 
 def player_create(*, username: str, password: str) -> AbstractBaseUser:
@@ -114,7 +116,7 @@ def player_get(*, username: str) -> AbstractBaseUser:
     """The active player with this name, compared in its normal form (``ALICE`` finds ``alice``)."""
     user = user_by_username(username)
     if user is None or not user.is_active:
-        raise ServiceError("not_found", "No player with this username.", status=404)
+        raise ServiceError("not_found", gettext("No player with this username."), status=404)
     return user
 
 

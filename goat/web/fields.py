@@ -6,15 +6,16 @@ number is) and over-long strings are 400 ``invalid`` with per-field ``errors``.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
-UNKNOWN_FIELD = "Unknown field."
+UNKNOWN_FIELD = gettext_lazy("Unknown field.")
 
 
 class StrictCharField(serializers.CharField):
     """A string, and only a string (DRF's CharField would turn ``35`` into ``"35"``)."""
 
-    default_error_messages = {"invalid": "Must be a string."}
+    default_error_messages = {"invalid": gettext_lazy("Must be a string.")}
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
@@ -25,7 +26,7 @@ class StrictCharField(serializers.CharField):
 class StrictIntegerField(serializers.IntegerField):
     """A JSON integer, and only that (DRF's IntegerField would take ``"3"``, ``3.0`` and ``true``)."""
 
-    default_error_messages = {"invalid": "Must be an integer."}
+    default_error_messages = {"invalid": gettext_lazy("Must be an integer.")}
 
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int):

@@ -31,6 +31,7 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
+from django.utils.translation import gettext
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -153,16 +154,16 @@ def _claim(user, key: str, fingerprint: str) -> IdempotencyRecord | HttpResponse
             continue
         if existing.fingerprint != fingerprint:
             raise ServiceError("idempotency_key_reused",
-                               "This Idempotency-Key was used for a different request.", status=422)
+                               gettext("This Idempotency-Key was used for a different request."), status=422)
         if existing.completed_at is not None:
             return _replay(existing)
         if existing.created_at < timezone.now() - stale_after():
             IdempotencyRecord.objects.filter(pk=existing.pk, completed_at__isnull=True).delete()
             continue
         raise ServiceError("request_in_progress",
-                           "A request with this Idempotency-Key is still being processed.", status=409,
+                           gettext("A request with this Idempotency-Key is still being processed."), status=409,
                            headers={"Retry-After": str(retry_after(existing.created_at))})
-    raise ServiceError("request_in_progress", "The Idempotency-Key is contended; retry.", status=409,
+    raise ServiceError("request_in_progress", gettext("The Idempotency-Key is contended; retry."), status=409,
                        headers={"Retry-After": "1"})
 
 
@@ -176,7 +177,8 @@ def idempotent(view: APIView, request: Request, handler: Callable[[], Response])
         return handler()
     if not key or len(key) > MAX_KEY_LENGTH:
         raise ServiceError("invalid_idempotency_key",
-                           f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters.", status=400)
+                           gettext("Idempotency-Key must be 1 to %(max)s characters.") % {"max": MAX_KEY_LENGTH},
+                           status=400)
     lock = _lock_id(request.user, key) if connection.vendor == "postgresql" else None
     if lock is not None:
         claimed = _claim_locked(request.user, key, _fingerprint(request), lock)

@@ -8,10 +8,11 @@ Anything else (``null``, ``0``, ``-5``, ``abc``, ``1.5``) is 400 ``invalid``, wh
 silently fall back to the default.
 """
 
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 
-PAGE_SIZE_ERROR = "A whole number from 1 (more than {max} are read as {max})."
+PAGE_SIZE_ERROR = gettext_lazy("A whole number from 1 (more than {max} are read as {max}).")
 
 
 class Pagination(PageNumberPagination):

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext_lazy
 from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
 
-INVALID_CHARACTERS = "Strings must not contain NUL characters (\\u0000) or unpaired surrogates."
-TOO_DEEP = "JSON parse error - the document is nested too deeply."
+INVALID_CHARACTERS = gettext_lazy("Strings must not contain NUL characters (\\u0000) or unpaired surrogates.")
+TOO_DEEP = gettext_lazy("JSON parse error - the document is nested too deeply.")
 
 _BAD = re.compile("[\x00\ud800-\udfff]")
 

@@ -4,6 +4,9 @@ Body: ``{"type", "title", "status", "detail", "code"}`` plus ``"errors"`` (field
 validation errors, with ``Content-Type: application/problem+json``. ``code`` is stable and
 machine-readable; ``type`` is ``settings.GOAT_PROBLEM_TYPE_BASE + code``; ``title`` is the code in
 words and never varies between occurrences of the same problem. docs/api.md lists the codes.
+
+``title`` and ``detail`` speak the caller's language (``Accept-Language`` through LocaleMiddleware:
+English or Russian; goat/web/problem_texts.py); ``code`` and ``type`` never change.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError as DatabaseInterfaceError
 from django.db import OperationalError as DatabaseOperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.functional import Promise
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -27,6 +32,7 @@ from rest_framework.views import set_rollback
 
 from goat.web.errors import ServiceError
 from goat.web.parsers import InvalidCharacters, has_invalid_characters
+from goat.web.problem_texts import problem_title
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +61,16 @@ def problem_type(code: str) -> str:
     return f"{settings.GOAT_PROBLEM_TYPE_BASE}{code}"
 
 
-def problem_title(code: str) -> str:
-    return code.replace("_", " ").capitalize()
+def _plain(value: Any) -> Any:
+    """``value`` with every lazily translated text made a plain string in the active language (bodies
+    are stored as JSON too: goat.web.idempotency)."""
+    if isinstance(value, Promise):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
 def problem_body(*, status: int, code: str, detail: str, errors: Any = None) -> dict[str, Any]:
@@ -64,11 +78,11 @@ def problem_body(*, status: int, code: str, detail: str, errors: Any = None) -> 
         "type": problem_type(code),
         "title": problem_title(code),
         "status": status,
-        "detail": detail,
+        "detail": str(detail),
         "code": code,
     }
     if errors is not None:
-        body["errors"] = errors
+        body["errors"] = _plain(errors)
     return body
 
 
@@ -132,24 +146,27 @@ def _first_message(errors: dict[str, Any]) -> str:
             messages = messages[0] if isinstance(messages, list) else next(iter(messages.values()))
         if messages:
             return str(messages) if field == "non_field_errors" else f"{field}: {messages}"
-    return "The request is invalid."
+    return gettext("The request is invalid.")
 
 
-#: domain error classes (with ``code`` and ``detail``) -> the HTTP status of an instance;
-#: registered by the apps that own them (the games app registers the engine's RulesError)
-_domain_errors: dict[type[Exception], Callable[[Exception], int]] = {}
+#: domain error classes (with ``code`` and ``detail``) -> the HTTP status of an instance and its
+#: ``detail`` in the active language; registered by the apps that own them (the games app registers
+#: the engine's RulesError, whose texts it translates: the engine knows no Django)
+_domain_errors: dict[type[Exception], tuple[Callable[[Exception], int], Callable[[Exception], str] | None]] = {}
 
 
-def domain_error_register(error_class: type[Exception], status: Callable[[Exception], int]) -> None:
-    """Render ``error_class`` (and its subclasses) as a problem with its ``code`` and ``detail``
-    and the status ``status(error)``, rolling the request's transaction back."""
-    _domain_errors[error_class] = status
+def domain_error_register(error_class: type[Exception], status: Callable[[Exception], int],
+                          detail: Callable[[Exception], str] | None = None) -> None:
+    """Render ``error_class`` (and its subclasses) as a problem with its ``code``, the status
+    ``status(error)`` and the detail ``detail(error)`` (default: its ``detail``), rolling the
+    request's transaction back."""
+    _domain_errors[error_class] = (status, detail)
 
 
-def _domain_status(exc: Exception) -> int | None:
-    for error_class, status in _domain_errors.items():
+def _domain_problem(exc: Exception) -> tuple[int, str] | None:
+    for error_class, (status, detail) in _domain_errors.items():
         if isinstance(exc, error_class):
-            return status(exc)
+            return status(exc), (detail(exc) if detail is not None else exc.detail)  # type: ignore[attr-defined]
     return None
 
 
@@ -164,9 +181,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return problem_response(
             status=exc.status, code=exc.code, detail=exc.detail, errors=exc.errors, headers=exc.headers
         )
-    if (status := _domain_status(exc)) is not None:
+    if (domain := _domain_problem(exc)) is not None:
         set_rollback()
-        return problem_response(status=status, code=exc.code, detail=exc.detail)  # type: ignore[attr-defined]
+        return problem_response(status=domain[0], code=exc.code, detail=domain[1])  # type: ignore[attr-defined]
     if isinstance(exc, DjangoValidationError):
         set_rollback()
         errors = (
@@ -176,9 +193,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         )
         return problem_response(status=400, code="invalid", detail=_first_message(errors), errors=errors)
     if isinstance(exc, RequestDataTooBig):
-        return problem_response(status=413, code="payload_too_large", detail="The request body is too large.")
+        return problem_response(status=413, code="payload_too_large", detail=gettext("The request body is too large."))
     if isinstance(exc, SuspiciousOperation):
-        return problem_response(status=400, code="bad_request", detail="The request was refused.")
+        return problem_response(status=400, code="bad_request", detail=gettext("The request was refused."))
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
@@ -250,12 +267,12 @@ def _is_api(request: HttpRequest) -> bool:
 @csrf_exempt  # a POST to an unknown URL is a 404, not a CSRF 403
 def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Catch-all for unknown /api/ URLs (whatever DEBUG says)."""
-    return problem_json_response(status=404, code="not_found", detail="No API endpoint at this URL.")
+    return problem_json_response(status=404, code="not_found", detail=gettext("No API endpoint at this URL."))
 
 
 def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _is_api(request):
-        return problem_json_response(status=404, code="not_found", detail="Not found.")
+        return problem_json_response(status=404, code="not_found", detail=gettext("Not found."))
     from django.views.defaults import page_not_found
 
     return page_not_found(request, exception)
@@ -267,7 +284,7 @@ def handler500(request: HttpRequest) -> HttpResponse:
     if database_unavailable(sys.exc_info()[1]):
         return unavailable_response()
     if _is_api(request):
-        return problem_json_response(status=500, code="server_error", detail="Internal server error.")
+        return problem_json_response(status=500, code="server_error", detail=gettext("Internal server error."))
     from django.views.defaults import server_error
 
     return server_error(request)
@@ -295,10 +312,11 @@ class ProblemMiddleware:
         if _is_api(request):
             # No object has NUL in its name (and PostgreSQL cannot even look one up).
             if has_invalid_characters(request.path):
-                return problem_json_response(status=404, code="not_found", detail="Not found.")
+                return problem_json_response(status=404, code="not_found", detail=gettext("Not found."))
             if _nul_in_headers(request):
                 return problem_json_response(status=400, code="invalid_characters",
-                                             detail=f"A header: {InvalidCharacters.default_detail}")
+                                             detail=gettext("A header: %(problem)s")
+                                             % {"problem": InvalidCharacters.default_detail})
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
@@ -308,4 +326,4 @@ class ProblemMiddleware:
         if not _is_api(request) or isinstance(exception, (Http404, DjangoPermissionDenied, SuspiciousOperation)):
             return None
         logger.exception("Unhandled exception on %s %s", request.method, request.path, exc_info=exception)
-        return problem_json_response(status=500, code="server_error", detail="Internal server error.")
+        return problem_json_response(status=500, code="server_error", detail=gettext("Internal server error."))

@@ -10,8 +10,9 @@ from __future__ import annotations
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy
 
-BOOLEAN_ERROR = "Must be true or false."
+BOOLEAN_ERROR = gettext_lazy("Must be true or false.")
 
 
 class StrictBooleanField(forms.Field):

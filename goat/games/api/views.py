@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import generics, status
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
@@ -71,7 +72,7 @@ from goat.web.problems import problem_example, problem_responses
 from goat.web.schema import IDEMPOTENCY_KEY, IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED, link
 
 COMPUTERS_OUT_OF_RANGE = "Ensure this value is from 0 to 1 (the seats but yours)."
-INVALID_IF_MATCH = 'If-Match must be the game\'s ETag, a quoted version number such as "12" (or *).'
+INVALID_IF_MATCH = gettext_lazy('If-Match must be the game\'s ETag, a quoted version number such as "12" (or *).')
 VARY = ("Authorization", "Cookie")
 
 # --- Conditional requests -------------------------------------------------------------------
@@ -604,7 +605,7 @@ class GameReplayView(GameAPIView):
         if at is None:
             at = game.version
         elif at > game.version:
-            message = f"The game has only {game.version} events."
+            message = gettext("The game has only %(version)s events.") % {"version": game.version}
             raise ServiceError("invalid", f"at: {message}", status=400, errors={"at": [message]})
         state = selectors.game_state(game=game, upto=at)
         audit.audit_record_hidden_view(user=request.user, game=game, what="api_replay")  # only if running

@@ -1,0 +1,48 @@
+"""The engine's refusals in the caller's language, translated here at the web boundary: the engine
+(goat/engine) knows no Django and writes English.
+
+A refusal's ``detail`` is translated by its words when the engine writes a fixed sentence
+(``SENTENCES``), or rebuilt from its ``code`` and the parameters the engine passes with it
+(``error.context``) when the sentence names a tile, a seat or an end (``BY_CODE``). A refusal that
+matches neither keeps the engine's English. The ``code`` is never translated.
+tests/goat/test_i18n.py checks that every fixed sentence of the engine's player-facing refusals is here.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
+
+#: the engine's fixed sentences (translated by their English words; the catalog holds them)
+SENTENCES = (
+    gettext_noop("The game is not running."),
+    gettext_noop("You have no seat at this game."),
+    gettext_noop("You already have a seat at this game."),
+    gettext_noop("Every seat of this game is taken."),
+    gettext_noop("This game is not waiting for players."),
+    gettext_noop("The game has started; its seats can no longer be left."),
+    gettext_noop("Only a game that has not started can be cancelled."),
+    gettext_noop("This game has no move clock."),
+    gettext_noop("options must be an object of option names to values."),
+    gettext_noop("the redeal rule is only defined for hands of at most 7 tiles."),
+    gettext_noop("fixed-rounds scoring needs option 'rounds'."),
+)
+
+#: code -> the sentence, with the parameters the engine passes along in ``error.context``
+BY_CODE = {
+    "must_lead_with": gettext_lazy("This round must be opened with %(tile)s."),
+    "tile_not_in_hand": gettext_lazy("You do not hold %(tile)s."),
+    "not_your_turn": gettext_lazy("It is seat %(turn)s's turn, not seat %(seat)s's."),
+    "invalid_tile": gettext_lazy("%(given)s is not a domino tile."),
+    "end_required": gettext_lazy("%(tile)s fits both ends (%(left)s and %(right)s); say which end."),
+}
+
+
+def rules_detail(error) -> str:
+    """``error``'s detail in the active language (see the module's docstring)."""
+    template = BY_CODE.get(error.code)
+    if template is not None:
+        try:
+            return str(template) % error.context
+        except (KeyError, TypeError, ValueError):
+            pass  # the engine did not pass this sentence's parameters: its own words
+    return gettext(error.detail)
