@@ -37,7 +37,7 @@ from . import schedules, selectors, services
 from .models import Standing, Tournament, TournamentFormat, TournamentSchedule, TournamentStatus
 
 STATUSES = list(TournamentStatus.values)
-STATUS_CHOICE = "Must be scheduled, running, finished or cancelled."
+STATUS_CHOICE = gettext_lazy("Must be scheduled, running, finished or cancelled.")
 
 # --- serializers -------------------------------------------------------------------------------
 

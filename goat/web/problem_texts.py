@@ -11,6 +11,14 @@ from __future__ import annotations
 from django.utils.translation import pgettext_lazy
 
 TITLES = {
+    "already_withdrawn": pgettext_lazy("problem title", "Already withdrawn"),
+    "entry_condition_not_met": pgettext_lazy("problem title", "Entry condition not met"),
+    "invite_code_required": pgettext_lazy("problem title", "Invite code required"),
+    "invite_code_wrong": pgettext_lazy("problem title", "Invite code wrong"),
+    "service_unavailable": pgettext_lazy("problem title", "Service unavailable"),
+    "tournament_ended": pgettext_lazy("problem title", "Tournament ended"),
+    "tournament_not_running": pgettext_lazy("problem title", "Tournament not running"),
+    "tournament_not_scheduled": pgettext_lazy("problem title", "Tournament not scheduled"),
     "already_registered": pgettext_lazy("problem title", "Already registered"),
     "already_seated": pgettext_lazy("problem title", "Already seated"),
     "authentication_failed": pgettext_lazy("problem title", "Authentication failed"),
