@@ -217,9 +217,11 @@ def _refuse_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
         if fits_left and fits_right:
             raise IllegalMove("end_required", f"{text} fits both ends ({t.left} and {t.right}); say which end.",
                               tile=text, left=t.left, right=t.right)
-        raise IllegalMove("tile_does_not_fit", f"{text} fits neither end of the line ({t.left} and {t.right}).")
+        raise IllegalMove("tile_does_not_fit", f"{text} fits neither end of the line ({t.left} and {t.right}).",
+                          tile=text, left=t.left, right=t.right)
     value = t.left if end == LEFT else t.right
-    raise IllegalMove("tile_does_not_fit", f"{text} does not fit the {end} end ({value}).")
+    raise IllegalMove("tile_does_not_fit", f"{text} does not fit the {end} end ({value}).", tile=text, end=end,
+                      value=value)
 
 
 _FORCED_WHAT = {DEAL: "the next deal", DRAW: "seat {who} drawing from the bazaar", KNOCK: "seat {who} knocking",

@@ -10,7 +10,7 @@ tests/goat/test_i18n.py checks that every fixed sentence of the engine's player-
 
 from __future__ import annotations
 
-from django.utils.translation import gettext, gettext_lazy, gettext_noop
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, pgettext_lazy
 
 #: the engine's fixed sentences (translated by their English words; the catalog holds them)
 SENTENCES = (
@@ -28,8 +28,13 @@ SENTENCES = (
     gettext_noop("fixed-rounds scoring needs option 'rounds'."),
 )
 
-#: code -> the sentence, with the parameters the engine passes along in ``error.context``
+#: code -> the sentence, with the parameters the engine passes along in ``error.context``; a code with
+#: several sentences lists them, the first whose parameters the error carries is said
 BY_CODE = {
+    "tile_does_not_fit": [
+        gettext_lazy("%(tile)s does not fit the %(end)s end (%(value)s)."),
+        gettext_lazy("%(tile)s fits neither end of the line (%(left)s and %(right)s)."),
+    ],
     "must_lead_with": gettext_lazy("This round must be opened with %(tile)s."),
     "tile_not_in_hand": gettext_lazy("You do not hold %(tile)s."),
     "not_your_turn": gettext_lazy("It is seat %(turn)s's turn, not seat %(seat)s's."),
@@ -38,12 +43,19 @@ BY_CODE = {
 }
 
 
+#: the ends of the line, as a sentence names them ("the left end")
+ENDS = {"left": pgettext_lazy("end of the line", "left"), "right": pgettext_lazy("end of the line", "right")}
+
+
 def rules_detail(error) -> str:
     """``error``'s detail in the active language (see the module's docstring)."""
-    template = BY_CODE.get(error.code)
-    if template is not None:
+    sentences = BY_CODE.get(error.code)
+    params = dict(error.context)
+    if params.get("end") in ENDS:
+        params["end"] = str(ENDS[params["end"]])
+    for template in sentences if isinstance(sentences, list) else [sentences] if sentences else []:
         try:
-            return str(template) % error.context
+            return str(template) % params
         except (KeyError, TypeError, ValueError):
-            pass  # the engine did not pass this sentence's parameters: its own words
+            continue  # the engine did not pass this sentence's parameters
     return gettext(error.detail)

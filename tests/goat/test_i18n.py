@@ -250,6 +250,22 @@ def test_an_engine_refusal_in_russian_names_the_same_tile_and_seats(django_user_
     assert ru["title"] == "Не ваш ход"
 
 
+def test_each_sentence_of_a_code_with_two_is_said_in_russian():
+    from django.utils import translation
+
+    from goat.engine.errors import IllegalMove
+    from goat.games.rules_texts import rules_detail
+
+    one_end = IllegalMove("tile_does_not_fit", "3-5 does not fit the left end (2).", tile="3-5", end="left", value=2)
+    neither = IllegalMove("tile_does_not_fit", "3-5 fits neither end of the line (2 and 6).", tile="3-5", left=2,
+                          right=6)
+    with translation.override("ru"):
+        assert rules_detail(one_end) == "3-5 не подходит к левому концу (2)."
+        assert rules_detail(neither) == "3-5 не подходит ни к одному концу линии (2 и 6)."
+    with translation.override("en"):
+        assert (rules_detail(one_end), rules_detail(neither)) == (one_end.detail, neither.detail)
+
+
 def test_every_code_the_project_raises_has_a_title_in_both_languages():
     """Scans every app (today's and tomorrow's) for the codes it raises: each has its words."""
     import re
@@ -309,9 +325,7 @@ def test_every_fixed_sentence_of_the_engines_refusals_is_translated():
     with translation.override("ru"):
         assert [s for s in SENTENCES if translation.gettext(s) == s] == []
     # the sentences built from values that stay English today: the option checks' (they name the option and
-    # its bounds), a malformed end or client seed (a client's bug, not a player's move), a seat_left event
-    # of another name (a stored log's check; the command says "You have no seat at this game."), and
-    # tile_does_not_fit (issue 30 makes it one sentence per code first)
-    english_only = {"invalid_options", "unknown_ruleset", "tile_does_not_fit", "invalid_end", "invalid_client_seed",
-                    "not_seated"}
+    # its bounds), a malformed end or client seed (a client's bug, not a player's move), and a seat_left event
+    # of another name (a stored log's check; the command says "You have no seat at this game.")
+    english_only = {"invalid_options", "unknown_ruleset", "invalid_end", "invalid_client_seed", "not_seated"}
     assert built - set(BY_CODE) <= english_only, built - set(BY_CODE) - english_only
