@@ -16,6 +16,7 @@ from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy
 
 from goat.engine.errors import InvalidOptions
 from goat.games.admin import game_admin_extend
@@ -28,7 +29,7 @@ from .models import Bye, Prize, Registration, Standing, Table, Tournament, Tourn
 class GameTournamentFilter(admin.SimpleListFilter):
     """The game list's tournament filter (contributed to the games admin; see game_admin_extend)."""
 
-    title = "tournament"
+    title = gettext_lazy("tournament")
     parameter_name = "tournament"
 
     def lookups(self, request, model_admin):
@@ -46,7 +47,7 @@ class GameTournamentFilter(admin.SimpleListFilter):
         return queryset.filter(pk__in=Table.objects.filter(tournament_id=int(value)).values("game_id"))
 
 
-@admin.display(description="tournament")
+@admin.display(description=gettext_lazy("tournament"))
 def game_tournament(game):
     table = getattr(game, "tournament_table", None)
     if table is None:
@@ -80,12 +81,12 @@ class TableInline(ReadOnlyInline):
     model = Table
     fields = readonly_fields = ("round", "number", "game_link", "game_status")
 
-    @admin.display(description="game")
+    @admin.display(description=gettext_lazy("game"))
     def game_link(self, table):
         url = reverse("admin:goat_game_change", args=[table.game_id])
         return format_html('<a href="{}">game {}</a>', url, table.game_id)
 
-    @admin.display(description="status")
+    @admin.display(description=gettext_lazy("status"))
     def game_status(self, table):
         return table.game.status
 

@@ -28,6 +28,7 @@ from django.http import Http404, HttpResponse, HttpResponseNotAllowed, HttpRespo
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext, gettext_lazy
 
 from goat.games import audit, selectors
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
@@ -38,10 +39,12 @@ EVENTS_PER_PAGE = 50
 
 def _require_audit(request) -> None:
     if not request.user.has_perm(audit.AUDIT_PERMISSION):
-        raise PermissionDenied("You need the permission “Can audit games” for the replay, verification and exports.")
+        raise PermissionDenied(gettext(
+            "You need the permission “Can audit games” for the replay, verification and exports."))
 
 
-SEATED = "You hold a seat at this running game: its hidden information stays hidden from you until it ends."
+SEATED = gettext_lazy(
+    "You hold a seat at this running game: its hidden information stays hidden from you until it ends.")
 
 
 def _require_unredacted(request, game: Game) -> None:
@@ -86,11 +89,12 @@ def scoresheet_table(game: Game) -> dict | None:
 
 
 class VerificationFilter(admin.SimpleListFilter):
-    title = "verification"
+    title = gettext_lazy("verification")
     parameter_name = "verified"
 
     def lookups(self, request, model_admin):
-        return [("ok", "passed"), ("failed", "failed"), ("never", "never verified")]
+        return [("ok", gettext_lazy("passed")), ("failed", gettext_lazy("failed")),
+                ("never", gettext_lazy("never verified"))]
 
     def queryset(self, request, queryset):
         value = self.value()
@@ -125,7 +129,7 @@ class SeatInline(ReadOnlyMixin, admin.TabularInline):
     can_delete = False
     show_change_link = False
 
-    @admin.display(description="computer", boolean=True)
+    @admin.display(description=gettext_lazy("computer"), boolean=True)
     def computer_flag(self, seat):
         return seat.computer
 
@@ -172,20 +176,20 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def has_audit_permission(self, request):
         return request.user.has_perm(audit.AUDIT_PERMISSION)
 
-    @admin.display(description="players")
+    @admin.display(description=gettext_lazy("players"))
     def players(self, game):
         return ", ".join(s.player.get_username() + (" (computer)" if game.computer_seat(s.seat) else "")
                          for s in game.seat_set.all())
 
-    @admin.display(description="rated", boolean=True)
+    @admin.display(description=gettext_lazy("rated"), boolean=True)
     def rated_flag(self, game):
         return game.rated
 
-    @admin.display(description="verified", boolean=True, ordering="verification_ok")
+    @admin.display(description=gettext_lazy("verified"), boolean=True, ordering="verification_ok")
     def verification_flag(self, game):
         return game.verification_ok
 
-    @admin.display(description="result")
+    @admin.display(description=gettext_lazy("result"))
     def result_shown(self, game):
         if not game.result:
             return "—"
@@ -199,13 +203,13 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
                            who(r.get("goats", [])), who(r.get("winners", [])), r.get("rating_points"),
                            r.get("chips"))
 
-    @admin.display(description="server seed")
+    @admin.display(description=gettext_lazy("server seed"))
     def seed_shown(self, game):
         return game.server_seed if game.ended else "(secret until the game ends)"
 
     # -- actions ------------------------------------------------------------------------------
 
-    @admin.action(description="Verify selected games", permissions=["audit"])
+    @admin.action(description=gettext_lazy("Verify selected games"), permissions=["audit"])
     def verify_selected(self, request, queryset):
         failed = 0
         for game in queryset.order_by("pk"):
@@ -214,10 +218,13 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
             outcome = audit.game_verify_record(game=game)
             if not outcome.ok:
                 failed += 1
-                self.message_user(request, f"game {game.pk}: FAILED — {game.verification_detail}", messages.ERROR)
+                failure = gettext("game %(game)s: FAILED — %(detail)s")
+                self.message_user(request, failure % {"game": game.pk, "detail": game.verification_detail},
+                                  messages.ERROR)
         total = queryset.count()
         level = messages.ERROR if failed else messages.SUCCESS
-        self.message_user(request, f"{total} game(s) verified, {failed} failed.", level)
+        summary = gettext("%(total)s game(s) verified, %(failed)s failed.")
+        self.message_user(request, summary % {"total": total, "failed": failed}, level)
 
     # -- detail page ----------------------------------------------------------------------------
 
@@ -288,7 +295,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": f"Replay of game {game.pk}",
+            "title": gettext("Replay of game %(game)s") % {"game": game.pk},
             "game": game,
             "change_url": reverse("admin:goat_game_change", args=[game.pk]),
             **replay_context(game, step),
@@ -304,10 +311,13 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
                    f"deals: {'ok' if outcome.deals else 'FAILED'}, "
                    f"replay: {'ok' if outcome.replay else 'FAILED'}")
         if outcome.ok:
-            self.message_user(request, f"Game {game.pk} verified — {summary}.", messages.SUCCESS)
+            verified = gettext("Game %(game)s verified — %(summary)s.")
+            self.message_user(request, verified % {"game": game.pk, "summary": summary}, messages.SUCCESS)
         else:
-            where = f" First discrepancy at seq {outcome.seq}." if outcome.seq is not None else ""
-            self.message_user(request, f"Game {game.pk} FAILED verification — {summary}.{where} {outcome.detail}",
+            first = gettext("First discrepancy at seq %(seq)s.")
+            where = " " + first % {"seq": outcome.seq} if outcome.seq is not None else ""
+            failed = gettext("Game %(game)s FAILED verification — %(summary)s.")
+            self.message_user(request, failed % {"game": game.pk, "summary": summary} + f"{where} {outcome.detail}",
                               messages.ERROR)
         return HttpResponseRedirect(reverse("admin:goat_game_change", args=[game.pk]))
 

@@ -329,3 +329,28 @@ def test_every_fixed_sentence_of_the_engines_refusals_is_translated():
     # of another name (a stored log's check; the command says "You have no seat at this game.")
     english_only = {"invalid_options", "unknown_ruleset", "invalid_end", "invalid_client_seed", "not_seated"}
     assert built - set(BY_CODE) <= english_only, built - set(BY_CODE) - english_only
+
+
+@pytest.mark.django_db
+def test_the_admins_own_pages_in_russian(client, django_user_model):
+    """The game's admin page, its replay and an action speak Russian (Django's own admin strings come
+    with Django); the English stays the default."""
+    from django.contrib.auth.models import Permission
+
+    from goat.games import services
+
+    ann, ben = (django_user_model.objects.create_user(name, password="x" * 12) for name in ("ann", "ben"))
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    services.game_join(game_id=game.pk, player=ben)
+    services.game_resign(game_id=game.pk, player=ann)
+    judge = django_user_model.objects.create_user("judge", password="x" * 12, is_staff=True)
+    judge.user_permissions.add(*Permission.objects.filter(codename__in=["audit_game", "view_game", "view_gameevent"]))
+    client.force_login(judge)
+    change = client.get(f"/admin/goat/game/{game.pk}/change/", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "Запись счёта" in change and "Проверить партию" in change and "Журнал событий" in change
+    replay = client.get(f"/admin/goat/game/{game.pk}/replay/?step=5", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "Повтор партии" in replay and "Только для персонала" in replay and "Scoresheet" not in replay
+    english = client.get(f"/admin/goat/game/{game.pk}/change/").content.decode()
+    assert "Scoresheet" in english and "Verify this game" in english
+    listing = client.get("/admin/goat/game/", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "Проверить выбранные партии" in listing
