@@ -21,7 +21,7 @@ without it):
   are not opened: a page reads only the events of the one game it shows, through the ``(game, seq)``
   index, so the table's size enters as an index depth. (Streams for all 100,000 games would be about
   25 million rows, hours of hashing on this machine for no different read.)
-- boards and skill: ``ratings.services.leaderboards_refresh`` recomputes the rating boards (all time,
+- boards and skill: ``ratings.leaderboards.leaderboards_refresh`` recomputes the rating boards (all time,
   this month, this week) from the ledger and ranks them, as the periodic task does; a ``SkillRating``
   row per player and ruleset played;
 - tournaments: 40 scheduled and 20 finished ones (``tournament_create``) with 64 registered players
@@ -192,7 +192,7 @@ def _running_game(players: list[tuple[int, str]]) -> int:
 def load(players: int, games: int, with_events: int, pool_size: int) -> dict:
     from django.db import connection
 
-    from ratings.services import leaderboards_refresh
+    from ratings.leaderboards import leaderboards_refresh
 
     started = time.perf_counter()
 

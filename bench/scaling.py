@@ -8,7 +8,7 @@
     test client, median of 20, with a small ledger and again after growing it 100x in the same
     database: 10k -> 1M RatingEntry rows (1k -> 100k players, their ``ratings:all`` LeaderboardRows
     aggregated from the ledger), loaded with INSERT ... SELECT generate_series on the server, then
-    ranked and counted with ``ratings.services.leaderboards_rerank`` (materialised ranks, R-9).
+    ranked and counted with ``ratings.leaderboards.leaderboards_rerank`` (materialised ranks, R-9).
     Target: large / small <= 2. PostgreSQL only (``--quick``: 10k -> 100k).
 
 (c) rebuild: N simulated games (goat.engine.simulate, 2 and 4 seats) written through
@@ -82,7 +82,7 @@ def grow_ledger(upto: int, have: int) -> None:
     # as leaderboards_refresh / ratings_rebuild do after theirs
     from django.db import transaction
 
-    from ratings.services import leaderboards_rerank
+    from ratings.leaderboards import leaderboards_rerank
 
     with transaction.atomic():
         leaderboards_rerank(["ratings:all:*", "ratings:all:goat-classic"])

@@ -9,7 +9,7 @@ from goat.engine import RULESETS
 from goat.web.pages import PAGE_SIZE, page_of, pager_links
 
 from . import selectors as boards
-from .services import PERIODS
+from .leaderboards import PERIODS
 
 
 def leaderboards_page(request: HttpRequest) -> HttpResponse:

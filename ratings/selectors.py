@@ -15,8 +15,9 @@ from django.db.models import QuerySet
 
 from goat.engine import RULESETS
 
+from .chips import chips_balance
+from .leaderboards import ALL_RULESETS, board_key
 from .models import LeaderboardBoard, LeaderboardRow, RatingEntry, SkillRating
-from .services import ALL_RULESETS, board_key, chips_balance
 
 
 def player_rating_stats(*, player) -> dict[str, int]:

@@ -7,7 +7,7 @@ from django.db import OperationalError
 
 from goat.web import locks
 
-from . import services
+from . import leaderboards, services
 
 # leaderboards_refresh runs from beat (settings.CELERY_BEAT_SCHEDULE["leaderboards-refresh"]).
 
@@ -27,7 +27,7 @@ def leaderboards_refresh() -> int:
         if not mine:
             return 0
         services.ratings_apply_pending()
-        return services.leaderboards_refresh()
+        return leaderboards.leaderboards_refresh()
 
 
 @shared_task(acks_late=True)

@@ -11,7 +11,8 @@ from django.utils import timezone
 from goat import engine
 from goat.games import eventstore, services
 from goat.games.models import Game, GameStatus, Seat
-from ratings.services import chips_stake_for_seat, ratings_apply_game
+from ratings.chips import chips_stake_for_seat
+from ratings.services import ratings_apply_game
 
 GOLDEN = Path(__file__).resolve().parent / "engine" / "golden"
 

@@ -32,9 +32,9 @@ from goat.games.projections import EndedGame
 from goat.players.services import player_is_computer
 from goat.web import live
 from goat.web.errors import ServiceError
+from ratings.chips import chips_move
 from ratings.models import ChipKind
 from ratings.selectors import player_ruleset_stats
-from ratings.services import chips_move
 
 from .models import (
     Bye,

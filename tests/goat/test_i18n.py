@@ -107,7 +107,7 @@ def test_the_catalog_ships_in_the_package():
 
 def test_every_stored_status_format_and_period_has_a_word():
     from goat.games.models import GameStatus
-    from ratings.services import PERIODS
+    from ratings.leaderboards import PERIODS
     from tournaments.models import TournamentFormat, TournamentStatus
 
     for value in [*GameStatus.values, *TournamentStatus.values, *TournamentFormat.values, *PERIODS]:

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from goat.games import services
 from goat.games.models import Game, GameStatus, Seat
 from goat.web.errors import ServiceError
+from ratings import chips
 from ratings import services as ratings
 from ratings.models import ChipAccount, ChipLedgerEntry
 
@@ -22,7 +23,7 @@ NO_CLOCK = {"move_time": 0}
 
 
 def balances(players) -> list[int]:
-    return [ratings.chips_balance(player=p) for p in players]
+    return [chips.chips_balance(player=p) for p in players]
 
 
 def assert_chips_conserved() -> None:
@@ -129,7 +130,7 @@ def test_a_seat_needs_the_balance(make_players):
     assert "10" in refused.value.detail
     assert not Seat.objects.filter(game=game, player=players[1]).exists()
     assert not ChipLedgerEntry.objects.filter(game=game, player=players[1]).exists()
-    assert ratings.chips_balance(player=players[1]) == 9
+    assert chips.chips_balance(player=players[1]) == 9
     assert Game.objects.get(pk=game.pk).status == GameStatus.WAITING
 
 

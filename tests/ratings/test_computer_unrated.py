@@ -10,8 +10,9 @@ import pytest
 from computer_play import play_out, play_people, queue_catch
 from goat.games import projections, services, verification
 from goat.games.models import Game, GameStatus, ProjectionRecord
+from ratings.leaderboards import leaderboards_refresh
 from ratings.models import ChipAccount, ChipLedgerEntry, GameSkillChange, LeaderboardRow, RatingEntry, SkillRating
-from ratings.services import PROJECTIONS, leaderboards_refresh, ratings_rebuild
+from ratings.services import PROJECTIONS, ratings_rebuild
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

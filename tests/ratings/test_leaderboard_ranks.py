@@ -13,7 +13,7 @@ from ratings_play import play_game
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ratings import services as ratings
+from ratings import leaderboards
 from ratings.models import LeaderboardBoard, LeaderboardRow
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,7 +44,7 @@ def assert_exact(board: str) -> None:
     assert [r[1] for r in rows] == [r[1] for r in expected]
     players = LeaderboardBoard.objects.get(board=board).players
     assert players == len(rows)
-    assert ratings.leaderboards_rerank([board]) == 0  # nothing to correct
+    assert leaderboards.leaderboards_rerank([board]) == 0  # nothing to correct
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -59,7 +59,7 @@ def test_incremental_ranks_equal_a_full_recompute_after_every_game(seed, django_
         entries = [(p.pk, p.username, rng.choice([0, 0, 1, 2, 3, 4]), rng.random() < 0.3) for p in players]
         boards = BOARDS if rng.random() < 0.8 else BOARDS[:1]
         with transaction.atomic():
-            ratings._bump_boards(boards, entries)
+            leaderboards._bump_boards(boards, entries)
         for board in BOARDS:
             if LeaderboardBoard.objects.filter(board=board).exists():
                 assert_exact(board)
@@ -69,14 +69,14 @@ def test_a_big_jump_and_a_zero_point_game_move_exactly_the_rows_between(django_u
     users = {name: django_user_model.objects.create_user(username=name, password="x") for name in "abcdefgh"}
     with transaction.atomic():
         for i, name in enumerate("abcdefgh"):
-            ratings._bump_boards(BOARDS[:1], [(users[name].pk, name, 10 * (8 - i), False)])
+            leaderboards._bump_boards(BOARDS[:1], [(users[name].pk, name, 10 * (8 - i), False)])
     assert [r[1] for r in board_state(BOARDS[0])] == list("abcdefgh")
     with transaction.atomic():  # h jumps from last to second
-        ratings._bump_boards(BOARDS[:1], [(users["h"].pk, "h", 65, True)])
+        leaderboards._bump_boards(BOARDS[:1], [(users["h"].pk, "h", 65, True)])
     assert [r[1] for r in board_state(BOARDS[0])] == list("ahbcdefg")
     assert_exact(BOARDS[0])
     with transaction.atomic():  # c (60 in 1 game) and b (70) tie at 70 in 2 games: the username decides
-        ratings._bump_boards(BOARDS[:1], [(users["c"].pk, "c", 10, False), (users["b"].pk, "b", 0, False)])
+        leaderboards._bump_boards(BOARDS[:1], [(users["c"].pk, "c", 10, False), (users["b"].pk, "b", 0, False)])
     assert [r[1:3] for r in board_state(BOARDS[0])][:4] == [("a", 80), ("h", 75), ("b", 70), ("c", 70)]
     assert_exact(BOARDS[0])
 
@@ -93,7 +93,7 @@ def test_played_games_rank_every_board_and_the_refresh_changes_nothing(make_play
         assert_exact(board)
     before = {b: board_state(b) for b in boards}
     for full in (False, True):
-        ratings.leaderboards_refresh(full=full)
+        leaderboards.leaderboards_refresh(full=full)
         assert {b: board_state(b) for b in boards} == before
 
 
@@ -105,7 +105,7 @@ def test_refresh_repairs_figures_ranks_and_counts(make_players):
     LeaderboardRow.objects.filter(board="ratings:all:*", player=players[0]).update(rating=999, rank=7)
     LeaderboardRow.objects.filter(board="ratings:all:*", player=players[1]).delete()
     LeaderboardBoard.objects.filter(board="ratings:all:*").update(players=42)
-    ratings.leaderboards_refresh()
+    leaderboards.leaderboards_refresh()
     assert board_state("ratings:all:*") == expected
     assert LeaderboardBoard.objects.get(board="ratings:all:*").players == 3
 
@@ -114,7 +114,7 @@ def test_a_page_reads_by_rank_without_count_or_offset(client, django_user_model)
     users = [django_user_model.objects.create_user(username=f"p{i:03d}", password="x") for i in range(25)]
     with transaction.atomic():
         for i, user in enumerate(users):
-            ratings._bump_boards(BOARDS[:1], [(user.pk, user.username, 100 - i, i % 2 == 0)])
+            leaderboards._bump_boards(BOARDS[:1], [(user.pk, user.username, 100 - i, i % 2 == 0)])
     with CaptureQueriesContext(connection) as queries:
         body = client.get("/api/leaderboards/ratings/?page_size=10&page=3").json()
     board_sql = [q["sql"] for q in queries.captured_queries if "leaderboard" in q["sql"].lower()]
@@ -133,7 +133,7 @@ def test_pagination_contract_is_unchanged(client, django_user_model):
     assert response.status_code == 404 and response.json()["code"] == "not_found"
     users = [django_user_model.objects.create_user(username=f"q{i:03d}", password="x") for i in range(230)]
     with transaction.atomic():
-        ratings._bump_boards(BOARDS[:1], [(u.pk, u.username, i % 17, False) for i, u in enumerate(users)])
+        leaderboards._bump_boards(BOARDS[:1], [(u.pk, u.username, i % 17, False) for i, u in enumerate(users)])
     first = client.get("/api/leaderboards/ratings/").json()
     assert first["count"] == 230 and len(first["results"]) == 50 and first["previous"] is None
     assert "page=2" in first["next"]
@@ -167,7 +167,7 @@ def test_concurrent_games_on_the_same_boards_keep_ranks_exact(django_user_model)
                 players = rng.sample(users, 3)
                 boards = rng.sample(BOARDS + ["ratings:month:2025-01:*"], 2)
                 with transaction.atomic():
-                    ratings._bump_boards(boards, [(p.pk, p.username, rng.randint(0, 3), False) for p in players])
+                    leaderboards._bump_boards(boards, [(p.pk, p.username, rng.randint(0, 3), False) for p in players])
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
         finally:

@@ -10,7 +10,7 @@ from ratings_play import play_game
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ratings import services as ratings
+from ratings import leaderboards
 from ratings.models import LeaderboardRow, RatingEntry, SkillRating
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,17 +32,17 @@ def rows(board: str, values: list[tuple[str, int, int, int]], django_user_model)
         player = django_user_model.objects.create_user(username=username, password="x")
         LeaderboardRow.objects.create(board=board, player=player, username=username, rating=rating, games=games,
                                       goats=goats)
-    ratings.leaderboards_rerank([board])
+    leaderboards.leaderboards_rerank([board])
 
 
 def test_period_keys_are_calendar_periods_in_utc():
-    assert ratings.period_key("month", datetime(2025, 1, 31, 23, 59, tzinfo=UTC)) == "month:2025-01"
+    assert leaderboards.period_key("month", datetime(2025, 1, 31, 23, 59, tzinfo=UTC)) == "month:2025-01"
     moscow = timezone(timedelta(hours=3))
-    assert ratings.period_key("month", datetime(2025, 2, 1, 1, 0, tzinfo=moscow)) == "month:2025-01"
-    assert ratings.period_key("week", datetime(2024, 12, 30, tzinfo=UTC)) == "week:2025-W01"
-    assert ratings.period_key("week", datetime(2025, 1, 5, 23, 0, tzinfo=UTC)) == "week:2025-W01"
-    assert ratings.period_key("week", datetime(2025, 1, 6, tzinfo=UTC)) == "week:2025-W02"
-    assert ratings.board_key("all", None) == "ratings:all:*"
+    assert leaderboards.period_key("month", datetime(2025, 2, 1, 1, 0, tzinfo=moscow)) == "month:2025-01"
+    assert leaderboards.period_key("week", datetime(2024, 12, 30, tzinfo=UTC)) == "week:2025-W01"
+    assert leaderboards.period_key("week", datetime(2025, 1, 5, 23, 0, tzinfo=UTC)) == "week:2025-W01"
+    assert leaderboards.period_key("week", datetime(2025, 1, 6, tzinfo=UTC)) == "week:2025-W02"
+    assert leaderboards.board_key("all", None) == "ratings:all:*"
 
 
 def test_rating_board_order_rating_then_fewer_games_then_username(client, django_user_model):
@@ -110,7 +110,7 @@ def test_refresh_gives_the_incremental_rows(make_players):
         "board", "player", "username", "rating", "games", "goats", "rank"))
     assert len(incremental) == 3 * (3 + 3 * 3)  # 3 players x (3 "*" boards + 3 periods x 3 rulesets)
     for full in (False, True):
-        ratings.leaderboards_refresh(full=full)
+        leaderboards.leaderboards_refresh(full=full)
         assert list(LeaderboardRow.objects.order_by("board", "player").values_list(
             "board", "player", "username", "rating", "games", "goats", "rank")) == incremental
 
@@ -120,18 +120,18 @@ def test_month_and_week_boards_only_count_their_period(make_players):
     old, new = (play_game(players, options=NO_CLOCK, seed=s, resign_after=3) for s in range(2))
     long_ago = datetime(2024, 3, 15, 12, tzinfo=UTC)
     RatingEntry.objects.filter(game=old).update(at=long_ago)
-    ratings.leaderboards_refresh(full=True)
-    now_month = ratings.board_key("month", None)
+    leaderboards.leaderboards_refresh(full=True)
+    now_month = leaderboards.board_key("month", None)
     for player in players:
         new_points = RatingEntry.objects.get(game=new, player=player).points
         old_points = RatingEntry.objects.get(game=old, player=player).points
         assert LeaderboardRow.objects.get(board=now_month, player=player).rating == new_points
-        assert LeaderboardRow.objects.get(board=ratings.board_key("week", None), player=player).games == 1
+        assert LeaderboardRow.objects.get(board=leaderboards.board_key("week", None), player=player).games == 1
         assert LeaderboardRow.objects.get(board="ratings:month:2024-03:*", player=player).rating == old_points
         assert LeaderboardRow.objects.get(board="ratings:week:2024-W11:*", player=player).games == 1
         assert LeaderboardRow.objects.get(board="ratings:all:*", player=player).games == 2
     # the periodic (current periods only) refresh leaves past periods alone
-    ratings.leaderboards_refresh()
+    leaderboards.leaderboards_refresh()
     assert LeaderboardRow.objects.filter(board="ratings:month:2024-03:*").count() == 2
     totals = RatingEntry.objects.values("player").annotate(r=Sum("points"), g=Count("id"),
                                                           gt=Count("id", filter=Q(goat=True)))

@@ -16,7 +16,7 @@ from goat.engine import verify_log
 from goat.games import eventstore, services, tasks, verification
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.web.errors import ServiceError
-from ratings import services as ratings
+from ratings import chips
 from ratings.models import ChipLedgerEntry
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -153,4 +153,4 @@ def test_leave_through_the_api(make_players):
     assert [e["type"] for e in events["events"]][-3:] == ["seat_left", "game_cancelled", "seed_revealed"]
     assert _client(masha).post("/api/games/999999/leave/").status_code == 404
     assert balances([masha, alex]) == [1000, 1000]
-    assert ratings.chips_balance(player=olya) == 1000
+    assert chips.chips_balance(player=olya) == 1000

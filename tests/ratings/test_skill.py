@@ -7,7 +7,7 @@ from openskill.models import PlackettLuce
 from ratings_play import play_game
 
 from ratings.models import GameSkillChange, SkillRating
-from ratings.services import skill_ranks
+from ratings.skill import skill_ranks
 
 NO_CLOCK = {"move_time": 0}
 

@@ -10,8 +10,8 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from ratings.leaderboards import board_key
 from ratings.models import LeaderboardRow
-from ratings.services import board_key
 from tournaments import services
 from tournaments.models import Registration, Tournament
 
