@@ -381,7 +381,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "goat.games.api.schema.streams_postprocessing_hook",  # the async stream views, outside DRF
+        "goat.games.api.stream_schema.streams_postprocessing_hook",  # the async stream views, outside DRF
         "tournaments.api.stream_postprocessing_hook",  # the tournament stream, likewise
     ],
 }

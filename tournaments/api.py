@@ -22,8 +22,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.engine import RULESETS
-from goat.games.api.schema import _stream_operation
 from goat.games.api.serializers import options_schema
+from goat.games.api.stream_schema import _stream_operation
 from goat.players.backends import user_by_username
 from goat.players.services import player_get
 from goat.web.errors import ServiceError

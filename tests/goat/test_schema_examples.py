@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from goat.engine.rulesets import OPTION_KEYS, PRESETS, resolve_options
-from goat.games.api.schema import OPTIONS_EXAMPLE, RESULT_EXAMPLE
+from goat.games.api.examples import OPTIONS_EXAMPLE, RESULT_EXAMPLE
 
 
 def _schema(api_client) -> dict[str, Any]:

@@ -1,21 +1,47 @@
-"""OpenAPI pieces of the games API (goat.games.api.views): parameters and examples.
-
-The examples show what the service really answers; tests check them against the rules
-(tests/goat/test_schema_examples.py)."""
+"""The OpenAPI document of the games API (goat.games.api.views): its parameters, links and each view's
+operation (``@schema.games_list`` and so on, applied in views.py). Example bodies are in
+goat.games.api.examples; the live streams' operations in goat.games.api.stream_schema."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from django.utils.translation import gettext_lazy
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 
 from goat.games import services
-from goat.web.problems import problem_example
-from goat.web.schema import (
-    COMMON_PROBLEMS,
-    ID_SCHEMA,
-    add_common_headers,
-    problem_response_object,
-    public_operation,
+from goat.games.api.examples import (
+    CANCELLED_EXAMPLE,
+    COMPUTER_EXAMPLE,
+    EVENTS_EXAMPLE,
+    GAME_EXAMPLE,
+    LEFT_EXAMPLE,
+    MOVE_EXAMPLE,
+    REPLAY_EXAMPLE,
+    RESULT_EXAMPLE,
+    SCORESHEET_3ROUNDS_EXAMPLE,
+    SCORESHEET_EXAMPLE,
+    SCORESHEET_GAMESBURG_EXAMPLE,
+    SUMMARY_EXAMPLE,
+    WAITING_EXAMPLE,
 )
+from goat.games.api.serializers import (
+    EventsQuerySerializer,
+    EventsSerializer,
+    GameCreateSerializer,
+    GameJoinSerializer,
+    GameSummarySerializer,
+    GameViewSerializer,
+    MoveResponseSerializer,
+    MoveSerializer,
+    ReplayQuerySerializer,
+    ReplaySerializer,
+    ScoresheetSerializer,
+    VerificationSerializer,
+)
+from goat.web.problems import problem_example, problem_responses
+from goat.web.schema import ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED, link
+
+COMPUTERS_OUT_OF_RANGE = "Ensure this value is from 0 to 1 (the seats but yours)."
+INVALID_IF_MATCH = gettext_lazy('If-Match must be the game\'s ETag, a quoted version number such as "12" (or *).')
 
 GAME_ID = OpenApiParameter("game_id", ID_SCHEMA, OpenApiParameter.PATH, description="The game's id.")
 IF_NONE_MATCH = OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,
@@ -31,158 +57,318 @@ ETAG_ANSWERED = OpenApiParameter("ETag", str, OpenApiParameter.HEADER, response=
                                  description='"<version>"')
 NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
 
-T0 = "2025-05-01T18:30:00.000000Z"
-SEATS_EXAMPLE = [
-    {"seat": 0, "player": "alice", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0,
-     "computer": False},
-    {"seat": 1, "player": "bob", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0,
-     "computer": False},
-]
-#: the options a goat-classic game is created with today (RULES.md §2, second edition)
-OPTIONS_EXAMPLE = {
-    "hand_size": 7, "redeal": True, "opener": "doubles_from_one_by_sum", "later_leader": "last_winner",
-    "bazaar_reserve": 0, "fish": "positional_or_blocked", "lone_double_zero": 10, "scoring": "goat",
-    "fish_scoring": "fish_for_all", "open_threshold": 12, "remembered_counts": True, "limit": 101, "rounds": None,
-    "ante": 0, "move_time": 30,
-}
-GAME_EXAMPLE = {
-    "id": 42, "ruleset": "goat-classic", "options": OPTIONS_EXAMPLE, "status": "running", "version": 4,
-    "round": 1, "turn": 0, "deadline": "2025-05-01T18:30:30Z", "seats": SEATS_EXAMPLE,
-    "line": {"tiles": [], "left": None, "right": None}, "bazaar": 14,
-    "hand": ["0-3", "1-1", "1-4", "2-5", "3-3", "4-6", "5-5"],
-    "legal_moves": [{"tile": "1-1", "end": "left"}], "fish_pot": 0,
-    "server_seed_commitment": "9c1185a5c5e9fc54612808977ee8f548b2258d31b3a2c6a1c4c4e8a4f6a1f0b2",
-    "server_seed": None, "result": None, "created_at": "2025-05-01T18:29:51Z", "rated": True,
-    "computer_level": None, "your_seat": 0, "server_time": "2025-05-01T18:30:02Z", "remaining_ms": 28000,
-}
-WAITING_EXAMPLE = {
-    **GAME_EXAMPLE, "status": "waiting", "version": 2, "round": 0, "turn": None, "deadline": None,
-    "seats": [SEATS_EXAMPLE[0] | {"tiles": 0}, SEATS_EXAMPLE[1] | {"player": None, "tiles": 0}],
-    "bazaar": 0, "hand": [], "legal_moves": [],
-}
-#: bob left a waiting three-seat game: his seat is free again, alice keeps seat 0
-LEFT_EXAMPLE = {
-    **WAITING_EXAMPLE, "version": 4, "your_seat": None, "remaining_ms": None,
-    "seats": [*WAITING_EXAMPLE["seats"], SEATS_EXAMPLE[1] | {"seat": 2, "player": None, "tiles": 0}],
-}
-#: the last seated player left: the game is cancelled (no result) and its seed revealed
-CANCELLED_EXAMPLE = {
-    **WAITING_EXAMPLE, "status": "cancelled", "version": 5, "your_seat": None, "remaining_ms": None,
-    "seats": [SEATS_EXAMPLE[0] | {"player": None, "tiles": 0}, SEATS_EXAMPLE[1] | {"player": None, "tiles": 0}],
-    "server_seed": "5f" * 32,
-}
-MOVE_EXAMPLE = {
-    "version": 5,
-    "events": [{"seq": 5, "type": "tile_played", "at": T0, "seat": 0, "data": {"tile": "1-1", "end": "left"}}],
-    "game": {**GAME_EXAMPLE, "version": 5, "turn": 1, "line": {"tiles": ["1-1"], "left": 1, "right": 1},
-             "seats": [SEATS_EXAMPLE[0] | {"tiles": 6}, SEATS_EXAMPLE[1]],
-             "hand": ["0-3", "1-4", "2-5", "3-3", "4-6", "5-5"], "legal_moves": []},
-}
-EVENTS_EXAMPLE = {
-    "version": 4,
-    "events": [
-        {"seq": 1, "type": "game_created", "at": T0, "seat": None,
-         "data": {"ruleset": "goat-classic", "options": OPTIONS_EXAMPLE, "seats": 2,
-                  "server_seed_commitment": GAME_EXAMPLE["server_seed_commitment"]}},
-        {"seq": 2, "type": "seat_taken", "at": T0, "seat": 0,
-         "data": {"seat": 0, "player": "alice", "client_seed": ""}},
-        {"seq": 3, "type": "seat_taken", "at": T0, "seat": 1,
-         "data": {"seat": 1, "player": "bob", "client_seed": "x7"}},
-        {"seq": 4, "type": "round_dealt", "at": T0, "seat": None,
-         "data": {"round": 1, "attempt": 0, "hands": [GAME_EXAMPLE["hand"], 7], "bazaar": 14, "void": False}},
-    ],
-}
-#: bob reached the limit; alice ended with 30 points: (100 - 30) / 10 = 7 (RULES.md §9); no ante in goat-classic
-RESULT_EXAMPLE = {"reason": "limit", "goats": [1], "winners": [0], "rating_points": [7, 0], "chips": [0, 0]}
-SUMMARY_EXAMPLE = {
-    "id": 42, "ruleset": "goat-classic", "status": "finished", "seat_count": 2,
-    "seats": [{"seat": 0, "player": "alice", "computer": False}, {"seat": 1, "player": "bob", "computer": False}],
-    "version": 211, "round": 6, "turn": None, "created_at": "2025-05-01T18:29:51Z",
-    "ended_at": "2025-05-01T18:52:10Z", "result": RESULT_EXAMPLE, "rated": True,
-}
-#: alice against two strong computers (seats 1 and 2): unrated, running at once, a computer to lead
-COMPUTER_EXAMPLE = {
-    **GAME_EXAMPLE, "version": 5, "turn": 2, "rated": False, "computer_level": "strong", "legal_moves": [],
-    "bazaar": 7,
-    "seats": [SEATS_EXAMPLE[0], SEATS_EXAMPLE[1] | {"player": "computer-1", "computer": True},
-              SEATS_EXAMPLE[1] | {"seat": 2, "player": "computer-2", "computer": True}],
-}
-
 NOT_FOUND = problem_example(404, "not_found", services.GAME_NOT_FOUND)
 NOT_SEATED = problem_example(403, "not_seated", services.NOT_SEATED)
 NOT_ENDED = problem_example(409, "game_not_ended", services.GAME_NOT_ENDED)
 
 
-# --- the live streams (async Django views, outside DRF: added to the schema by this hook) ----------
+# --- OpenAPI links: from a game in an answer to the requests it makes possible ---------------
 
-_STREAM_MESSAGES = (
-    "Server-Sent Events (`text/event-stream`, the default) or NDJSON (`Accept: application/x-ndjson`, the "
-    "message name in `kind`). A keep-alive at least every 15 s. Refusals are problem details before the "
-    "stream starts."
+
+def game_links(pointer: str) -> dict[str, dict]:
+    """Links from an answer holding a game view at the JSON pointer ``pointer`` (``""`` or ``/game``)."""
+    game_id = {"game_id": f"$response.body#{pointer}/id"}
+    return {
+        "join": link("games_join", "Take the next free seat at this game.", game_id),
+        "move": link("games_move", "Play a tile at the version this answer shows.",
+                     {**game_id, "header.If-Match": "$response.header.ETag"}),
+        "view": link("games_retrieve", "This game as you see it.", game_id),
+        "events": link("games_events", "This game's events after the version this answer shows.",
+                       {**game_id, "after": f"$response.body#{pointer}/version"}),
+        "leave": link("games_leave", "Give up your seat while the game waits.", game_id),
+        "resign": link("games_resign", "Resign.", game_id),
+        "stream": link("games_stream", "Follow this game from this version on.",
+                       {**game_id, "after": f"$response.body#{pointer}/version"}),
+    }
+
+
+# --- the operations of the views (goat.games.api.views), in the order of the views -----------
+
+games_list = extend_schema(
+    operation_id="games_list",
+    summary="List games",
+    description="Game summaries, newest first, filtered by `status`, `player` (username), `ruleset` "
+                "and `tournament`.",
+    responses={200: GameSummarySerializer(many=True), **problem_responses(400, 401, 404)},
+    examples=[
+        OpenApiExample("games", value=SUMMARY_EXAMPLE, response_only=True, status_codes=["200"]),
+        problem_example(400, "invalid",
+                        "status: Select a valid choice. paused is not one of the available choices.",
+                        {"status": ["Select a valid choice. paused is not one of the available choices."]}),
+        UNAUTHENTICATED,
+        problem_example(404, "not_found", "Invalid page."),
+    ],
+    tags=["games"],
 )
 
+games_create = extend_schema(
+    operation_id="games_create",
+    summary="Create a game",
+    description="You take seat 0. The game starts (the first round is dealt) when the last seat is taken. "
+                "A new game gets its ruleset's preset (RULES.md §2, second edition: the goat presets lead "
+                "with `\"opener\": \"doubles_from_one_by_sum\"`; `remembered_counts` is true for goat-classic, "
+                "false for goat-gamesburg, null for domino-3rounds) with your `options` applied; the fully "
+                "resolved options are stored in the game's first event. "
+                "An unknown option or an impossible combination is 400 `invalid_options`. "
+                "`computer_players` (0 to seats - 1) seats built-in computer players at seats 1..N at once, "
+                "playing at `computer_level` (`random` or `strong`, the default); the game starts when the "
+                "people's seats fill. A game with a computer is unrated (`\"rated\": false`): no rating "
+                "points, skill, chips, tournament or leaderboard, and no ante (the preset's ante is left out; "
+                "`ante` > 0 is 400 `invalid_options`). docs/computer.md.",
+    parameters=[IDEMPOTENCY_KEY, ETAG_CREATED],
+    request=GameCreateSerializer,
+    responses={201: GameViewSerializer, **problem_responses(400, 401, 403, 409, 422, 429)},
+    examples=[
+        OpenApiExample("two players, classic", request_only=True,
+                       value={"ruleset": "goat-classic", "seats": 2, "options": {"limit": 51},
+                              "client_seed": "x7"}),
+        OpenApiExample("created", value=WAITING_EXAMPLE, response_only=True, status_codes=["201"]),
+        OpenApiExample("goat-gamesburg, remembered points counting", request_only=True,
+                       value={"ruleset": "goat-gamesburg", "seats": 3, "options": {"remembered_counts": True}}),
+        OpenApiExample("against two strong computers", request_only=True,
+                       value={"ruleset": "goat-classic", "seats": 3, "computer_players": 2,
+                              "computer_level": "strong"}),
+        OpenApiExample("with computers", value=COMPUTER_EXAMPLE, response_only=True, status_codes=["201"]),
+        problem_example(400, "invalid_options", "option 'limit' must be a whole number from 1 to 10000."),
+        problem_example(400, "invalid", f"computer_players: {COMPUTERS_OUT_OF_RANGE}",
+                        {"computer_players": [COMPUTERS_OUT_OF_RANGE]}),
+        problem_example(400, "invalid_options", services.COMPUTER_ANTE),
+        problem_example(403, "computer_player", services.COMPUTER_PLAYER),
+        UNAUTHENTICATED,
+        IN_PROGRESS,
+        KEY_REUSED,
+        THROTTLED,
+    ],
+    tags=["games"],
+)
 
-def _sse_event(kinds: list[str], with_id: bool) -> dict:
-    """One Server-Sent Event as schemathesis and OpenAPI 3.0 read an event stream's schema: each event
-    is ``{"event", "data", "id"}``; ``data`` is the message's JSON text."""
-    properties: dict = {"event": {"type": "string", "enum": kinds},
-                        "data": {"type": "string", "description": "The message as JSON text."}}
-    if with_id:
-        properties["id"] = {"type": "string", "pattern": r"^[0-9]+$", "description": "The game's version."}
-    return {"type": "object", "required": ["event", "data"], "properties": properties}
+games_rematch = extend_schema(
+    operation_id="games_rematch",
+    summary="Offer a rematch",
+    description="After a game ends, a seated player offers a new game with the same ruleset, options and "
+                "seats: 201 with the new game's view (you take seat 0; the other players are told on their "
+                "feed, `rematch_offered`, and join as usual). A repeat by any player of the old game "
+                "answers 200 with the same new game.",
+    parameters=[GAME_ID, ETAG_ANSWERED],
+    request=None,
+    responses={201: GameViewSerializer, 200: GameViewSerializer,
+               **problem_responses(401, 403, 404, 409, 422, 429)},
+    examples=[
+        OpenApiExample("offered", value=WAITING_EXAMPLE, response_only=True, status_codes=["201", "200"]),
+        UNAUTHENTICATED,
+        NOT_SEATED,
+        NOT_FOUND,
+        NOT_ENDED,
+        THROTTLED,
+    ],
+    tags=["games"],
+)
 
+players_me_games = extend_schema(
+    operation_id="players_me_games",
+    summary="My games",
+    description="The games you hold a seat at, newest first, optionally filtered by `status`.",
+    responses={200: GameSummarySerializer(many=True), **problem_responses(400, 401, 404, 429)},
+    examples=[
+        OpenApiExample("games", value=SUMMARY_EXAMPLE, response_only=True, status_codes=["200"]),
+        UNAUTHENTICATED,
+        THROTTLED,
+    ],
+    tags=["players"],
+)
 
-def _ndjson_line(kinds: list[str]) -> dict:
-    return {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string", "enum": kinds}},
-            "description": "One message per line, its name in `kind`; an empty line is a keep-alive."}
+games_join = extend_schema(
+    operation_id="games_join",
+    summary="Join a game",
+    description="Take the next free seat; the game starts when the last seat is taken.",
+    parameters=[GAME_ID, IDEMPOTENCY_KEY, ETAG],
+    request=GameJoinSerializer,
+    responses={200: GameViewSerializer, **problem_responses(400, 401, 404, 409, 422, 429)},
+    examples=[
+        OpenApiExample("client seed", value={"client_seed": "x7"}, request_only=True),
+        OpenApiExample("joined", value=GAME_EXAMPLE | {"your_seat": 1}, response_only=True, status_codes=["200"]),
+        UNAUTHENTICATED,
+        NOT_FOUND,
+        problem_example(409, "game_not_waiting", "This game is not waiting for players."),
+        problem_example(409, "already_seated", "You already have a seat at this game."),
+        problem_example(409, "game_full", "Every seat of this game is taken."),
+        KEY_REUSED,
+    ],
+    tags=["games"],
+)
 
+games_retrieve = extend_schema(
+    operation_id="games_retrieve",
+    summary="Game view",
+    description="The game as you see it: your own hand and legal moves, the others' tile counts. "
+                "Spectators see no hands while the game runs.",
+    parameters=[GAME_ID, IF_NONE_MATCH, ETAG],
+    responses={200: GameViewSerializer, 304: NOT_MODIFIED, **problem_responses(401, 404)},
+    examples=[
+        OpenApiExample("running", value=GAME_EXAMPLE, response_only=True, status_codes=["200"]),
+        UNAUTHENTICATED,
+        NOT_FOUND,
+    ],
+    tags=["games"],
+)
 
-def _stream_operation(operation_id: str, summary: str, description: str, parameters: list, statuses: dict,
-                      kinds: list[str], with_id: bool, public: bool = False) -> dict:
-    responses = {
-        "200": {"description": "The stream.",
-                "content": {"text/event-stream": {"schema": _sse_event(kinds, with_id)},
-                            "application/x-ndjson": {"schema": _ndjson_line(kinds)}}},
-        **{str(code): problem_response_object(text) for code, text in statuses.items()},
-    }
-    operation = {
-        "operationId": operation_id, "summary": summary, "description": f"{description}\n\n{_STREAM_MESSAGES}",
-        "tags": ["streams"], "parameters": parameters,
-        "security": [{"tokenAuth": []}, {"cookieAuth": []}, *([{}] if public else [])],
-        "responses": responses,
-    }
-    if public:
-        public_operation(operation)
-    add_common_headers(responses)
-    return {"get": operation}
+games_move = extend_schema(
+    operation_id="games_move",
+    summary="Play a tile",
+    description="Play a tile from your hand. `end` is only needed when the tile fits both ends. "
+                "The answer carries the play and every forced action after it (draws, knocks, the "
+                "next deal), redacted for you, and your new game view.",
+    parameters=[GAME_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG_CREATED],
+    request=MoveSerializer,
+    responses={201: MoveResponseSerializer, **problem_responses(400, 401, 403, 404, 409, 412, 422, 429)},
+    examples=[
+        OpenApiExample("play on the right", value={"tile": "3-5", "end": "right"}, request_only=True),
+        OpenApiExample("played", value=MOVE_EXAMPLE, response_only=True, status_codes=["201"]),
+        problem_example(400, "invalid_if_match", INVALID_IF_MATCH),
+        UNAUTHENTICATED,
+        NOT_SEATED,
+        problem_example(403, "computer_seat", services.COMPUTER_SEAT),
+        NOT_FOUND,
+        IN_PROGRESS,
+        problem_example(412, "version_mismatch", "The game is at version 7, not 6; reload it and try again."),
+        problem_example(422, "not_your_turn", "It is seat 1's turn, not seat 0's."),
+        problem_example(422, "game_not_running", "The game is not running."),
+        problem_example(422, "tile_not_in_hand", "You do not hold 3-5."),
+        problem_example(422, "tile_does_not_fit", "3-5 does not fit the right end (2)."),
+        problem_example(422, "end_required", "3-5 fits both ends (3 and 5); say which end."),
+        problem_example(422, "must_lead_with", "This round must be opened with 1-1."),
+        problem_example(422, "invalid_tile",
+                        "'3-9' is not a domino tile; write it as \"a-b\" with 0..6 on each half."),
+        KEY_REUSED,
+        THROTTLED,
+    ],
+    tags=["games"],
+)
 
+games_resign = extend_schema(
+    operation_id="games_resign",
+    summary="Resign",
+    description="Resigning counts as a timeout of your seat (RULES.md D-12): the game ends.",
+    parameters=[GAME_ID],
+    request=None,
+    responses={200: GameViewSerializer, **problem_responses(401, 403, 404, 422)},
+    examples=[
+        OpenApiExample("resigned", response_only=True, status_codes=["200"],
+                       value=GAME_EXAMPLE | {"status": "interrupted", "turn": None, "deadline": None,
+                                             "legal_moves": [], "server_seed": "5f" * 32,
+                                             "result": RESULT_EXAMPLE | {"reason": "resigned"}}),
+        UNAUTHENTICATED,
+        NOT_SEATED,
+        NOT_FOUND,
+        problem_example(422, "game_not_running", "The game is not running."),
+    ],
+    tags=["games"],
+)
 
-def streams_postprocessing_hook(result, generator, request, public):
-    """drf-spectacular POSTPROCESSING_HOOKS entry: the two stream endpoints of API.md "Live streams"."""
-    common = {400: COMMON_PROBLEMS[400], 401: COMMON_PROBLEMS[401],
-              429: "`too_many_streams`: this token holds the limit of open streams (Retry-After says when to try "
-                   "again)."}
-    paths = result.setdefault("paths", {})
-    paths["/api/games/{game_id}/stream/"] = _stream_operation(
-        "games_stream", "Follow a game",
-        "First `state` (your game view), then one `update` `{version, events, game}` per committed command; "
-        "closes after the update that ends the game. SSE ids are versions: resume with `Last-Event-ID` or "
-        "`?after=`.",
-        [{"name": "game_id", "in": "path", "required": True, "schema": dict(ID_SCHEMA)},
-         {"name": "after", "in": "query", "required": False,
-          "schema": {"type": "integer", "minimum": 0, "maximum": 9999999999},
-          "description": "Resume after this version (at most the game's version: 400 `invalid` beyond it)."},
-         {"name": "Last-Event-ID", "in": "header", "required": False,
-          "schema": {"type": "string", "pattern": r"^\s*\d{0,10}\s*$"},
-          "description": "The id of the last message you received (a version); ignored when `after` is given."}],
-        {**common, 400: "`invalid`: `after` or Last-Event-ID is not a version of this game.",
-         404: "`not_found`: no game with that id.",
-         429: f"{common[429]} Anonymous: over the `anon` rate limit (`throttled`), or the address holds the "
-              "limit of open streams (`too_many_streams`)."},
-        ["state", "update"], True, public=True)
-    paths["/api/stream/"] = _stream_operation(
-        "player_stream", "Your feed",
-        "First `hello` `{games}` (your waiting and running games), then `game_started`, `your_turn`, `game_ended`, "
-        "`rematch_offered` and `tournament_table`.", [], common,
-        ["hello", "game_started", "your_turn", "game_ended", "rematch_offered", "tournament_table"], False)
-    return result
+games_leave = extend_schema(
+    operation_id="games_leave",
+    summary="Leave a waiting game",
+    description="Give up your seat at a game that has not started; your stake is returned. Later seats do "
+                "not move and the next joiner may take the freed seat. When no seat is left taken the game "
+                "is cancelled (status `cancelled`, no result).",
+    parameters=[GAME_ID],
+    request=None,
+    responses={200: GameViewSerializer, **problem_responses(401, 403, 404, 409)},
+    examples=[
+        OpenApiExample("left", response_only=True, status_codes=["200"], value=LEFT_EXAMPLE),
+        OpenApiExample("cancelled", response_only=True, status_codes=["200"], value=CANCELLED_EXAMPLE),
+        UNAUTHENTICATED,
+        NOT_SEATED,
+        NOT_FOUND,
+        problem_example(409, "game_not_waiting", services.GAME_STARTED),
+    ],
+    tags=["games"],
+)
+
+games_events = extend_schema(
+    operation_id="games_events",
+    summary="Event log",
+    description="Events with `seq` greater than `after`, redacted for you while the game runs "
+                "(another seat's hand and drawn tiles, the bazaar). Nothing is redacted once the game "
+                "has ended, nor for auditors (the `goat.audit_game` permission) without a seat at the game.",
+    parameters=[GAME_ID, EventsQuerySerializer, IF_NONE_MATCH, ETAG],
+    responses={200: EventsSerializer, 304: NOT_MODIFIED, **problem_responses(400, 401, 404)},
+    examples=[
+        OpenApiExample("events", value=EVENTS_EXAMPLE, response_only=True, status_codes=["200"]),
+        problem_example(400, "invalid", "after: Ensure this value is greater than or equal to 0.",
+                        {"after": ["Ensure this value is greater than or equal to 0."]}),
+        UNAUTHENTICATED,
+        NOT_FOUND,
+    ],
+    tags=["games"],
+)
+
+games_scoresheet = extend_schema(
+    operation_id="games_scoresheet",
+    summary="Scoresheet",
+    description="Per round: how it ended, hand values, round points and each player's account (its "
+                "`points` follow the game's `remembered_counts`; `remembered` is shown either way); in "
+                "domino-3rounds the round's `winners`; the fish pot carried; the totals.",
+    parameters=[GAME_ID, ETAG],
+    responses={200: ScoresheetSerializer, **problem_responses(401, 404)},
+    examples=[
+        OpenApiExample(
+            "after one round", response_only=True, status_codes=["200"],
+            value=SCORESHEET_EXAMPLE,
+        ),
+        OpenApiExample(
+            "goat-gamesburg: remembered points are not points", response_only=True, status_codes=["200"],
+            description="With remembered_counts false (D-8) a player's points are the written score alone; "
+                        "the remembered points are still shown.",
+            value=SCORESHEET_GAMESBURG_EXAMPLE,
+        ),
+        OpenApiExample(
+            "domino-3rounds: each round names its winners", response_only=True, status_codes=["200"],
+            description="The fewest pips left win the round; ties share (RULES.md §8).",
+            value=SCORESHEET_3ROUNDS_EXAMPLE,
+        ),
+        UNAUTHENTICATED,
+        NOT_FOUND,
+    ],
+    tags=["games"],
+)
+
+games_replay = extend_schema(
+    operation_id="games_replay",
+    summary="Full state after an event",
+    description="Everything (hands, bazaar order, seed) after event `at` (default: the last). Only once "
+                "the game has ended (409 `game_not_ended` before), or for auditors without a seat at it.",
+    parameters=[GAME_ID, ReplayQuerySerializer],
+    responses={200: ReplaySerializer, **problem_responses(400, 401, 404, 409)},
+    examples=[
+        OpenApiExample(
+            "after the deal", response_only=True, status_codes=["200"],
+            value=REPLAY_EXAMPLE,
+        ),
+        problem_example(400, "invalid", "at: The game has only 211 events.",
+                        {"at": ["The game has only 211 events."]}),
+        UNAUTHENTICATED,
+        NOT_FOUND,
+        NOT_ENDED,
+    ],
+    tags=["games"],
+)
+
+games_verify = extend_schema(
+    operation_id="games_verify",
+    summary="Verify a game",
+    description="Recompute the hash chain, prove every deal from the seeds and replay the events against "
+                "the stored result. Once the game has ended (409 `game_not_ended` before), or for auditors without "
+                "a seat at it.",
+    parameters=[GAME_ID],
+    responses={200: VerificationSerializer, **problem_responses(401, 404, 409)},
+    examples=[
+        OpenApiExample("verified", response_only=True, status_codes=["200"],
+                       value={"hash_chain": True, "deals": True, "replay": True, "detail": "all checks passed",
+                              "seq": None}),
+        UNAUTHENTICATED,
+        NOT_FOUND,
+        NOT_ENDED,
+    ],
+    tags=["games"],
+)
