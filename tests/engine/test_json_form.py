@@ -164,3 +164,13 @@ if __name__ == "__main__":
 
     if sys.argv[1:] == ["--regenerate"]:
         generate_snapshots()  # after a change of the format's version
+
+
+def test_docs_rules_md_names_every_option_of_the_json_form_in_order():
+    from pathlib import Path
+
+    from goat.engine.rulesets import OPTION_KEYS
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    listed = text.split("`goat.engine.rulesets.OPTION_KEYS`: ", 1)[1].split(")", 1)[0]
+    assert [key.strip(" `") for key in listed.split(",")] == list(OPTION_KEYS)

@@ -345,6 +345,25 @@ def test_same_ends_without_all_six_tiles_is_no_fish(classic):
     assert not new.rounds and pending(new) == (PLAY, 1)
 
 
+def test_d23_seed_001s_example_without_0_1_is_no_fish(classic):
+    """D-23: seed 001's example (1-1 … 1-6 on the table, both ends 1) omits 0-1: a positional fish
+    needs all six non-doubles of the value, so that table is no fish (and no play can even lay it
+    out: with five non-doubles showing 1 both ends cannot show 1)."""
+    from goat.engine.machine import thaw
+    from goat.engine.rounds import END_FISH, round_end
+    from goat.engine.tiles import BIT
+
+    state = set_table(classic, hands=["3-3 0-0", "4-4 6-6"], line="2-4", turn=0, bazaar="5-5")
+    t = thaw(state).table
+    t.left = t.right = 1
+    t.on_line = 0
+    for text in ("1-1", "1-2", "1-3", "1-4", "1-5", "1-6"):
+        t.on_line |= BIT[parse_tile(text)]
+    assert round_end(state.options, t, list(t.hands[0])) is None
+    t.on_line |= BIT[parse_tile("0-1")]
+    assert round_end(state.options, t, list(t.hands[0])) == END_FISH
+
+
 def test_blocked_fish_after_play(classic):
     state = set_table(classic, hands=["4-5 0-0", "1-1 6-6"], line="3-4", turn=0, bazaar="")
     new, events = play(state, 0, "4-5")

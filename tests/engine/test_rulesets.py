@@ -59,6 +59,10 @@ def test_every_preset_is_playable_with_2_to_4_seats(ruleset, seats):
     assert resolve_options(ruleset, seats).to_dict() == PRESETS[ruleset]
 
 
+def test_d22_goat_classic_defaults_to_fish_for_all():
+    assert resolve_options("goat-classic", 4).fish_scoring == "fish_for_all"
+
+
 def test_goat_classic_offers_fish_for_one():
     options = resolve_options("goat-classic", 4, {"fish_scoring": "fish_for_one"})
     assert options.fish_scoring == "fish_for_one"

@@ -173,6 +173,14 @@ def test_pot_added_on_top_for_an_out_round():
     assert outcome.fish_pot == 0
 
 
+def test_d21_a_carried_pot_is_round_points_an_unopened_receiver_may_remember():
+    """D-21: the pot joins the receiver's round points and is written like them: 4 + 5 stays under the
+    threshold, so the receiver who has not opened remembers 9."""
+    outcome = goat((closed(0), closed(0)), [0, 4], end="out", seat=0, fish_pot=5)
+    assert outcome.round_points == (0, 9) and outcome.fish_pot == 0
+    assert outcome.players[1] == closed(9)
+
+
 def test_pot_added_on_top_for_a_fish_for_all_round():
     outcome = goat((closed(0), closed(0)), [3, 4], end="fish", seat=0, fish_pot=10)
     assert outcome.round_points == (3, 14)
