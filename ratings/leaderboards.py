@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
+from functools import reduce
+from operator import or_
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -225,7 +227,7 @@ def leaderboards_refresh(*, full: bool = False, now: datetime | None = None) -> 
     def in_scope(qs, field: str = "board"):
         if full:
             return qs
-        return qs.filter(Q(*[Q(**{f"{field}__startswith": f"ratings:{key}:"}) for key in current], _connector=Q.OR))
+        return qs.filter(reduce(or_, [Q(**{f"{field}__startswith": f"ratings:{key}:"}) for key in sorted(current)]))
 
     with transaction.atomic():
         # Lock the boards first (board order, like the post-game task): games applied after this point

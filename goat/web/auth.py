@@ -1,7 +1,7 @@
 """Token authentication: DRF's, with its lookup sent as one fixed SQL text (goat.web.rows).
 
-Every API call with a token runs this lookup; through the ORM it compiled a ``select_related``
-queryset per request (~400 µs of CPU, see ``goat.web.rows``). The answers are DRF's: the same user
+Every API call with a token runs this lookup; through the ORM it would compile a ``select_related``
+queryset per request (its CPU cost: docs/performance.md). The answers are DRF's: the same user
 and token, the same 401 messages; revoking a token (deleting its row) takes effect on the next
 request. The same text on every database (``rows.fetch``).
 """
@@ -45,7 +45,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         token = token_row.load(rows[0])
         user = user_row.load(rows[0], token_row.width)
-        token._state.fields_cache["user"] = user
+        token.user = user  # the related object, as select_related would have set it
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
         return (user, token)

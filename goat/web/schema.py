@@ -131,6 +131,8 @@ class AutoSchema(SpectacularAutoSchema):
         return meta
 
     def _map_basic_serializer(self, serializer, direction):
+        # No public hook: OpenApiSerializerExtension.map_serializer maps the extension's target_class
+        # (StrictSerializer itself), not the matched subclass, so each serializer's schema is only here.
         schema = super()._map_basic_serializer(serializer, direction)
         if direction == "request" and isinstance(serializer, StrictSerializer):
             schema["additionalProperties"] = False  # an unknown field is 400 invalid
