@@ -4,6 +4,7 @@ Used by docker-compose.yml and ``python manage.py run``; gunicorn also reads thi
 when started from this directory. Command-line flags override it.
 """
 
+import ipaddress
 import multiprocessing
 import os
 from pathlib import Path
@@ -34,8 +35,20 @@ _control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "").strip()
 if _control_socket:
     control_socket = _control_socket
 control_socket_disable = not _control_socket
-# which proxies may set X-Forwarded-For/-Proto: 127.0.0.1 by default, "*" behind a trusted network
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def _network(item: str) -> str:
+    """An address, or a network as gunicorn reads it (``10.0.0.1/8`` as ``10.0.0.0/8``, as goat does)."""
+    try:
+        return str(ipaddress.ip_network(item, strict=False)) if "/" in item else item
+    except ValueError:
+        return item  # gunicorn refuses it, as goat's system check does
+
+
+# whose X-Forwarded-For/-Proto is believed: the proxies of GOAT_TRUSTED_PROXIES, the one setting that
+# also decides it for goat's rate limits and login lockout (goat.web.throttling); empty: nobody's
+forwarded_allow_ips = ",".join(_network(item.strip()) for item in os.environ.get("GOAT_TRUSTED_PROXIES", "").split(",")
+                               if item.strip())
 
 accesslog = "-"
 errorlog = "-"

@@ -102,6 +102,19 @@ def _gunicorn_conf(**env) -> dict:
         return runpy.run_path(str(REPO / "gunicorn.conf.py"))
 
 
+def test_gunicorn_believes_forwarded_headers_of_goats_trusted_proxies_only():
+    from gunicorn.config import Config
+
+    def believed(**env) -> list[str]:
+        config = Config()
+        config.set("forwarded_allow_ips", _gunicorn_conf(**env)["forwarded_allow_ips"])
+        return config.forwarded_allow_ips
+
+    assert believed(GOAT_TRUSTED_PROXIES="", FORWARDED_ALLOW_IPS="127.0.0.1") == []
+    assert believed(GOAT_TRUSTED_PROXIES="10.0.0.5, 172.18.0.1/16", FORWARDED_ALLOW_IPS="*") == [
+        "10.0.0.5", "172.18.0.0/16"]
+
+
 def test_gunicorn_opens_no_control_socket_unless_one_is_configured(tmp_path):
     from gunicorn.config import Config
 
