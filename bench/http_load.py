@@ -19,9 +19,8 @@ database (``DATABASE_URL``; without one a throwaway SQLite file). Then, alternat
 
 The figure compared is capacity: requests/s with enough clients in flight that the server's cores,
 not the clients, set the pace. The baseline gets there with 4 clients; a move, which waits on six
-round trips (health check, token, BEGIN, lock, append, COMMIT), needs about 8: on 2 cores, measured
-2026-11-30, moves 493, 753 and 725 req/s with 4, 8 and 16 clients, the baseline 2513, 2614 and 2587.
-Hence 8 clients by default (``--clients`` for a sweep; docs/performance.md has one).
+round trips (health check, token, BEGIN, lock, append, COMMIT), needs about 8 on 2 cores. Hence 8
+clients by default (``--clients`` for a sweep; docs/performance.md has one, with its figures).
 
 Each phase is bounded in time (S seconds) and count (the moves prepared). Reported: requests/s and
 p50/p99 latency of each, the ratio moves/s / DRF floor/s (medians over rounds; target >= 0.60, held),

@@ -174,7 +174,7 @@ def leaderboards_rerank(boards: Iterable[str] | None = None, *, now: datetime | 
         updates = [LeaderboardRow(**dict(zip(_ROW_FIELDS, row[:-1], strict=True)), rank=row[-1])
                    for row in moved.iterator(chunk_size=2000)]
         # an upsert on the primary key that writes only ``rank``: one multi-row statement per batch
-        # (bulk_update's CASE per row took ~4x as long: docs/performance.md)
+        # (bulk_update's CASE per row is slower: docs/performance.md)
         LeaderboardRow.objects.bulk_create(updates, update_conflicts=True, unique_fields=["id"],
                                            update_fields=["rank"], batch_size=1000)
         changed += len(updates)

@@ -247,8 +247,8 @@ def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> lis
     # Why this shape (bench/eventstore_vs_peer.py, docs/performance.md): on PostgreSQL the rows come in
     # binary over a prepared server-side-binding cursor (the same UTC-aware datetimes as Django's
     # text loader, without parsing text), and the stream's ``data`` documents are decoded by ONE
-    # json.loads of their texts joined into an array (a json.loads call per row was ~1.1 us of the
-    # ~4 us a row cost). Not in Django's SQL log; a broken transaction still raises as through
+    # json.loads of their texts joined into an array (a call per row is a large share of a row's cost).
+    # Not in Django's SQL log; a broken transaction still raises as through
     # Django's cursor.
     rows = _fetch(_SELECT, [game_id, after, upto], binary=True)
     datas = json.loads("[" + ",".join([row[4] for row in rows]) + "]")

@@ -31,8 +31,8 @@ from goat.web.idempotency import idempotency_records_purge
 
 logger = logging.getLogger(__name__)
 
-# Task names keep the module path they were first published under (goat.tasks), so messages
-# queued by a process of the previous layout still find their task after an upgrade.
+# Task names are ``goat.tasks.<name>``, the names messages already queued carry, so those messages
+# find their task after an upgrade.
 
 #: games a tick reads at most; what is left over is due at once and read by the next query
 TICK_BATCH = 500

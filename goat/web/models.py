@@ -20,7 +20,7 @@ class IdempotencyRecord(models.Model):
     completed_at = models.DateTimeField(null=True)
 
     class Meta:
-        # The table was created by the games app (label "goat") before this app existed.
+        # The table has the games app's name (label "goat"), the name databases already hold it under.
         db_table = "goat_idempotencyrecord"
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user")]
 

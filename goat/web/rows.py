@@ -1,10 +1,9 @@
 """goat's fixed SQL texts, sent one way on each database, and model instances built from their rows:
 the token lookup (goat.web.auth) and the event store's statements (goat.games.eventstore).
 
-Compiling a queryset costs more CPU than the query itself: measured per call on PostgreSQL, the
-token lookup ``Token.objects.select_related("user").get(key=...)`` took ~400 µs of the web process's
-CPU, and the first edition's move lock ``select_for_update().annotate(<seat subquery>).get(pk=...)``
-~800 µs, against ~30-60 µs to send the same SQL through the cursor.
+Compiling a queryset costs the web process more CPU than the query itself costs to send through the
+cursor (docs/performance.md has the figures), so the statements every request or move runs are
+fixed texts.
 
 ``fetch`` is the whole difference between the databases: on PostgreSQL a text goes over
 ``fixed_cursor`` (prepared once per connection), elsewhere over Django's cursor. Rows become values
@@ -85,8 +84,8 @@ def fixed_cursor() -> Iterator[psycopg.Cursor]:
     Server-side binding: the parameters travel apart from the text, which stays constant, so callers
     pass ``prepare=True`` and psycopg prepares each text once per connection. That is, when prepared
     statements are on (``DB_PREPARED_STATEMENTS``, settings.py: psycopg's ``prepare_threshold``, which
-    Django leaves off for transaction-mode poolers); off, ``prepare=True`` is ignored. Measured on a move:
-    planning its statements was ~40% of PostgreSQL's CPU (docs/performance.md).
+    Django leaves off for transaction-mode poolers); off, ``prepare=True`` is ignored. Planning is a
+    large share of a move's database CPU (docs/performance.md).
 
     As Django's cursor: the connection's health check before its first query of a request, a
     transaction marked for rollback refused, errors raised as Django's. The statements are not in
