@@ -15,27 +15,11 @@ from .commands import CancelGame, Command, CreateGame, LeaveSeat, PlayTile, Resi
 from .errors import IllegalMove, RulesError
 from .events import Event, dispatch, is_seed_hex, reveal
 from .machine import Game, Table, freeze, thaw
-from .moves import CHOICES, DEAL, DRAW, KNOCK, REVEAL, WAITING, Move, Waits, check_play, moves_of, pending
+from .moves import CHOICES, DEAL, DRAW, KNOCK, WAITING, Move, Waits, check_play, moves_of, pending
 from .rounds import draw_tile, knock, next_deal, place_tile, start_round
 from .rulesets import resolve_options
 from .state import GameState
 from .tiles import TEXT, Tile, as_tile, parse_tile
-
-
-def forced_event(state: GameState | Game) -> Event | None:
-    """The event the rules force next, or ``None`` when the game waits for a choice."""
-    kind, seat = pending(state)
-    if kind == DRAW:
-        return {"type": "tile_drawn", "seat": seat, "data": {"tile": TEXT[state.table.bazaar[0]]}}  # type: ignore[union-attr]
-    if kind == KNOCK:
-        return {"type": "knocked", "seat": seat, "data": {}}
-    if kind == DEAL:
-        return _deal_event(*next_deal(thaw(state) if isinstance(state, GameState) else state))
-    if kind == REVEAL:
-        if state.server_seed is None:
-            raise RulesError("seed_unknown", "the server seed is needed to end the game.")
-        return {"type": "seed_revealed", "seat": None, "data": {"server_seed": state.server_seed}}
-    return None
 
 
 def _deal_event(round_no: int, attempt: int, deal: dealing.Deal) -> Event:

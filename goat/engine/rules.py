@@ -8,7 +8,7 @@ names them together for callers that want the whole engine's vocabulary.
 from __future__ import annotations
 
 from .commands import CancelGame, Command, CreateGame, LeaveSeat, PlayTile, Resign, TakeSeat, TimeOut
-from .decide import Session, advance, decide, forced_event, with_server_seed
+from .decide import Session, advance, decide, with_server_seed
 from .events import MAX_CLIENT_SEED, MAX_PLAYER_NAME, Event, is_seed_hex
 from .fold import Fold, apply, evolve, evolve_all
 from .moves import (
@@ -38,7 +38,7 @@ from .rounds import (
 __all__ = [
     "Command", "CreateGame", "LeaveSeat", "CancelGame", "PlayTile", "Resign", "TakeSeat", "TimeOut", "Session",
     "advance", "decide",
-    "forced_event", "with_server_seed", "MAX_CLIENT_SEED", "MAX_PLAYER_NAME", "Event", "is_seed_hex",
+    "with_server_seed", "MAX_CLIENT_SEED", "MAX_PLAYER_NAME", "Event", "is_seed_hex",
     "Fold", "apply", "evolve", "evolve_all", "CHOICES", "CREATE", "DEAL", "DONE", "DRAW", "KNOCK", "PLAY", "REVEAL",
     "SEAT", "check_play", "legal_moves", "pending", "playable", "DOUBLES_FROM_ONE_ORDER", "OPENER_ORDERS",
     "DOUBLES_FROM_ONE_BY_SUM_ORDER", "SMALLEST_DOUBLE_ORDER", "next_deal", "opening_tile",

@@ -1,8 +1,8 @@
 """Projections of ended games: each one function from a finished game to rows, registered once.
 
-An upper app registers its projections in its ``AppConfig.ready`` (``register`` or the ``projection``
-decorator): ratings registers the rating ledger, the chips payout, skill ratings and leaderboards,
-tournaments the standings. The same function runs live and in its app's rebuild command.
+An upper app registers its projections in its ``AppConfig.ready`` (``register``): ratings registers
+the rating ledger, the chips payout, skill ratings and leaderboards, tournaments the standings. The
+same function runs live and in its app's rebuild command.
 
 Exactly once per game: ``projection_apply`` writes the projection's rows and the tracking row
 ``(projection, game)`` (``ProjectionRecord``) in ONE transaction, so either both are kept or neither.
@@ -71,19 +71,6 @@ def register(name: str, apply: Callable[[EndedGame], None], *, order: int = 100)
     if known is not None and known.apply is not apply:
         raise ValueError(f"projection {name!r} is registered already")
     _registry[name] = Projection(name=name, apply=apply, order=order)
-
-
-Apply = Callable[[EndedGame], None]
-
-
-def projection(name: str, *, order: int = 100) -> Callable[[Apply], Apply]:
-    """Decorator form of ``register``."""
-
-    def decorate(apply: Apply) -> Apply:
-        register(name, apply, order=order)
-        return apply
-
-    return decorate
 
 
 def registered(prefix: str = "") -> list[Projection]:

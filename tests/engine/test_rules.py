@@ -19,7 +19,6 @@ from goat.engine.rules import (
     TimeOut,
     apply,
     decide,
-    forced_event,
     legal_moves,
     pending,
 )
@@ -241,7 +240,7 @@ def test_domino_3rounds_every_round_decided_by_new_deal(rounds3):
 def test_passing_with_playable_tile_is_impossible(classic):
     state = set_table(classic, hands=["2-6 0-0", "1-1 3-3"], line="2-5", turn=0)
     assert legal_moves(state) == [(parse_tile("2-6"), "left")]
-    assert pending(state) == (PLAY, 0) and forced_event(state) is None
+    assert pending(state) == (PLAY, 0)
     with pytest.raises(InvalidEvent) as exc:
         apply(state, {"type": "knocked", "seat": 0, "data": {}})
     assert _code(exc) == "unforced_knock"
