@@ -7,6 +7,7 @@ the others."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import threading
 
@@ -49,15 +50,17 @@ def _as_get_shows(game, user, after):
             selectors.events_for(game=game, user=user, after=after))
 
 
-def _counting_reads(monkeypatch, gate: asyncio.Event | None = None):
+def _counting_reads(monkeypatch, gate: asyncio.Event, held: asyncio.Queue):
+    """Count the shared reads; each, once it has read, puts its ``after`` in ``held`` and waits for
+    ``gate``: the scenario sets the order of the concurrent steps by these, not by time."""
     reads: list[tuple[int, int | None]] = []
     real = streams._shared_read_async
 
     async def counted(game_id, after):
         reads.append((game_id, after))
         shared = await real(game_id, after)
-        if gate is not None:
-            await gate.wait()
+        held.put_nowait(after)
+        await gate.wait()
         return shared
 
     monkeypatch.setattr(streams, "_shared_read_async", counted)
@@ -76,13 +79,13 @@ def test_one_read_serves_every_viewer_and_each_sees_only_what_get_shows_them(dja
     alice, bob, carol, dave = _viewers(django_user_model)
     game = played_game([alice, bob], 6, seed=3)
     _started(game, alice, bob, carol, dave)
-    gate = asyncio.Event()
 
     async def scenario():
-        reads = _counting_reads(monkeypatch, gate)
+        gate, held = asyncio.Event(), asyncio.Queue()
+        reads = _counting_reads(monkeypatch, gate, held)
         waiting = [asyncio.ensure_future(streams._update_read(game.pk, u, 0, game.version))
                    for u in (alice, bob, carol, dave, alice)]
-        await asyncio.sleep(0.2)
+        await held.get()  # the one read has read (every stream joined it before it started)
         gate.set()
         return reads, await asyncio.gather(*waiting)
 
@@ -107,17 +110,15 @@ def test_a_stream_that_heard_a_newer_version_never_takes_an_older_read(django_us
     game = played_game([alice, bob], 4, seed=5)
     _started(game, carol)
     seen = game.version
-    gate = asyncio.Event()
 
     async def scenario():
-        reads = _counting_reads(monkeypatch, gate)
+        gate, held = asyncio.Event(), asyncio.Queue()
+        reads = _counting_reads(monkeypatch, gate, held)
         older = asyncio.ensure_future(streams._update_read(game.pk, carol, seen - 1, seen))
-        while not reads:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.2)  # the older read has read version `seen` and is held at the gate
+        await held.get()  # the older read has read version `seen` and is held at the gate
         newer_version = await asyncio.to_thread(_move, game.pk, [alice, bob], 1)
         newer = asyncio.ensure_future(streams._update_read(game.pk, carol, seen - 1, newer_version))
-        await asyncio.sleep(0.2)
+        await held.get()  # the newer stream's own read has read too
         gate.set()
         return reads, newer_version, await older, await newer
 
@@ -132,15 +133,16 @@ def test_a_stream_that_goes_away_leaves_the_read_to_the_others(django_user_model
     alice, bob, carol, _ = _viewers(django_user_model)
     game = played_game([alice, bob], 2, seed=8)
     _started(game, alice, carol)
-    gate = asyncio.Event()
 
     async def scenario():
-        reads = _counting_reads(monkeypatch, gate)
+        gate, held = asyncio.Event(), asyncio.Queue()
+        reads = _counting_reads(monkeypatch, gate, held)
         first = asyncio.ensure_future(streams._update_read(game.pk, alice, 0, game.version))
         second = asyncio.ensure_future(streams._update_read(game.pk, carol, 0, game.version))
-        await asyncio.sleep(0.2)
+        await held.get()  # both streams wait on the one read, which has read
         first.cancel()  # the stream that started the read is closed by its client
-        await asyncio.sleep(0)
+        with contextlib.suppress(asyncio.CancelledError):
+            await first
         gate.set()
         view, _, _ = await second
         assert first.cancelled()
