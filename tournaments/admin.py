@@ -19,7 +19,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy
 
 from goat.engine.errors import InvalidOptions
-from goat.games.admin import game_admin_extend
+from goat.games.admin import GameAdmin
+from goat.games.models import Game
 from goat.web.errors import ServiceError
 
 from . import schedules, services
@@ -27,7 +28,7 @@ from .models import Bye, Prize, Registration, Standing, Table, Tournament, Tourn
 
 
 class GameTournamentFilter(admin.SimpleListFilter):
-    """The game list's tournament filter (contributed to the games admin; see game_admin_extend)."""
+    """The game list's tournament filter (``TournamentGameAdmin``)."""
 
     title = gettext_lazy("tournament")
     parameter_name = "tournament"
@@ -56,8 +57,19 @@ def game_tournament(game):
     return format_html('<a href="{}">{}</a>', url, table.tournament)
 
 
-game_admin_extend(list_filter=[GameTournamentFilter], list_display=[game_tournament],
-                  select_related=["tournament_table__tournament"])
+admin.site.unregister(Game)
+
+
+@admin.register(Game)
+class TournamentGameAdmin(GameAdmin):
+    """The games admin with each game's tournament: a filter and a column (the relation it reads is
+    fetched with the page, one query)."""
+
+    list_display = (*GameAdmin.list_display, game_tournament)
+    list_filter = [*GameAdmin.list_filter, GameTournamentFilter]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("tournament_table__tournament")
 
 
 class ReadOnlyInline(admin.TabularInline):

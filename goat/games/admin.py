@@ -1,8 +1,8 @@
 """The Django admin of the games app: the replay audit for support staff and tournament judges.
 
-* ``GameAdmin`` — list with filters (ruleset, status, created, verification flag, and those other
-  apps register with ``game_admin_extend``: the tournaments app adds its tournament filter and
-  column) and search by player; the detail page shows the result, the
+* ``GameAdmin`` — list with filters (ruleset, status, created, verification flag; an app above this
+  one extends it by a subclass it registers in its place: the tournaments app adds its tournament
+  filter and column) and search by player; the detail page shows the result, the
   scoresheet, the seats and the event log (50 per page), all read-only, with buttons for the replay,
   verification and exports. Games are never added, changed or deleted here.
 * Custom views (``get_urls``), each requiring the ``goat.audit_game`` permission: the replay
@@ -150,20 +150,8 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
               "ended_at", "verified_at", "verification_flag", "verification_detail")
     readonly_fields = fields
 
-    #: filters and columns contributed by apps above this one (``game_admin_extend``)
-    extra_list_filter: list = []
-    extra_list_display: list = []
-    extra_select_related: list = []
-
-    def get_list_filter(self, request):
-        return [*super().get_list_filter(request), *self.extra_list_filter]
-
-    def get_list_display(self, request):
-        return [*super().get_list_display(request), *self.extra_list_display]
-
     def get_queryset(self, request):
-        queryset = super().get_queryset(request).prefetch_related("seat_set__player")
-        return queryset.select_related(*self.extra_select_related) if self.extra_select_related else queryset
+        return super().get_queryset(request).prefetch_related("seat_set__player")
 
     def get_actions(self, request):
         actions = super().get_actions(request)
@@ -388,12 +376,3 @@ class HiddenInfoViewAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def get_actions(self, request):
         return {}
 
-
-def game_admin_extend(*, list_filter=(), list_display=(), select_related=()) -> None:
-    """The registration point for apps above the games app: add list filters, columns (callables
-    taking a game) and the relations those columns read (``select_related``, one query for the whole
-    page) to the game list, without this app knowing them. Called from the other app's admin
-    module; a repeat adds nothing twice."""
-    for extra, items in ((GameAdmin.extra_list_filter, list_filter), (GameAdmin.extra_list_display, list_display),
-                         (GameAdmin.extra_select_related, select_related)):
-        extra.extend(item for item in items if item not in extra)
