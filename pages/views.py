@@ -12,10 +12,13 @@ from goat.games import selectors as games
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.pages import page_of, pager_links
+from tournaments import selectors as tournaments
 
 from . import selectors
 
 PLAYER_GAMES_PAGE = 20
+#: the player page lists this many of the player's latest tournaments (the API pages through all of them)
+PLAYER_TOURNAMENTS_SHOWN = 20
 
 
 def home_page(request: HttpRequest) -> HttpResponse:
@@ -31,6 +34,8 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "pages/player.html", {
         **selectors.player(user=user), "page": page, "computer": players.player_is_computer(player=user),
         "games": selectors.player_game_rows(user=user, games_page=page.object_list), **pager_links(request, page),
+        "tournaments": [tournaments.player_tournament_row(r)
+                        for r in tournaments.player_tournaments(player=user)[:PLAYER_TOURNAMENTS_SHOWN]],
     })
 
 

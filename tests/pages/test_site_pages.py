@@ -46,6 +46,16 @@ def test_the_player_page_shows_ratings_a_chart_and_games_with_links(players, fin
     assert Client().get("/players/ANN/").status_code == 200  # names are compared in their normal form
 
 
+def test_the_player_page_lists_the_tournaments_played_with_their_place(players, tournament):
+    ann, ben = players("ann", "ben")
+    cup = tournament(name="Spring <i>cup</i>", players=[ann, ben])
+    html = Client().get("/players/ann/").content.decode()
+    assert 'id="tournaments"' in html and f'href="/tournaments/{cup.pk}/"' in html
+    assert "Spring &lt;i&gt;cup&lt;/i&gt;" in html  # the name is escaped
+    assert "<th>Турнир</th>" in Client().get("/players/ben/", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "No tournaments yet." in Client().get("/players/director/").content.decode()
+
+
 def test_a_finished_games_page_has_the_replay_and_the_fairness_panel(players, finished_game):
     ann, ben = players("ann", "ben")
     game = finished_game(ann, ben, seed=4)
