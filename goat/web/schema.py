@@ -17,7 +17,7 @@ goes from one answer to the next request), and ``allowEmptyValue`` to every opti
 DRF's query serializers, django-filter and the pagination all read ``?name=`` as leaving it out.
 
 ``ConstrainedFilterExtension`` states the limits of django-filter query parameters that
-drf-spectacular leaves out (``min_value``, ``max_value``, ``max_length``; whole numbers).
+drf-spectacular leaves out (``min_value``, ``max_value``, ``max_length``; whole numbers; no NUL in text).
 """
 
 from __future__ import annotations
@@ -159,6 +159,10 @@ class AutoSchema(SpectacularAutoSchema):
         return statuses
 
 
+#: a text without NUL (``\\u0000``), which Django's form and serializer fields refuse
+NO_NUL = "^[^\\x00]*$"
+
+
 class ConstrainedFilterExtension(DjangoFilterExtension):
     """drf-spectacular's django-filter support, plus the bounds the filters' form fields enforce."""
 
@@ -172,6 +176,8 @@ class ConstrainedFilterExtension(DjangoFilterExtension):
             if issubclass(filter_field.field_class, forms.IntegerField):
                 schema["type"] = "integer"
                 schema.pop("format", None)
+            if issubclass(filter_field.field_class, forms.CharField):
+                schema["pattern"] = NO_NUL  # a form's CharField refuses NUL (400 invalid)
             for option, keyword in (("min_value", "minimum"), ("max_value", "maximum"),
                                     ("min_length", "minLength"), ("max_length", "maxLength")):
                 if extra.get(option) is not None:
