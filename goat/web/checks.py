@@ -21,33 +21,28 @@ def check_secret_key_source(app_configs, **kwargs):
     return []
 
 
-@register(Tags.security)
-def check_trusted_proxies(app_configs, **kwargs):
-    """GOAT_TRUSTED_PROXIES must be addresses or networks (goat.web.throttling)."""
+def _networks(setting: str, example: str, check_id: str) -> list[Error]:
+    """An error for each entry of the ``setting`` list that is not an IP address or network."""
     import ipaddress
 
     errors = []
-    for item in getattr(settings, "GOAT_TRUSTED_PROXIES", ()):
+    for item in getattr(settings, setting, ()):
         try:
             ipaddress.ip_network(item, strict=False)
         except ValueError:
-            errors.append(Error(f"GOAT_TRUSTED_PROXIES: {item!r} is not an IP address or network.",
-                                hint="Write addresses or CIDR networks, comma-separated, e.g. 10.0.0.5,172.18.0.0/16.",
-                                id="goat.E001"))
+            errors.append(Error(f"{setting}: {item!r} is not an IP address or network.",
+                                hint=f"Write addresses or CIDR networks, comma-separated, e.g. {example}.",
+                                id=check_id))
     return errors
+
+
+@register(Tags.security)
+def check_trusted_proxies(app_configs, **kwargs):
+    """GOAT_TRUSTED_PROXIES must be addresses or networks (goat.web.throttling)."""
+    return _networks("GOAT_TRUSTED_PROXIES", "10.0.0.5,172.18.0.0/16", "goat.E001")
 
 
 @register(Tags.security)
 def check_metrics_allow(app_configs, **kwargs):
     """GOAT_METRICS_ALLOW must be addresses or networks (goat.web.metrics)."""
-    import ipaddress
-
-    errors = []
-    for item in getattr(settings, "GOAT_METRICS_ALLOW", ()):
-        try:
-            ipaddress.ip_network(item, strict=False)
-        except ValueError:
-            errors.append(Error(f"GOAT_METRICS_ALLOW: {item!r} is not an IP address or network.",
-                                hint="Write addresses or CIDR networks, comma-separated, e.g. 127.0.0.1,10.0.0.0/8.",
-                                id="goat.E002"))
-    return errors
+    return _networks("GOAT_METRICS_ALLOW", "127.0.0.1,10.0.0.0/8", "goat.E002")
