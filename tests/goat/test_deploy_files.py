@@ -146,15 +146,17 @@ def test_the_monitoring_files_parse_and_name_only_metrics_goat_exposes():
     assert len(dashboard["panels"]) >= 8
 
 
-def test_promtool_accepts_the_alert_rules_and_their_tests():
+def test_promtool_accepts_the_alert_rules_their_tests_and_the_scrape_config():
     import shutil
 
     promtool = shutil.which("promtool")
-    if promtool is None:  # Debian's `prometheus` package has it; .ci/run does not install it
+    if promtool is None:  # Debian's `prometheus` package has it (.ci/run installs it)
         import pytest
 
         pytest.skip("promtool is not installed (apt-get install prometheus)")
     operations = REPO / "docs" / "operations"
-    for args in (["check", "rules", "alerts.yml"], ["test", "rules", "alerts_test.yml"]):
+    # the scrape config's rule file and token file exist only inside the compose container: syntax only
+    for args in (["check", "rules", "alerts.yml"], ["test", "rules", "alerts_test.yml"],
+                 ["check", "config", "--syntax-only", "prometheus.yml"]):
         proc = subprocess.run([promtool, *args], cwd=operations, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stdout + proc.stderr
