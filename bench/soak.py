@@ -491,6 +491,8 @@ def run(args) -> dict:
     server = subprocess.Popen([sys.executable, str(REPO / "manage.py"), "run", "--port", str(port), "--web-workers",
                                str(args.web_workers), "--worker-concurrency", str(args.worker_concurrency)],
                               cwd=scratch, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    # a SIGTERM (kill, a CI timeout) unwinds through the finally below, which stops the server's group
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         _wait_healthy(port, server, scratch)
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "goat.settings")
