@@ -12,13 +12,14 @@ from dataclasses import replace
 
 from . import deal as dealing
 from .commands import CancelGame, Command, CreateGame, LeaveSeat, PlayTile, Resign, TakeSeat, TimeOut
-from .errors import IllegalMove, RulesError
+from .errors import NOT_SEATED, NOT_WAITING, STARTED, IllegalMove, RulesError
 from .events import Event, dispatch, is_seed_hex, reveal
 from .machine import Game, Table, freeze, thaw
-from .moves import CHOICES, DEAL, DRAW, KNOCK, WAITING, Move, Waits, check_play, moves_of, pending
+from .moves import CHOICES, DEAL, DRAW, KNOCK, Move, Waits, check_play, moves_of, pending
 from .rounds import draw_tile, knock, next_deal, place_tile, start_round
 from .rulesets import resolve_options
 from .state import GameState
+from .status import WAITING
 from .tiles import TEXT, Tile, as_tile, parse_tile
 
 
@@ -97,15 +98,15 @@ def _decide_on(g: Game | None, command: Command) -> tuple[Game, list[Event], Wai
     event: Event
     if isinstance(command, TakeSeat):
         if g.status != WAITING:
-            raise IllegalMove("game_not_waiting", "Every seat of this game is taken.")
+            raise IllegalMove("game_not_waiting", NOT_WAITING)
         seat = g.players.index(None)
         event = {"type": "seat_taken", "seat": seat,
                  "data": {"seat": seat, "player": command.player, "client_seed": command.client_seed}}
     elif isinstance(command, LeaveSeat):
         if g.status != WAITING:
-            raise IllegalMove("game_not_waiting", "The game has started; its seats can no longer be left.")
+            raise IllegalMove("game_not_waiting", STARTED)
         if command.player not in g.players:
-            raise IllegalMove("not_seated", "You have no seat at this game.")
+            raise IllegalMove("not_seated", NOT_SEATED)
         seat = g.players.index(command.player)
         events = [{"type": "seat_left", "seat": seat, "data": {"seat": seat, "player": command.player}}]
         g = dispatch(g, events[0], True)

@@ -6,6 +6,15 @@ same sentence in the player's language (goat/games/rules_texts.py).
 
 from __future__ import annotations
 
+# The one sentence of each refusal of a command's precondition (the services answer with these).
+NOT_SEATED = "You have no seat at this game."
+ALREADY_SEATED = "You already have a seat at this game."
+#: ``game_not_waiting`` of a join (and of a cancel)
+NOT_WAITING = "This game is not waiting for players."
+#: ``game_not_waiting`` of a leave
+STARTED = "The game has started; its seats can no longer be left."
+NOT_RUNNING = "The game is not running."
+
 
 class RulesError(Exception):
     """Base class of every error the engine raises on purpose."""

@@ -11,13 +11,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import deal as dealing
-from .errors import IllegalMove, InvalidEvent, RulesError
+from .errors import ALREADY_SEATED, NOT_RUNNING, NOT_WAITING, STARTED, IllegalMove, InvalidEvent, RulesError
 from .machine import Game, Table
-from .moves import DEAL, DRAW, KNOCK, PLAY, REVEAL, RUNNING, WAITING, check_play, expect, pending
+from .moves import DEAL, DRAW, KNOCK, PLAY, REVEAL, check_play, expect, pending
 from .rounds import draw_tile, interrupt, knock, next_deal, place_tile, start_round
 from .rulesets import SECOND_EDITION_OPENERS, Options, is_first_edition, resolve_options, with_first_edition
 from .scoring import PlayerScore
-from .state import CANCELLED
+from .status import CANCELLED, RUNNING, WAITING
 from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile, tile_set
 
 Event = dict[str, Any]  # {"type", "seat", "data"} (+ "seq", "at" once stored)
@@ -85,7 +85,7 @@ def _seat_taken(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     seat, player, client_seed = data.get("seat"), data.get("player"), data.get("client_seed", "")
     if check:
         if g.status != WAITING:
-            raise IllegalMove("game_not_waiting", "Every seat of this game is taken.")
+            raise IllegalMove("game_not_waiting", NOT_WAITING)
         if seat.__class__ is not int or not 0 <= seat < g.seats:
             raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
         if g.players[seat] is not None:
@@ -93,7 +93,7 @@ def _seat_taken(g: Game, event: Mapping[str, Any], check: bool) -> Game:
         if not isinstance(player, str) or not player or len(player) > MAX_PLAYER_NAME:
             raise InvalidEvent("malformed_event", "seat_taken needs a player name.")
         if player in g.players:
-            raise IllegalMove("already_seated", "You already have a seat at this game.")
+            raise IllegalMove("already_seated", ALREADY_SEATED)
         if not isinstance(client_seed, str) or len(client_seed) > MAX_CLIENT_SEED:
             raise IllegalMove("invalid_client_seed",
                               f"client_seed must be a string of at most {MAX_CLIENT_SEED} characters.")
@@ -113,7 +113,7 @@ def _seat_left(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     seat, player = data.get("seat"), data.get("player")
     if check:
         if g.status != WAITING:
-            raise IllegalMove("game_not_waiting", "The game has started; its seats can no longer be left.")
+            raise IllegalMove("game_not_waiting", STARTED)
         if seat.__class__ is not int or not 0 <= seat < g.seats:
             raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
         if not isinstance(player, str) or g.players[seat] != player:
@@ -142,7 +142,7 @@ def _game_cancelled(g: Game, event: Mapping[str, Any], check: bool) -> Game:
             if g.status not in (WAITING, RUNNING):
                 raise IllegalMove("game_not_running", "Only a game that has not ended can be cancelled.")
         elif g.status != WAITING:
-            raise IllegalMove("game_not_waiting", "Only a game that has not started can be cancelled.")
+            raise IllegalMove("game_not_waiting", NOT_WAITING)
         if reason not in CANCEL_REASONS:
             raise InvalidEvent("malformed_event", f"game_cancelled needs a reason of {list(CANCEL_REASONS)}.")
         if reason == "left" and any(player is not None for player in g.players):
@@ -262,7 +262,7 @@ def _resigned(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     seat = _seat_of(g, event)
     if check:
         if g.status != RUNNING:
-            raise IllegalMove("game_not_running", "The game is not running.")
+            raise IllegalMove("game_not_running", NOT_RUNNING)
         expect(g, (PLAY,), None, "resigned")
     interrupt(g, seat, "resigned")
     return g

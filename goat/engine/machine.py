@@ -11,7 +11,8 @@ from __future__ import annotations
 from .deal import Stream
 from .rulesets import Options
 from .scoring import PlayerScore
-from .state import ENDED, GameState, Result, RoundRecord, RoundState
+from .state import GameState, Result, RoundRecord, RoundState
+from .status import ENDED
 from .tiles import Tile
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
-from .errors import IllegalMove, InvalidEvent, RulesError
+from .errors import NOT_RUNNING, IllegalMove, InvalidEvent, RulesError
 from .rulesets import Options
+from .status import RUNNING, WAITING
 from .tiles import ALL_TILES, BIT, EVERY_TILE, SHOWS, TEXT, TILE_COUNT, Tile
 
 CREATE, SEAT, PLAY, DEAL, DRAW, KNOCK, REVEAL, DONE = (
@@ -24,7 +25,6 @@ CREATE, SEAT, PLAY, DEAL, DRAW, KNOCK, REVEAL, DONE = (
 )
 #: what a game waits for that is not forced by the rules
 CHOICES = frozenset({CREATE, SEAT, PLAY, DONE})
-WAITING, RUNNING = "waiting", "running"
 LEFT, RIGHT = "left", "right"
 
 Waits = tuple[str, int | None]
@@ -196,7 +196,7 @@ def _refuse_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
     """The checks of :func:`check_play` in the order a player reads them, for a play that is not plainly
     legal: raises the first that fails, or returns the end of a first tile named without an end."""
     if state.status != RUNNING:
-        raise IllegalMove("game_not_running", "The game is not running.")
+        raise IllegalMove("game_not_running", NOT_RUNNING)
     expect(state, (PLAY,), seat, "tile_played")
     t: TableView = state.table  # type: ignore[assignment]
     if seat.__class__ is not int:  # equal to the seat to move, but not an int: 1.0, True
@@ -245,7 +245,7 @@ def _unexpected(kind: str, who: int | None, seat: object, etype: str) -> RulesEr
     if etype in ("tile_played", "timed_out", "resigned"):
         if kind == PLAY:
             return IllegalMove("not_your_turn", f"It is seat {who}'s turn, not seat {seat}'s.", turn=who, seat=seat)
-        return IllegalMove("game_not_running", "The game is not running.")
+        return IllegalMove("game_not_running", NOT_RUNNING)
     if etype == "tile_drawn":
         return InvalidEvent("unforced_draw", f"seat {seat} may not draw now: a draw is only made when no tile fits.")
     if etype == "knocked":

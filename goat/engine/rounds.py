@@ -17,7 +17,8 @@ from .errors import RulesError
 from .machine import Game, Table
 from .rulesets import Options
 from .scoring import PlayerScore
-from .state import FINISHED, INTERRUPTED, RUNNING, Result, RoundRecord
+from .state import Result, RoundRecord
+from .status import FINISHED, INTERRUPTED, RUNNING
 from .tiles import ALL_TILES, BIT, HALVES, LEAVES, SHOWS, SHOWS_NON_DOUBLE, Tile, tile_set
 
 END_OUT, END_FISH = scoring.END_OUT, scoring.END_FISH

@@ -13,13 +13,8 @@ from typing import Any, NamedTuple
 
 from .rulesets import Options
 from .scoring import PlayerScore
+from .status import ENDED, RUNNING, WAITING
 from .tiles import TEXT, Tile, tile_str, tiles_str
-
-WAITING, RUNNING, FINISHED, INTERRUPTED = "waiting", "running", "finished", "interrupted"
-#: a game that ended without a result (``game_cancelled``: every seat left, it expired, or its tournament was cancelled)
-CANCELLED = "cancelled"
-#: the statuses of a game that has ended (the seed is then revealed and nothing is hidden)
-ENDED = (FINISHED, INTERRUPTED, CANCELLED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,12 +177,6 @@ class GameState:
 
 
 __all__ = [
-    "WAITING",
-    "RUNNING",
-    "FINISHED",
-    "INTERRUPTED",
-    "CANCELLED",
-    "ENDED",
     "RoundState",
     "RoundRecord",
     "Result",

@@ -17,7 +17,7 @@ from goat.web.errors import ServiceError
 
 def bot_games(*, prefix: str | None = "bot", everyone: bool = False, game_ids: Iterable[int] | None = None):
     """Waiting or running games with at least one bot seat."""
-    games = Game.objects.filter(status__in=[GameStatus.WAITING, GameStatus.RUNNING])
+    games = Game.objects.open()
     if game_ids:
         games = games.filter(pk__in=list(game_ids))
     if not everyone:

@@ -9,14 +9,40 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from goat.engine import status as engine_status
+
 
 class GameStatus(models.TextChoices):
-    WAITING = "waiting"
-    RUNNING = "running"
-    FINISHED = "finished"
-    INTERRUPTED = "interrupted"
+    """The engine's statuses (goat.engine.status) as the column's choices."""
+
+    WAITING = engine_status.WAITING
+    RUNNING = engine_status.RUNNING
+    FINISHED = engine_status.FINISHED
+    INTERRUPTED = engine_status.INTERRUPTED
     #: never started: every seated player left, or it did not fill in time (no result, nothing dealt)
-    CANCELLED = "cancelled"
+    CANCELLED = engine_status.CANCELLED
+
+
+class GameQuerySet(models.QuerySet):
+    """Games by status, in the engine's terms."""
+
+    def waiting(self):
+        return self.filter(status=engine_status.WAITING)
+
+    def running(self):
+        return self.filter(status=engine_status.RUNNING)
+
+    def open(self):
+        """Not ended: waiting or running."""
+        return self.filter(status__in=engine_status.OPEN)
+
+    def ended(self):
+        """Finished, interrupted or cancelled."""
+        return self.filter(status__in=engine_status.ENDED)
+
+    def played(self):
+        """Ended with a result: finished or interrupted (a cancelled game never started)."""
+        return self.filter(status__in=engine_status.PLAYED)
 
 
 class Game(models.Model):
@@ -61,6 +87,8 @@ class Game(models.Model):
     rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
                                       related_name="rematch", editable=False)
 
+    objects = GameQuerySet.as_manager()
+
     class Meta:
         ordering = ["-id"]
         # only running clocks are indexed: the ticker reads ``deadline <= now`` as a range of this index,
@@ -87,7 +115,7 @@ class Game(models.Model):
 
     @property
     def ended(self) -> bool:
-        return self.status in (GameStatus.FINISHED, GameStatus.INTERRUPTED, GameStatus.CANCELLED)
+        return self.status in engine_status.ENDED
 
 
 class Seat(models.Model):

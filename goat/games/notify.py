@@ -20,14 +20,14 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from goat.games.models import Game, GameStatus, Seat
+from goat.engine.status import CANCELLED, OPEN, RUNNING, WAITING
+from goat.games.models import Game, Seat
 from goat.web import live
 
 #: seat -> player id of running games (seats do not change once a game runs): the feed's your_turn
 #: on every move would otherwise cost a query
 _SEATS: OrderedDict[int, dict[int, int]] = OrderedDict()
 _SEATS_MAX = 4096
-OPEN = (GameStatus.WAITING, GameStatus.RUNNING)
 
 
 def game_channel(game_id: int) -> str:
@@ -67,10 +67,10 @@ def command_committed(game: Game, was_status: str) -> Callable[[], None]:
 
     def send() -> None:
         messages = [(game_channel(game_id), {"version": version})]
-        started = was_status == GameStatus.WAITING and status == GameStatus.RUNNING
+        started = was_status == WAITING and status == RUNNING
         ended = was_status in OPEN and status not in OPEN
         if started or ended or turn is not None:
-            seats = _seats(game_id, status == GameStatus.RUNNING)
+            seats = _seats(game_id, status == RUNNING)
             if ended:
                 _SEATS.pop(game_id, None)
             for player_id in seats.values():
@@ -107,7 +107,7 @@ def feed_catch_up(*, user, since: datetime, limit: int = 200) -> list[dict[str, 
     for game in (Game.objects.filter(pk__in=mine.values("game_id"), ended_at__gte=since)
                  .exclude(status__in=OPEN).order_by("-ended_at").values("id", "result")[:limit]):
         messages.append(feed_message("game_ended", {"game": game["id"], "result": game["result"]}))
-    running = (Seat.objects.filter(player=user, game__status=GameStatus.RUNNING).order_by("-game_id")
+    running = (Seat.objects.filter(player=user, game__status=RUNNING).order_by("-game_id")
                .values("game_id", "seat", "game__version", "game__turn", "game__deadline")[:limit])
     for seat in running:
         messages.append(feed_message("game_started", {"game": seat["game_id"]}))
@@ -117,7 +117,7 @@ def feed_catch_up(*, user, since: datetime, limit: int = 200) -> list[dict[str, 
                 "game": seat["game_id"], "version": seat["game__version"],
                 "deadline": deadline.isoformat() if deadline is not None else None}))
     offers = (Game.objects.filter(rematch_of__in=mine.values("game_id"), created_at__gte=since)
-              .exclude(pk__in=mine.values("game_id")).exclude(status=GameStatus.CANCELLED)
+              .exclude(pk__in=mine.values("game_id")).exclude(status=CANCELLED)
               .order_by("-id").values("id", "created_by__username", "rematch_of_id")[:limit])
     for offer in offers:
         messages.append(feed_message("rematch_offered", {

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from goat.engine.state import GameState
 from goat.games.eventstore import state_load, state_rebuild
-from goat.games.models import Game, GameStatus, ProjectionRecord, Seat
+from goat.games.models import Game, ProjectionRecord, Seat
 
 logger = logging.getLogger(__name__)
 
@@ -171,8 +171,7 @@ def projections_pending(*, name: str, now: datetime | None = None, window: timed
     """Games that ended in the last ``window`` (more than ``grace`` ago) that ``name`` has not tracked."""
     now = now or timezone.now()
     return list(
-        Game.objects.filter(status__in=[GameStatus.FINISHED, GameStatus.INTERRUPTED],
-                            ended_at__gte=now - window, ended_at__lt=now - grace)
+        Game.objects.played().filter(ended_at__gte=now - window, ended_at__lt=now - grace)
         .filter(~Exists(ProjectionRecord.objects.filter(projection=name, game=OuterRef("pk"))))
         .order_by("ended_at", "id").values_list("pk", flat=True))
 
@@ -203,7 +202,7 @@ def projections_backlog(*, now: datetime | None = None, window: timedelta = time
     missing = Q()
     for name in names:
         missing |= ~Q(Exists(ProjectionRecord.objects.filter(projection=name, game=OuterRef("pk"))))
-    found = (Game.objects.filter(status__in=[GameStatus.FINISHED, GameStatus.INTERRUPTED], ended_at__gte=now - window)
+    found = (Game.objects.played().filter(ended_at__gte=now - window)
              .filter(missing).aggregate(count=Count("pk"), oldest=Min("ended_at")))
     return found["count"], found["oldest"]
 

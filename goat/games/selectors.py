@@ -22,7 +22,7 @@ from goat.engine.state import GameState
 from goat.engine.tiles import tile_str, tiles_str
 from goat.games import eventstore
 from goat.games.eventstore import StoredEvent
-from goat.games.models import Game, GameStatus, Seat
+from goat.games.models import Game, Seat
 from goat.web.errors import ServiceError
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
@@ -52,7 +52,7 @@ def games_listed() -> QuerySet[Game]:
 def games_open(queryset: QuerySet[Game] | None = None, *, user) -> QuerySet[Game]:
     """The waiting games of ``queryset`` (default: every game) with a free seat ``user`` may take: not
     one they already hold a seat at (``?open=true`` of the game list, the play page's "open games")."""
-    queryset = (games_listed() if queryset is None else queryset).filter(status=GameStatus.WAITING)
+    queryset = (games_listed() if queryset is None else queryset).waiting()
     queryset = queryset.annotate(_taken=Count("seat_set", distinct=True)).filter(_taken__lt=F("seats"))
     if user is not None and getattr(user, "is_authenticated", False):
         queryset = queryset.exclude(Exists(Seat.objects.filter(game=OuterRef("pk"), player=user)))
@@ -204,7 +204,7 @@ def seats_prefetch() -> Prefetch:
 def games_recent_ended(*, limit: int) -> list[Game]:
     """The ``limit`` games that ended last (finished or interrupted), newest first, with their seats
     (two queries: the ``ended_at`` index read backwards, and the seats of those games)."""
-    return list(Game.objects.filter(status__in=(GameStatus.FINISHED, GameStatus.INTERRUPTED), ended_at__isnull=False)
+    return list(Game.objects.played().filter(ended_at__isnull=False)
                 .order_by("-ended_at", "-id").prefetch_related(seats_prefetch())[:limit])
 
 

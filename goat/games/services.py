@@ -25,11 +25,14 @@ from django.utils.translation import gettext, gettext_lazy
 from goat import engine
 from goat.engine import deal as dealing
 from goat.engine.computer import LEVELS as COMPUTER_LEVELS
+from goat.engine.errors import ALREADY_SEATED, NOT_SEATED
 from goat.engine.rules import PLAY, pending
 from goat.engine.state import GameState
+from goat.engine.status import PLAYED
 from goat.games import eventstore, notify, projections
 from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
+from goat.games.rules_texts import rules_detail
 from goat.players.services import computer_accounts, player_is_computer
 from goat.web import metrics
 from goat.web.errors import ServiceError
@@ -41,13 +44,16 @@ logger = logging.getLogger(__name__)
 MAX_TRIES = 3
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
-NOT_SEATED = gettext_lazy("You have no seat at this game.")
 GAME_NOT_ENDED = gettext_lazy("The game has not ended yet.")
 GAME_FULL = gettext_lazy("Every seat of this game is taken.")
-GAME_STARTED = gettext_lazy("The game has started; its seats can no longer be left.")
 COMPUTER_SEAT = gettext_lazy("This seat is a computer player's: only the computer moves for it.")
 COMPUTER_PLAYER = gettext_lazy("A computer player takes seats only in the games that ask for it.")
 COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no ante: leave out 'ante' or make it 0.")
+
+#: the engine's refusals of a command's precondition, answered as ServiceErrors with their status: the
+#: caller holds no seat (403), the game is past joining and leaving (409), or it is not running (422;
+#: the tournaments' withdrawal tells a game that ended meanwhile by it)
+_REFUSAL_STATUS = {"not_seated": 403, "already_seated": 409, "game_not_waiting": 409, "game_not_running": 422}
 
 #: functions called inside the seat-taking transaction before a seat is taken, e.g. to escrow an
 #: ante: ``guard(game=..., player=..., seat=..., options=...)`` may raise ServiceError to refuse it.
@@ -77,6 +83,18 @@ def seat_release_register(release: Callable[..., None]) -> None:
 def _release_seat(game: Game, player, seat: int, options) -> None:
     for release in _seat_releases:
         release(game=game, player=player, seat=seat, options=options)
+
+
+def _decided(state: GameState | None, command) -> tuple[GameState, list[dict[str, Any]]]:
+    """``engine.decide``, its refusals of a precondition (``_REFUSAL_STATUS``) as ServiceErrors; a
+    rule's refusal stays the engine's error (422, rendered as problem details as it is). Either way its
+    detail is said in the caller's language (goat/games/rules_texts.py)."""
+    try:
+        return engine.decide(state, command)
+    except engine.IllegalMove as error:
+        if error.code not in _REFUSAL_STATUS:
+            raise
+        raise ServiceError(error.code, rules_detail(error), status=_REFUSAL_STATUS[error.code]) from None
 
 
 def _not_found() -> ServiceError:
@@ -109,7 +127,7 @@ def _seat_of(loaded: LoadedGame, *, computer: bool = False) -> int:
     by the computer's own task (``computer``): anyone else gets 403 ``computer_seat``."""
     # By the Seat table, not by the username in the events: a username can be changed by staff.
     if loaded.seat is None:
-        raise ServiceError("not_seated", NOT_SEATED, status=403)
+        raise ServiceError("not_seated", gettext(NOT_SEATED), status=403)
     if not computer and loaded.game.computer_seat(loaded.seat):
         raise ServiceError("computer_seat", COMPUTER_SEAT, status=403)
     return loaded.seat
@@ -188,7 +206,7 @@ def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[
         loaded = _load(game_id, actor)
         if expected_version is not None and loaded.game.version != expected_version:
             raise _version_mismatch(loaded.game.version, expected_version)
-        state, events = engine.decide(loaded.state, build(loaded))
+        state, events = _decided(loaded.state, build(loaded))
         try:
             return _commit(loaded, state, events, actor)
         except StreamConflict:
@@ -252,14 +270,13 @@ class _SeatTaken(Exception):
 def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> LoadedGame:
     """Seat ``player`` at the next free seat (inside the caller's transaction)."""
     game, state = loaded.game, loaded.state
-    if loaded.seat is not None:
-        raise ServiceError("already_seated", gettext("You already have a seat at this game."), status=409)
-    seat = state.players.index(None) if None in state.players else None
-    if seat is None:
-        raise ServiceError("game_full", GAME_FULL, status=409)
+    # the engine refuses a game that is not waiting (a waiting game has a free seat) ...
+    state, more = _decided(state, engine.TakeSeat(player=player.get_username(), client_seed=client_seed))
+    if loaded.seat is not None:  # ... and the Seat table says who is seated (a username can change)
+        raise ServiceError("already_seated", gettext(ALREADY_SEATED), status=409)
+    seat: int = more[0]["seat"]
     for guard in _seat_guards:
         guard(game=game, player=player, seat=seat, options=state.options)
-    state, more = engine.decide(state, engine.TakeSeat(player=player.get_username(), client_seed=client_seed))
     try:
         with transaction.atomic():
             Seat.objects.create(game=game, seat=seat, player=player, client_seed=client_seed)
@@ -283,12 +300,10 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
         try:
             with transaction.atomic():
                 loaded = _load(game_id, player)
-                if loaded.game.status != GameStatus.WAITING:
-                    raise ServiceError("game_not_waiting", gettext("This game is not waiting for players."), status=409)
                 return _take_seat(loaded, [], player, client_seed).game
         except (_SeatTaken, StreamConflict):
             if attempt == MAX_TRIES:
-                raise ServiceError("game_full", gettext("That seat was just taken; try again."), status=409) from None
+                raise ServiceError("game_full", GAME_FULL, status=409) from None
             metrics.APPEND_RETRIES.inc()
     raise AssertionError("unreachable")
 
@@ -305,14 +320,12 @@ def game_leave(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
             with transaction.atomic():
                 loaded = _load(game_id, player)
                 seat = _seat_of(loaded)
-                if loaded.game.status != GameStatus.WAITING:
-                    raise ServiceError("game_not_waiting", GAME_STARTED, status=409)
                 # by the name in the events (the Seat table said whose seat it is)
                 name: str = loaded.state.players[seat]  # type: ignore[assignment]
-                state, events = engine.decide(loaded.state, engine.LeaveSeat(player=name))
+                state, events = _decided(loaded.state, engine.LeaveSeat(player=name))
                 deleted, _ = Seat.objects.filter(game=loaded.game, seat=seat, player=player).delete()
                 if not deleted:  # the same player's other leave freed it first (it waited on the row)
-                    raise ServiceError("not_seated", NOT_SEATED, status=403)
+                    raise ServiceError("not_seated", gettext(NOT_SEATED), status=403)
                 _release_seat(loaded.game, player, seat, loaded.state.options)
                 state, events = _computers_leave_alone(loaded.game, state, events)
                 left, stored = _commit(loaded, state, events, player)
@@ -347,9 +360,9 @@ def game_expire(*, game_id: int, created_before) -> bool:
         with transaction.atomic():
             loaded = _load(game_id)
             game = loaded.game
-            if game.status != GameStatus.WAITING or game.created_at >= created_before:
+            if game.created_at >= created_before:
                 return False
-            state, events = engine.decide(loaded.state, engine.CancelGame(reason="expired"))
+            state, events = _decided(loaded.state, engine.CancelGame(reason="expired"))
             for seat in Seat.objects.filter(game=game).select_related("player").order_by("seat"):
                 _release_seat(game, seat.player, seat.seat, loaded.state.options)
             _commit(loaded, state, events, None)
@@ -370,7 +383,7 @@ def game_cancel(*, game_id: int, reason: str) -> bool:
             with transaction.atomic():
                 loaded = _load(game_id)
                 game = loaded.game
-                if game.status not in (GameStatus.WAITING, GameStatus.RUNNING):
+                if game.ended:
                     return False
                 state, events = engine.decide(loaded.state, engine.CancelGame(reason=reason))
                 for seat in Seat.objects.filter(game=game).select_related("player").order_by("seat"):
@@ -391,7 +404,7 @@ def games_expire_waiting(*, older_than: timedelta | None = None, now=None, limit
     if older_than is None:
         older_than = timedelta(hours=settings.GOAT_WAITING_GAME_HOURS)
     cutoff = (now or timezone.now()) - older_than
-    due = list(Game.objects.filter(status=GameStatus.WAITING, created_at__lt=cutoff).order_by("id")
+    due = list(Game.objects.waiting().filter(created_at__lt=cutoff).order_by("id")
                .values_list("pk", flat=True)[:limit])
     return sum(game_expire(game_id=game_id, created_before=cutoff) for game_id in due)
 
@@ -415,10 +428,7 @@ def game_resign(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]
     """Resign (RULES.md D-12: treated as a timeout of the resigning player)."""
 
     def build(loaded: LoadedGame):
-        seat = _seat_of(loaded)
-        if loaded.state.status != GameStatus.RUNNING:
-            raise ServiceError("game_not_running", gettext("The game is not running."))
-        return engine.Resign(seat=seat)
+        return engine.Resign(seat=_seat_of(loaded))
 
     return _decide(game_id, player, None, build)
 
@@ -468,9 +478,6 @@ def game_rebuild_read_model(*, game_id: int) -> Game:
     raise StreamConflict(int(game_id), read_version)
 
 
-ENDED_STATUSES = (GameStatus.FINISHED, GameStatus.INTERRUPTED)
-
-
 @transaction.atomic
 def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
     """Offer a rematch of an ended game: a new game with the same ruleset, options and seats, the
@@ -482,7 +489,7 @@ def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
     loaded = _load(game_id, player)
     old = loaded.game
     seat = _seat_of(loaded)
-    if old.status not in ENDED_STATUSES:
+    if old.status not in PLAYED:
         raise ServiceError("game_not_ended", GAME_NOT_ENDED, status=409)
     existing = Game.objects.filter(rematch_of=old).first()
     if existing is not None and existing.status != GameStatus.CANCELLED:

@@ -66,7 +66,6 @@ NDJSON = "application/x-ndjson"
 RETRY_AFTER_SECONDS = 5
 TOO_MANY = gettext_lazy("This token already holds {limit} open streams; close one first.")
 _VERSION = re.compile(r"^\s*([0-9]{1,10})\s*$")  # ASCII digits only (``\d`` takes ３ too)
-OPEN = (GameStatus.WAITING, GameStatus.RUNNING)
 
 
 def _problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None,
@@ -208,7 +207,7 @@ def _for_viewer(shared, user) -> tuple[dict[str, Any], list[dict[str, Any]] | No
     seat = seats.get(user.pk) if getattr(user, "is_authenticated", False) else None
     view = selectors.game_view(game=game, state=state, seat=seat)
     events = None if stored is None else selectors.redact_events(stored, game=game, user=user, seat=seat)
-    return view, events, game.status not in OPEN
+    return view, events, game.ended
 
 
 def _game_read(game_id: int, user, after: int | None) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
@@ -236,7 +235,7 @@ def _game_check(game_id: int, user, after: int | None) -> None:
 def _feed_hello(user) -> dict[str, Any]:
     close_old_connections()
     try:
-        games = (Game.objects.filter(seat_set__player=user, status__in=OPEN).order_by("-id")
+        games = (Game.objects.open().filter(seat_set__player=user).order_by("-id")
                  .values("id", "status", "version", "turn", "deadline")[:200])
         return {"games": list(games)}
     finally:

@@ -18,7 +18,7 @@ from goat.engine.errors import IllegalMove, RulesError
 from goat.engine.replay import replay, verify_log
 from goat.engine.rules import PLAY, PlayTile, Resign, TimeOut, apply, decide, evolve, legal_moves, pending
 from goat.engine.simulate import simulate_game
-from goat.engine.state import RUNNING
+from goat.engine.status import RUNNING
 from goat.engine.tiles import ALL_TILES, parse_tile, tile_set, tile_str
 from helpers import new_game, seed_hex
 

@@ -10,7 +10,7 @@ from goat.engine.fold import apply
 from goat.engine.json_form import state_from_json, state_to_json
 from goat.engine.replay import replay
 from goat.engine.rules import CancelGame, CreateGame, LeaveSeat, TakeSeat, decide, pending
-from goat.engine.state import CANCELLED, RUNNING, WAITING
+from goat.engine.status import CANCELLED, RUNNING, WAITING
 from helpers import new_game, numbered, seed_hex
 
 

@@ -24,7 +24,7 @@ from goat.engine.rules import (
 )
 from goat.engine.scoring import PlayerScore
 from goat.engine.simulate import simulate_game
-from goat.engine.state import FINISHED, INTERRUPTED, RUNNING
+from goat.engine.status import FINISHED, INTERRUPTED, RUNNING
 from goat.engine.tiles import parse_tile, tile_str
 from helpers import dealt, new_game, play, seed_hex, set_table, tiles, types, waiting_game
 

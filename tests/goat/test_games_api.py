@@ -197,6 +197,27 @@ def test_join_refusals(players):
     assert "client_seed" in body["errors"]
 
 
+def test_a_refused_precondition_is_the_engines_one_sentence_in_the_callers_language(players):
+    """join, leave and resign are refused by the engine's ``decide`` (the services do not check again):
+    each code says the engine's one sentence (goat/engine/errors.py), in English or Russian."""
+    from django.utils import translation
+
+    from goat.engine import errors
+
+    gid = started_game(players)
+    refusals = [(players[2][1], "join/", 409, "game_not_waiting", errors.NOT_WAITING),
+                (players[0][1], "leave/", 409, "game_not_waiting", errors.STARTED),
+                (players[2][1], "leave/", 403, "not_seated", errors.NOT_SEATED),
+                (players[2][1], "resign/", 403, "not_seated", errors.NOT_SEATED)]
+    for client, action, status, code, sentence in refusals:
+        assert assert_problem(client.post(f"/api/games/{gid}/{action}", {}, format="json"), status,
+                              code)["detail"] == sentence
+        russian = client.post(f"/api/games/{gid}/{action}", {}, format="json", HTTP_ACCEPT_LANGUAGE="ru")
+        with translation.override("ru"):
+            assert russian.json()["detail"] == translation.gettext(sentence) != sentence, (action, code)
+    assert Game.objects.get(pk=gid).status == "running"
+
+
 def test_game_full_when_the_last_seat_was_taken_meanwhile(players):
     gid = create_game(players[0][1], seats=2)["id"]
     game = Game.objects.get(pk=gid)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 
+from goat.engine import errors
 from goat.games import services
 from goat.games.api.examples import (
     CANCELLED_EXAMPLE,
@@ -58,7 +59,7 @@ ETAG_ANSWERED = OpenApiParameter("ETag", str, OpenApiParameter.HEADER, response=
 NOT_MODIFIED = OpenApiResponse(description="Not modified: your copy (If-None-Match) is current.")
 
 NOT_FOUND = problem_example(404, "not_found", services.GAME_NOT_FOUND)
-NOT_SEATED = problem_example(403, "not_seated", services.NOT_SEATED)
+NOT_SEATED = problem_example(403, "not_seated", errors.NOT_SEATED)
 NOT_ENDED = problem_example(409, "game_not_ended", services.GAME_NOT_ENDED)
 
 
@@ -189,9 +190,9 @@ games_join = extend_schema(
         OpenApiExample("joined", value=GAME_EXAMPLE | {"your_seat": 1}, response_only=True, status_codes=["200"]),
         UNAUTHENTICATED,
         NOT_FOUND,
-        problem_example(409, "game_not_waiting", "This game is not waiting for players."),
-        problem_example(409, "already_seated", "You already have a seat at this game."),
-        problem_example(409, "game_full", "Every seat of this game is taken."),
+        problem_example(409, "game_not_waiting", errors.NOT_WAITING),
+        problem_example(409, "already_seated", errors.ALREADY_SEATED),
+        problem_example(409, "game_full", services.GAME_FULL),
         KEY_REUSED,
     ],
     tags=["games"],
@@ -232,7 +233,7 @@ games_move = extend_schema(
         IN_PROGRESS,
         problem_example(412, "version_mismatch", "The game is at version 7, not 6; reload it and try again."),
         problem_example(422, "not_your_turn", "It is seat 1's turn, not seat 0's."),
-        problem_example(422, "game_not_running", "The game is not running."),
+        problem_example(422, "game_not_running", errors.NOT_RUNNING),
         problem_example(422, "tile_not_in_hand", "You do not hold 3-5."),
         problem_example(422, "tile_does_not_fit", "3-5 does not fit the right end (2)."),
         problem_example(422, "end_required", "3-5 fits both ends (3 and 5); say which end."),
@@ -260,7 +261,7 @@ games_resign = extend_schema(
         UNAUTHENTICATED,
         NOT_SEATED,
         NOT_FOUND,
-        problem_example(422, "game_not_running", "The game is not running."),
+        problem_example(422, "game_not_running", errors.NOT_RUNNING),
     ],
     tags=["games"],
 )
@@ -280,7 +281,7 @@ games_leave = extend_schema(
         UNAUTHENTICATED,
         NOT_SEATED,
         NOT_FOUND,
-        problem_example(409, "game_not_waiting", services.GAME_STARTED),
+        problem_example(409, "game_not_waiting", errors.STARTED),
     ],
     tags=["games"],
 )
