@@ -2,7 +2,7 @@
 by the bench):
 
 * ``POST /bench/ping/``: a bare Django view doing one ORM INSERT into a tiny table (the baseline);
-* ``POST /bench/floor/{head}/``: the database work a move cannot do without under ARCHITECTURE.md,
+* ``POST /bench/floor/{head}/``: the database work a move cannot do without under docs/architecture.md,
   and nothing else: the token lookup (goat's own SQL text), then one transaction that locks a head row
   (``SELECT ... FOR UPDATE``) and writes an event row and the head's new version (one statement on
   PostgreSQL, as the move's append). No DRF, no engine, no snapshot, no countdown, no serializer;

@@ -9,7 +9,7 @@ view built by ``goat.games.selectors.game_view`` and the round's events redacted
 ``goat.games.selectors.redact`` (goat.engine.computer.seat_view). ``random`` and ``greedy`` need only
 the legal moves, which the engine lists (the same list the view carries).
 
-Figures, each against the opponents measured in the same games (SITE.md "Computer opponents"):
+Figures, each against the opponents measured in the same games (docs/computer.md):
 
 * four-seat goat-classic: how often the tested seat is the goat relative to the mean opponent seat
   (target: at most 0.25x against random, 0.6x against greedy; stretch 0.4x), and its mean rating

@@ -7,7 +7,7 @@ command appends (the client's move plus every forced draw, knock and deal it cau
 stores the same events; ours as rows of ``goat_gameevent``, the peer's as ``StoredEvent(originator_id,
 originator_version, topic=type, state=the event's JSON bytes)`` in its own table.
 
-* ours, one append = ``goat.eventstore.events_append``: the hash chain, then ONE statement that moves
+* ours, one append = ``goat.games.eventstore.events_append``: the hash chain, then ONE statement that moves
   the stream head (the game row's ``version``, ``last_hash``) ``WHERE version = expected`` (which takes
   the row lock) and inserts the batch (``INSERT ... FROM json_to_recordset(...)``), in one CTE; a writer that lost
   the race gets ``StreamConflict`` and nothing is written;

@@ -13,7 +13,7 @@ database (``DATABASE_URL``; without one a throwaway SQLite file). Then, alternat
   game's stored state (the deal is deterministic from the seeds), so the clients only submit;
 * baseline: N client threads posting to ``/bench/ping/`` (one ORM INSERT, no auth, no DRF);
 * floor: the same clients posting to ``/bench/floor/{n}/``, the database work a move cannot do without
-  under ARCHITECTURE.md (token lookup; BEGIN, row lock, one write statement, COMMIT) and nothing else;
+  under docs/architecture.md (token lookup; BEGIN, row lock, one write statement, COMMIT) and nothing else;
 * DRF floor: the same transaction behind DRF's request cycle as goat's views run it (auth, permission,
   throttles, negotiation, rendering): ``/bench/drf-floor/{n}/``.
 
@@ -66,8 +66,9 @@ def free_port() -> int:
 
 
 def start_server(port: int, workers: int, threads: int, kind: str = "gthread") -> subprocess.Popen:
-    """gunicorn with gthread workers on goat.wsgi (``gthread``, the first edition's server) or with goat's
-    uvicorn workers on goat.asgi (``asgi``: what ``manage.py run`` and docker-compose serve now)."""
+    """gunicorn with gthread workers on goat.wsgi (``gthread``, the server goat ran before its uvicorn
+    workers) or with goat's uvicorn workers on goat.asgi (``asgi``: what ``manage.py run`` and
+    docker-compose serve)."""
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.bench_settings", "LOG_LEVEL": "WARNING",
            "GUNICORN_THREADS": str(threads)}
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))

@@ -1,4 +1,4 @@
-"""Server time of every page of the site (SITE.md's page map) at 10,000 players and 100,000 games.
+"""Server time of every page of the site (docs/site.md's page map) at 10,000 players and 100,000 games.
 
     python bench/pages.py [--players 10000] [--games 100000] [--with-events 1000] [--repeat 30] [--json]
     DATABASE_URL=postgres://USER@127.0.0.1:PORT/goat python bench/pages.py     # the figure (PostgreSQL)
@@ -32,7 +32,7 @@ Then every page of the page map is requested through Django's test client in thi
 server's time: URL routing, middleware, view, selectors, template; no network): ``--repeat`` times
 after three warm-up requests, p50 and p99 in ms, and the number of SQL queries of one request.
 A page not on this branch yet answers 404 and is reported as missing, never timed. The verdict is
-p99 <= 150 ms (SITE.md).
+p99 <= 150 ms (docs/site.md).
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ def load(players: int, games: int, with_events: int, pool_size: int) -> dict:
 
 
 def pages(data: dict) -> dict[str, str]:
-    """The page map (SITE.md "Pages"), with a real object behind each path."""
+    """The page map (docs/site.md "The pages"), with a real object behind each path."""
     from django.db.models import Count
 
     from goat.games.models import Game, GameEvent

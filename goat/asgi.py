@@ -11,7 +11,7 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 
 from goat.web.server import split, stream_handler  # noqa: E402
 
-#: the paths served by the async handler: the live streams (API.md "Live streams", SITE.md "Tournament stream")
+#: the paths served by the async handler: the live streams (docs/api.md "Live play", docs/tournaments.md)
 ASGI_PATHS = r"^/api/(?:games/[^/]+/|tournaments/[^/]+/)?stream/$"
 
 django.setup(set_prefix=False)

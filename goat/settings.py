@@ -323,7 +323,7 @@ GOAT_METRICS_TOKEN = env_str("GOAT_METRICS_TOKEN", "")
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 # An Idempotency-Key claimed by a request that died (a killed worker) may be taken over after this long.
 GOAT_IDEMPOTENCY_STALE_SECONDS = env_int("GOAT_IDEMPOTENCY_STALE_SECONDS", 60)
-# Stored Idempotency-Key answers are kept this long, then purged hourly (API.md: at least 24 h).
+# Stored Idempotency-Key answers are kept this long, then purged hourly (docs/api.md: at least 24 h).
 GOAT_IDEMPOTENCY_HOURS = max(24, env_int("GOAT_IDEMPOTENCY_HOURS", 48))
 
 # --- Logging: everything to stdout, plain text or JSON (goat/logs.py) ------------------------
@@ -448,7 +448,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _timedelta(seconds=1),
         "options": {"expires": 1},
     },
-    # waiting games older than GOAT_WAITING_GAME_HOURS: cancelled, every stake returned (API.md)
+    # waiting games older than GOAT_WAITING_GAME_HOURS: cancelled, every stake returned (docs/api.md)
     "games-expire-waiting": {
         "task": "goat.tasks.games_expire_waiting",
         "schedule": _timedelta(minutes=5),
@@ -508,7 +508,7 @@ GOAT_LIVE_URL = env_str("GOAT_LIVE_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.
 # Redis pub/sub channels are not per database number: the prefix keeps deployments (and test runs)
 # that share a Redis apart.
 GOAT_LIVE_PREFIX = env_str("GOAT_LIVE_PREFIX", f"goat:{DATABASES['default'].get('NAME') or 'default'}:live:")
-# Open streams per token (API.md "Live streams"); one more is 429 too_many_streams.
+# Open streams per token (docs/api.md "Live play"); one more is 429 too_many_streams.
 GOAT_STREAMS_PER_TOKEN = env_int("GOAT_STREAMS_PER_TOKEN", 8)
-# Seconds between keep-alives of an idle stream (API.md: at most 15).
+# Seconds between keep-alives of an idle stream (docs/api.md: at most 15).
 GOAT_STREAM_KEEPALIVE_SECONDS = min(15.0, float(env_str("GOAT_STREAM_KEEPALIVE_SECONDS", "15")))

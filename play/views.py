@@ -1,4 +1,4 @@
-"""The play page, /play/ (SITE.md "Pages: /play/"): sign-in, sign-up and sign-out with a Django
+"""The play page, /play/ (docs/play.md): sign-in, sign-up and sign-out with a Django
 session, the lobby, and the table at /play/{id}/.
 
 The server renders the forms and the lobby, so the page is whole without JavaScript; the table
@@ -40,7 +40,7 @@ from goat.web.words import word
 LOBBY_SIZE = 20
 #: move clocks the new-game form offers, in seconds (0: no clock)
 MOVE_TIMES = (0, 10, 20, 30, 60, 120)
-#: computer levels (SITE.md "Computer opponents")
+#: computer levels (docs/computer.md)
 COMPUTER_LEVELS = ("strong", "random")
 #: the name in ``player_url`` that the script replaces with a player's (URL-quoted)
 PLAYER_PLACEHOLDER = "NAME"

@@ -1,4 +1,4 @@
-"""Ratings API (API.md "Players" ledger and "Ratings and leaderboards")."""
+"""Ratings API (docs/api.md and docs/decisions.md R-1..R-9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chips: balances, the ante's escrow and refund at a seat, the payout of an ended game (RULES.md §10).
+"""Chips: balances, the ante's escrow and refund at a seat, the payout of an ended game (docs/rules.md §10).
 
 - ``chips_stake_for_seat`` is a seat guard (``goat.games.services.seat_guard_register``): it escrows
   the ante inside the seat-taking transaction (or refuses the seat with ``insufficient_chips``);
@@ -73,7 +73,7 @@ def chips_move(*, player, amount: int, kind: str, at: datetime | None = None, ga
 
 
 def chips_stake_for_seat(*, game: Game, player, seat: int, options) -> None:
-    """Seat guard: escrow the ante (RULES.md §10) or refuse the seat. Runs inside the seat-taking
+    """Seat guard: escrow the ante (docs/rules.md §10) or refuse the seat. Runs inside the seat-taking
     transaction, so a refused or failed seat leaves no stake behind."""
     if options.ante > 0:
         # one stake per player and game (the ledger's constraint): who left a game with an ante, and got

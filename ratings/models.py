@@ -1,4 +1,4 @@
-"""Projections of ended games (ARCHITECTURE.md "projections"): the rating ledger (RULES.md §9), chip
+"""Projections of ended games (docs/architecture.md "After a game ends"): the rating ledger (docs/rules.md §9), chip
 accounts (§10, D-14), skill ratings (openskill) and materialised leaderboards.
 
 All of them are derivable from the game events alone (``ratings.services.ratings_rebuild``); the
@@ -24,7 +24,7 @@ REASONS = {"limit": RatingReason.FINISHED, "rounds": RatingReason.FINISHED,
 
 
 class RatingEntry(models.Model):
-    """Rating points one player earned in one ended game (RULES.md §9). A rating is their sum."""
+    """Rating points one player earned in one ended game (docs/rules.md §9). A rating is their sum."""
 
     game = models.ForeignKey("goat.Game", on_delete=models.PROTECT, related_name="rating_entries")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_entries")
@@ -75,7 +75,7 @@ class ChipKind(models.TextChoices):
 
 class ChipLedgerEntry(models.Model):
     """Every change of a balance: the initial grant, a stake put in escrow on taking a seat (negative),
-    the payout of a game (stake + net change, RULES.md §10). ``balance == sum(amount)``."""
+    the payout of a game (stake + net change, docs/rules.md §10). ``balance == sum(amount)``."""
 
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chip_entries")
     game = models.ForeignKey("goat.Game", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
@@ -122,7 +122,7 @@ class GameSkillChange(models.Model):
     game = models.ForeignKey("goat.Game", on_delete=models.PROTECT, related_name="skill_changes")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     ruleset = models.CharField(max_length=32)
-    #: 1 = best; ties share a rank (winners first, goats last, the others by points)
+    #: 1 = best; ties share a rank (winners first, goats last, the others by game points)
     rank = models.PositiveSmallIntegerField()
     mu_before = models.FloatField()
     sigma_before = models.FloatField()

@@ -50,7 +50,7 @@ PROJECTIONS = (LEDGER, CHIPS, SKILL, LEADERBOARDS)
 
 
 def ledger_project(ended: EndedGame) -> None:
-    """Projection ``ratings.ledger``: each player's rating points of the game (RULES.md §9)."""
+    """Projection ``ratings.ledger``: each player's rating points of the game (docs/rules.md §9)."""
     if not ended.game.rated:  # a game with a computer player counts for nothing here
         return
     state, result = ended.state, ended.state.result

@@ -1,4 +1,4 @@
-"""Tournaments API (API.md "Tournaments"): create (staff), list, detail, registration, standings."""
+"""Tournaments API (docs/tournaments.md): create (staff), list, detail, registration, standings."""
 
 from __future__ import annotations
 
@@ -598,7 +598,7 @@ def stream_postprocessing_hook(result, generator, request, public):
     return result
 
 
-# --- crosstable, results.csv, a player's tournaments (third edition) ----------------------------
+# --- crosstable, results.csv, a player's tournaments -----------------------------
 
 
 class CrosstableGameSerializer(serializers.Serializer):
@@ -659,7 +659,7 @@ class JSONForErrors:
 
 
 class AnyoneReads(permissions.BasePermission):
-    """Anonymous reads (SITE.md "Anonymous reads"): GET needs no token."""
+    """Anonymous reads (docs/api.md "Anonymous reads"): GET needs no token."""
 
     def has_permission(self, request, view):
         return request.method in permissions.SAFE_METHODS

@@ -1,4 +1,4 @@
-"""Tournaments (API.md "Tournaments"): swiss tables and arenas whose games are ordinary goat games.
+"""Tournaments (docs/tournaments.md): swiss tables and arenas whose games are ordinary goat games.
 
 A game belongs to a tournament through its ``Table`` (``game.tournament_table.tournament``); goat.Game
 itself knows nothing about tournaments. ``Standing`` is a materialised projection of the tournament's
@@ -203,7 +203,7 @@ class Seating(models.Model):
 
 
 class Bye(models.Model):
-    """A swiss round in which a player had no table (one player left over); scores ``points``."""
+    """A swiss round in which a player had no table (one player left over); scores ``points`` (rating points)."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="byes")
     round = models.ForeignKey(TournamentRound, on_delete=models.CASCADE, related_name="byes")
@@ -223,6 +223,7 @@ class Standing(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="standings")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     username = models.CharField(max_length=150)
+    #: the rating points of the player's recorded games, plus byes (the API keeps the name ``points``)
     points = models.PositiveIntegerField(default=0)
     games = models.PositiveIntegerField(default=0)
     goats = models.PositiveIntegerField(default=0)

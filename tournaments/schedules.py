@@ -1,4 +1,4 @@
-"""Tournament schedules (API.md "Tournament operations"): a template, a first start, an ISO 8601 period
+"""Tournament schedules (docs/tournaments.md): a template, a first start, an ISO 8601 period
 and how far ahead each occurrence is announced.
 
 The beat runs ``schedules_run`` every few seconds: for every active schedule it creates the tournaments
@@ -28,7 +28,7 @@ from .models import Tournament, TournamentSchedule
 
 logger = logging.getLogger(__name__)
 
-#: the shortest period of a schedule (API.md: a period under 5 minutes is refused)
+#: the shortest period of a schedule (docs/tournaments.md: a period under 5 minutes is refused)
 MIN_EVERY = timedelta(minutes=5)
 #: the longest period
 MAX_EVERY = timedelta(days=366)

@@ -51,7 +51,7 @@ from .models import (
 
 logger = logging.getLogger(__name__)
 
-#: rating points a swiss bye scores (about what a middling non-goat finish earns, RULES.md §9)
+#: rating points a swiss bye scores (about what a middling non-goat finish earns, docs/rules.md §9)
 BYE_POINTS = 5
 #: prize shares of the pool for places 1, 2, 3 (percent); what is not given goes to first place
 PRIZE_SHARES = (50, 30, 20)
@@ -168,7 +168,7 @@ def registration_open(tournament: Tournament, now: datetime | None = None) -> bo
 
 
 def entry_check(tournament: Tournament, player, invite_code: str | None) -> None:
-    """The entry conditions (API.md "Tournament operations"): the invite code first (403
+    """The entry conditions (docs/tournaments.md): the invite code first (403
     ``invite_code_required`` / ``invite_code_wrong``, compared as digests in constant time), then games
     and rating on the tournament ruleset's all-time board (422 ``entry_condition_not_met`` naming it)."""
     if tournament.invite_code_digest:
@@ -359,8 +359,8 @@ def _standings_add(tournament: Tournament, registrations: Iterable[Registration]
 
 
 def standings_key(s: Standing) -> tuple:
-    """Points (more is better), then fewer goats, higher opponents_points, lower total game points,
-    earlier registration (API.md "Tournament operations")."""
+    """Rating points (more is better), then fewer goats, higher opponents_points, lower total game points,
+    earlier registration (docs/tournaments.md)."""
     return (-s.points, s.goats, -s.opponents_points, s.game_points, s.registration_order)
 
 
@@ -662,7 +662,7 @@ def tournament_cancel(*, tournament_id: int, reason: str, now: datetime | None =
 @transaction.atomic
 def tournament_withdraw_running(*, tournament_id: int, player, by, now: datetime | None = None) -> Registration:
     """Withdraw ``player`` from a running tournament (``by`` the player themself or staff). A seat in a
-    running game resigns it (RULES.md D-12); they are seated no more (swiss rounds, arena tables);
+    running game resigns it (docs/rules.md D-12); they are seated no more (swiss rounds, arena tables);
     their standings line stays, marked withdrawn; the entry fee is not refunded. 409
     ``tournament_not_running`` before the start or after the end, ``already_withdrawn`` the second time;
     404 ``not_registered``.

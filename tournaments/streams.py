@@ -1,4 +1,4 @@
-"""The tournament stream (SITE.md "Tournament stream"): ``GET /api/tournaments/{id}/stream/``.
+"""The tournament stream (docs/api.md "Live play"): ``GET /api/tournaments/{id}/stream/``.
 
 Anyone may follow it (a token, the session or nobody: a tournament is public). First ``state``: the
 tournament as GET /api/tournaments/{id}/ shows it, with the first page of its standings

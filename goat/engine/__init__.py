@@ -1,4 +1,4 @@
-"""The pure rules engine of goat (RULES.md). No Django, no I/O: tiles, rulesets, the verifiable deal,
+"""The pure rules engine of goat (docs/rules.md). No Django, no I/O: tiles, rulesets, the verifiable deal,
 the rules (decide / evolve / apply), scoring, ratings, chips and replay."""
 
 from .errors import IllegalMove, InvalidEvent, InvalidOptions, RulesError, UnknownStateFormat

@@ -1,4 +1,4 @@
-"""The verifiable deal (RULES.md §3).
+"""The verifiable deal (docs/rules.md §3).
 
 At creation the server draws a secret ``server_seed`` and publishes only its :func:`commitment`.
 Every round's shuffle is derived from :func:`deal_key` (server seed plus the players' client seeds)
@@ -219,7 +219,7 @@ _REDEAL_MASK = sum(8 << (_FIELD * f) for f in range(8))
 
 
 def needs_redeal(hands: Sequence[Sequence[int]]) -> bool:
-    """True if any hand holds five or more doubles, or six or more tiles sharing one value (RULES.md §3).
+    """True if any hand holds five or more doubles, or six or more tiles sharing one value (docs/rules.md §3).
 
     A double counts once toward its value. The hands are of distinct tiles, as any deal of one set.
     """

@@ -14,7 +14,7 @@ from . import deal as dealing
 from .commands import CancelGame, Command, CreateGame, LeaveSeat, PlayTile, Resign, TakeSeat, TimeOut
 from .errors import NOT_SEATED, NOT_WAITING, STARTED, IllegalMove, RulesError
 from .events import Event, dispatch, is_seed_hex, reveal
-from .machine import Game, Table, freeze, thaw
+from .machine import GameMachine, RoundMachine, freeze, thaw
 from .moves import CHOICES, DEAL, DRAW, KNOCK, Move, Waits, check_play, moves_of, pending
 from .rounds import draw_tile, knock, next_deal, place_tile, start_round
 from .rulesets import resolve_options
@@ -30,14 +30,14 @@ def _deal_event(round_no: int, attempt: int, deal: dealing.Deal) -> Event:
     }}
 
 
-def _advance(g: Game, events: list[Event]) -> Waits:
+def _advance(g: GameMachine, events: list[Event]) -> Waits:
     """Perform every forced action, appending its event; returns what the game then waits for."""
     while True:
         waits = pending(g)
         kind, seat = waits
         if kind in CHOICES:
             return waits
-        t: Table = g.table  # type: ignore[assignment]
+        t: RoundMachine = g.table  # type: ignore[assignment]
         if kind == DRAW:
             events.append({"type": "tile_drawn", "seat": seat, "data": {"tile": TEXT[t.bazaar[0]]}})
             draw_tile(g, t, seat)  # type: ignore[arg-type]
@@ -63,7 +63,7 @@ def advance(state: GameState) -> tuple[GameState, list[Event]]:
     return freeze(g), events
 
 
-def _create(command: CreateGame) -> tuple[Game, Event]:
+def _create(command: CreateGame) -> tuple[GameMachine, Event]:
     if not is_seed_hex(command.server_seed_hex):
         raise RulesError("invalid_seed", "the server seed must be 64 lowercase hex digits.")
     options = resolve_options(command.ruleset, command.seats, command.options)
@@ -76,7 +76,7 @@ def _create(command: CreateGame) -> tuple[Game, Event]:
     return g, event
 
 
-def _decide_on(g: Game | None, command: Command) -> tuple[Game, list[Event], Waits]:
+def _decide_on(g: GameMachine | None, command: Command) -> tuple[GameMachine, list[Event], Waits]:
     """Apply ``command`` and every forced action after it to the machine ``g``; the machine, the events
     and what the game then waits for. A refused command leaves ``g`` as it was."""
     if command.__class__ is PlayTile and g is not None:  # a play: checked, applied, its event
@@ -153,7 +153,7 @@ class Session:
     __slots__ = ("_g", "_waits")
 
     def __init__(self, state: GameState | None = None) -> None:
-        self._g: Game | None = thaw(state) if state is not None else None
+        self._g: GameMachine | None = thaw(state) if state is not None else None
         #: what the game waits for, as the last decide left it
         self._waits: Waits = pending(self._g)
 

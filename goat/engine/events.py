@@ -12,7 +12,7 @@ from typing import Any
 
 from . import deal as dealing
 from .errors import ALREADY_SEATED, NOT_RUNNING, NOT_WAITING, STARTED, IllegalMove, InvalidEvent, RulesError
-from .machine import Game, Table
+from .machine import GameMachine, RoundMachine
 from .moves import DEAL, DRAW, KNOCK, PLAY, REVEAL, check_play, expect, pending
 from .rounds import draw_tile, interrupt, knock, next_deal, place_tile, start_round
 from .rulesets import SECOND_EDITION_OPENERS, Options, is_first_edition, resolve_options, with_first_edition
@@ -21,7 +21,7 @@ from .status import CANCELLED, RUNNING, WAITING
 from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile, tile_set
 
 Event = dict[str, Any]  # {"type", "seat", "data"} (+ "seq", "at" once stored)
-Handler = Callable[[Game | None, Mapping[str, Any], bool], Game]
+Handler = Callable[[GameMachine | None, Mapping[str, Any], bool], GameMachine]
 
 MAX_CLIENT_SEED = 255
 MAX_PLAYER_NAME = 150
@@ -33,7 +33,7 @@ def is_seed_hex(text: object) -> bool:
     return isinstance(text, str) and len(text) == 64 and not text.strip(_HEX_DIGITS)
 
 
-def _seat_of(g: Game, event: Mapping[str, Any]) -> int:
+def _seat_of(g: GameMachine, event: Mapping[str, Any]) -> int:
     seat = event.get("seat")
     if seat.__class__ is not int or not 0 <= seat < g.seats:
         raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
@@ -47,20 +47,20 @@ def _data(event: Mapping[str, Any]) -> Mapping[str, Any]:
     return data
 
 
-def _table(g: Game) -> Table:
+def _table(g: GameMachine) -> RoundMachine:
     if g.table is None:
         raise InvalidEvent("unexpected_event", "no round has been dealt.")
     return g.table
 
 
-def _game_created(g: Game | None, event: Mapping[str, Any], check: bool) -> Game:
+def _game_created(g: GameMachine | None, event: Mapping[str, Any], check: bool) -> GameMachine:
     if g is not None:
         raise InvalidEvent("unexpected_event", "game_created can only be the first event.")
     data = _data(event)
     try:
         ruleset, seats, stored = data["ruleset"], data["seats"], data["options"]
         if check:
-            # a first-edition record (no remembered_counts) is read with that edition's meaning (RULES.md §2)
+            # a first-edition record (no remembered_counts) is read with that edition's meaning (docs/rules.md §2)
             full = with_first_edition(stored)
             if is_first_edition(stored) and full.get("opener") in SECOND_EDITION_OPENERS:
                 raise InvalidEvent("options_not_resolved", "the stored options lack 'remembered_counts'.")
@@ -72,7 +72,7 @@ def _game_created(g: Game | None, event: Mapping[str, Any], check: bool) -> Game
         commitment = data["server_seed_commitment"]
     except (KeyError, TypeError) as exc:
         raise InvalidEvent("malformed_event", f"game_created lacks {exc}.") from exc
-    g = Game()
+    g = GameMachine()
     g.ruleset, g.options, g.seats, g.commitment, g.server_seed = ruleset, options, seats, commitment, None
     g.players, g.client_seeds, g.scores = [None] * seats, [None] * seats, (PlayerScore(),) * seats
     g.status, g.round_no, g.next_attempt, g.table, g.fish_pot, g.leader = WAITING, 0, 0, None, 0, None
@@ -80,7 +80,7 @@ def _game_created(g: Game | None, event: Mapping[str, Any], check: bool) -> Game
     return g
 
 
-def _seat_taken(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _seat_taken(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     data = _data(event)
     seat, player, client_seed = data.get("seat"), data.get("player"), data.get("client_seed", "")
     if check:
@@ -106,7 +106,7 @@ def _seat_taken(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     return g
 
 
-def _seat_left(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _seat_left(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     """A seated player leaves a game that has not started. Only their seat is freed (later seats do
     not move), and it may be taken again by the next joiner (``seat_taken`` takes the lowest free seat)."""
     data = _data(event)
@@ -132,7 +132,7 @@ CANCEL_REASONS = ("left", "expired", "tournament_cancelled")
 CANCEL_RUNNING_REASONS = ("tournament_cancelled",)
 
 
-def _game_cancelled(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _game_cancelled(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     """The game ends without a result: a waiting game (no round was dealt), or a running game whose
     tournament was cancelled (no rating points; the interrupted round does not count). The seed is
     revealed after it as after every ended game, so the commitment can still be opened by anyone."""
@@ -161,7 +161,7 @@ def _parse_tiles(value: object) -> list[Tile]:
         raise InvalidEvent("malformed_event", exc.detail) from exc
 
 
-def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _round_dealt(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     data = _data(event)
     if check:
         if pending(g)[0] != DEAL:
@@ -194,7 +194,7 @@ def _round_dealt(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     return g
 
 
-def _tile_played(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _tile_played(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     try:  # the fields a stored play has; whatever is missing or wrong is named below
         seat, data = event["seat"], event["data"]
         tile, end = PARSE[data["tile"]], data["end"]
@@ -214,7 +214,7 @@ def _tile_played(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     return g
 
 
-def _play_fields(g: Game, event: Mapping[str, Any]) -> tuple[Any, Mapping[str, Any], Tile, Any]:
+def _play_fields(g: GameMachine, event: Mapping[str, Any]) -> tuple[Any, Mapping[str, Any], Tile, Any]:
     """The seat, data, tile and end of a ``tile_played`` that lacks one of them: raises the error."""
     _seat_of(g, event)
     data = _data(event)
@@ -225,13 +225,13 @@ def _play_fields(g: Game, event: Mapping[str, Any]) -> tuple[Any, Mapping[str, A
         raise InvalidEvent("malformed_event", exc.detail) from exc
 
 
-def _tile_drawn(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _tile_drawn(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     seat = _seat_of(g, event)
     if check:
         if pending(g) != (DRAW, seat):
             _table(g)  # a missing round is named first
             expect(g, (DRAW,), seat, "tile_drawn")
-        t: Table = g.table  # type: ignore[assignment]  # the game waits for this draw: a round is dealt
+        t: RoundMachine = g.table  # type: ignore[assignment]  # the game waits for this draw: a round is dealt
         if _data(event).get("tile") != TEXT[t.bazaar[0]]:
             raise InvalidEvent("draw_mismatch", "the drawn tile is not the front of the bazaar.")
     else:
@@ -240,7 +240,7 @@ def _tile_drawn(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     return g
 
 
-def _knocked(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _knocked(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     seat = _seat_of(g, event)
     if check and pending(g) != (KNOCK, seat):
         expect(g, (KNOCK,), seat, "knocked")
@@ -248,7 +248,7 @@ def _knocked(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     return g
 
 
-def _timed_out(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _timed_out(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     seat = _seat_of(g, event)
     if check:
         expect(g, (PLAY,), seat, "timed_out")
@@ -258,7 +258,7 @@ def _timed_out(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     return g
 
 
-def _resigned(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _resigned(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     seat = _seat_of(g, event)
     if check:
         if g.status != RUNNING:
@@ -268,7 +268,7 @@ def _resigned(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     return g
 
 
-def _seed_revealed(g: Game, event: Mapping[str, Any], check: bool) -> Game:
+def _seed_revealed(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     seed = _data(event).get("server_seed")
     if check:
         expect(g, (REVEAL,), None, "seed_revealed")
@@ -280,8 +280,8 @@ def _seed_revealed(g: Game, event: Mapping[str, Any], check: bool) -> Game:
     return g
 
 
-def reveal(g: Game, seed: str) -> None:
-    """The server publishes its seed once the game has ended (RULES.md §3)."""
+def reveal(g: GameMachine, seed: str) -> None:
+    """The server publishes its seed once the game has ended (docs/rules.md §3)."""
     g.revealed_seed = seed
     g.server_seed = seed
     g.stream = None
@@ -303,7 +303,7 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-def dispatch(g: Game | None, event: Mapping[str, Any], check: bool) -> Game:
+def dispatch(g: GameMachine | None, event: Mapping[str, Any], check: bool) -> GameMachine:
     """Apply ``event`` to the machine ``g`` (``None`` before the first event); check it when ``check``."""
     try:
         handler = HANDLERS[event["type"]]

@@ -8,7 +8,7 @@ from typing import Any
 
 from .errors import InvalidEvent, RulesError
 from .events import HANDLERS, dispatch
-from .machine import Game, freeze, thaw
+from .machine import GameMachine, freeze, thaw
 from .state import GameState
 
 
@@ -22,7 +22,7 @@ class Fold:
     __slots__ = ("_g", "check")
 
     def __init__(self, state: GameState | None = None, *, check: bool = True) -> None:
-        self._g: Game | None = thaw(state) if state is not None else None
+        self._g: GameMachine | None = thaw(state) if state is not None else None
         self.check = check
 
     def push(self, event: Mapping[str, Any]) -> None:
@@ -65,7 +65,7 @@ class Fold:
         return freeze(self._g) if self._g is not None else None
 
     @property
-    def machine(self) -> Game | None:
+    def machine(self) -> GameMachine | None:
         """The machine itself (read it, never change it): what ``state`` would freeze."""
         return self._g
 

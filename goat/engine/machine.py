@@ -2,8 +2,10 @@
 
 The public state is immutable; a fold over many events (replay, a session of many moves) changes one
 machine instead, and :func:`freeze` turns it back into a ``GameState`` when the state is read. The
-machine has the attribute names of the state (``Game`` those of ``GameState``, ``Table`` those of
-``RoundState``), so the read-only rules (``pending``, ``legal_moves``, ``check_play``) take either.
+machine has the attribute names of the state (``GameMachine`` those of ``GameState``,
+``RoundMachine`` those of ``RoundState``), so the read-only rules (``pending``, ``legal_moves``,
+``check_play``) take either. (Named apart from the games app's ``Game`` model and the tournaments'
+``Table``.)
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from .status import ENDED
 from .tiles import Tile
 
 
-class Table:
+class RoundMachine:
     """The mutable form of :class:`RoundState` (lists where the state has tuples)."""
 
     __slots__ = ("number", "hands", "bazaar", "line", "left", "right", "turn", "must_lead", "last_player",
@@ -36,7 +38,7 @@ class Table:
     on_line: int
 
 
-class Game:
+class GameMachine:
     """The mutable form of :class:`GameState` (``scores`` stays the immutable tuple a round end writes)."""
 
     __slots__ = ("ruleset", "options", "seats", "commitment", "server_seed", "players", "client_seeds", "status",
@@ -53,7 +55,7 @@ class Game:
     status: str
     round_no: int
     next_attempt: int
-    table: Table | None
+    table: RoundMachine | None
     scores: tuple[PlayerScore, ...]
     fish_pot: int
     leader: int | None
@@ -70,9 +72,9 @@ class Game:
         return self.status in ENDED
 
 
-def thaw(state: GameState) -> Game:
+def thaw(state: GameState) -> GameMachine:
     """A machine holding ``state`` (sharing nothing mutable with it)."""
-    g = Game()
+    g = GameMachine()
     g.ruleset, g.options, g.seats, g.commitment = state.ruleset, state.options, state.seats, state.commitment
     g.server_seed, g.players, g.client_seeds = state.server_seed, list(state.players), list(state.client_seeds)
     g.status, g.round_no, g.next_attempt = state.status, state.round_no, state.next_attempt
@@ -82,14 +84,14 @@ def thaw(state: GameState) -> Game:
     if r is None:
         g.table = None
     else:
-        t = g.table = Table()
+        t = g.table = RoundMachine()
         t.number, t.hands, t.bazaar, t.line = r.number, [list(h) for h in r.hands], list(r.bazaar), list(r.line)
         t.left, t.right, t.turn, t.must_lead = r.left, r.right, r.turn, r.must_lead
         t.last_player, t.ended, t.held, t.on_line = r.last_player, r.ended, list(r.held), r.on_line
     return g
 
 
-def freeze(g: Game) -> GameState:
+def freeze(g: GameMachine) -> GameState:
     """The immutable state the machine holds."""
     t = g.table
     table = None if t is None else RoundState(

@@ -1,4 +1,4 @@
-"""What the game waits for, and which plays are legal (RULES.md §1, §5).
+"""What the game waits for, and which plays are legal (docs/rules.md §1, §5).
 
 * :func:`playable` is the rule "a tile fits an end when it shows the end's value": the seat's tiles
   that may go on the left and on the right end, as sets (``hand & SHOWS[end]``). :data:`ENDS` and
@@ -32,7 +32,7 @@ Move = tuple[Tile, str]
 
 
 class TableView(Protocol):
-    """What the rules read of a table (a ``RoundState`` or the machine's ``Table``)."""
+    """What the rules read of a table (a ``RoundState`` or the machine's ``RoundMachine``)."""
 
     @property
     def hands(self) -> Any: ...
@@ -55,7 +55,7 @@ class TableView(Protocol):
 
 
 class GameView(Protocol):
-    """What the rules read of a game (a ``GameState`` or the machine's ``Game``)."""
+    """What the rules read of a game (a ``GameState`` or the machine's ``GameMachine``)."""
 
     @property
     def status(self) -> str: ...

@@ -16,7 +16,7 @@ from .deal import commitment
 from .errors import RulesError
 from .events import is_seed_hex
 from .fold import Fold
-from .machine import Game
+from .machine import GameMachine
 from .moves import CHOICES, pending
 from .state import GameState
 
@@ -65,7 +65,7 @@ def _fold(events: Iterable[Mapping[str, Any]], server_seed: str | None, require_
     except RulesError as exc:
         return fold, exc.seq, exc.code, exc.detail
     if require_complete:
-        g: Game = fold.machine  # type: ignore[assignment]  # the first event was applied
+        g: GameMachine = fold.machine  # type: ignore[assignment]  # the first event was applied
         kind, seat = pending(g)  # reads the machine as it reads a GameState
         if kind not in CHOICES:
             who = "" if seat is None else f" by seat {seat}"

@@ -1,4 +1,4 @@
-"""The round and game state machine (RULES.md §3–§10): each rule one function that changes the machine.
+"""The round and game state machine (docs/rules.md §3–§10): each rule one function that changes the machine.
 
 ``start_round`` applies a deal (or its void), ``place_tile``, ``draw_tile`` and ``knock`` are the three
 things that happen in a round, ``round_end`` says whether the round is over after a play or a draw,
@@ -14,7 +14,7 @@ from itertools import repeat
 from . import deal as dealing
 from . import scoring
 from .errors import RulesError
-from .machine import Game, Table
+from .machine import GameMachine, RoundMachine
 from .rulesets import Options
 from .scoring import PlayerScore
 from .state import Result, RoundRecord
@@ -25,7 +25,7 @@ END_OUT, END_FISH = scoring.END_OUT, scoring.END_FISH
 #: builds a round record from its fields without the named tuple's ``__new__`` (a Python frame)
 _new_tuple = tuple.__new__
 
-# --- leaders (RULES.md §4) --------------------------------------------------------------------
+# --- leaders (docs/rules.md §4) --------------------------------------------------------------------
 
 _NON_DOUBLES = [t for t in ALL_TILES if t[0] != t[1]]
 DOUBLES_FROM_ONE_ORDER: tuple[Tile, ...] = (
@@ -62,10 +62,10 @@ def _opener(opener: str, held: Sequence[int]) -> tuple[int, Tile]:
     raise RulesError("no_tiles", "nobody holds a tile")  # unreachable: hands are never all empty
 
 
-# --- dealing (RULES.md §3) --------------------------------------------------------------------
+# --- dealing (docs/rules.md §3) --------------------------------------------------------------------
 
 
-def next_deal(g: Game) -> tuple[int, int, dealing.Deal]:
+def next_deal(g: GameMachine) -> tuple[int, int, dealing.Deal]:
     """``(round, attempt, deal)`` of the deal the game waits for (needs the seed). The key's stream is
     prepared once per game and kept on the machine (every deal of a game has the same key)."""
     stream = g.stream
@@ -78,7 +78,7 @@ def next_deal(g: Game) -> tuple[int, int, dealing.Deal]:
                                                  options.redeal)
 
 
-def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool, held: list[int]) -> None:
+def start_round(g: GameMachine, hands: list[list[Tile]], bazaar: list[Tile], void: bool, held: list[int]) -> None:
     """Apply a deal (``held``: each hand as a tile set): a void deal is redealt (the next attempt);
     otherwise the round begins, led by the opener rule (round 1, or every round under
     ``later_leader == "opener"``) or by the last winner."""
@@ -94,7 +94,7 @@ def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool
         leader, must_lead = _opener(options.opener, held)
     else:
         leader, must_lead = g.leader, None
-    t = g.table = Table()
+    t = g.table = RoundMachine()
     t.number, t.hands, t.bazaar, t.line = g.round_no, hands, bazaar, []
     t.left = t.right = t.last_player = t.ended = None
     t.turn, t.must_lead = leader, must_lead
@@ -104,7 +104,7 @@ def start_round(g: Game, hands: list[list[Tile]], bazaar: list[Tile], void: bool
 # --- a round ----------------------------------------------------------------------------------
 
 
-def place_tile(g: Game, t: Table, seat: int, tile: Tile, end: str) -> None:
+def place_tile(g: GameMachine, t: RoundMachine, seat: int, tile: Tile, end: str) -> None:
     """Put a checked play of ``seat`` on the line: ``tile`` goes on ``end`` (turned so that its matching
     half touches the end); then the turn passes, or the round ends."""
     bit = BIT[tile]
@@ -132,7 +132,7 @@ def place_tile(g: Game, t: Table, seat: int, tile: Tile, end: str) -> None:
         end_round(g, ended, seat)
 
 
-def draw_tile(g: Game, t: Table, seat: int) -> None:
+def draw_tile(g: GameMachine, t: RoundMachine, seat: int) -> None:
     """The seat to move, holding nothing that fits, takes the front tile of the bazaar; the round ends
     if that leaves nobody able to play and no draw allowed."""
     tile = t.bazaar.pop(0)
@@ -145,14 +145,14 @@ def draw_tile(g: Game, t: Table, seat: int) -> None:
         end_round(g, ended, last)
 
 
-def knock(g: Game, t: Table, seat: int) -> None:
+def knock(g: GameMachine, t: RoundMachine, seat: int) -> None:
     """The seat to move can neither play nor draw: the turn passes."""
     t.turn = (seat + 1) % g.seats
     g.version += 1
 
 
-def round_end(options: Options, t: Table, last_hand: list[Tile]) -> str | None:
-    """How the round ends now (RULES.md §6), after a play or a draw (``last_hand``: the hand of the
+def round_end(options: Options, t: RoundMachine, last_hand: list[Tile]) -> str | None:
+    """How the round ends now (docs/rules.md §6), after a play or a draw (``last_hand``: the hand of the
     seat that played last): ``"out"`` when that hand is empty, ``"fish"`` when it is positional or
     blocked, ``None`` while it goes on."""
     if not last_hand:
@@ -174,12 +174,12 @@ def round_end(options: Options, t: Table, last_hand: list[Tile]) -> str | None:
 # --- the end of a round and of a game ---------------------------------------------------------
 
 
-def end_round(g: Game, end: str, seat: int) -> None:
-    """Score a finished round (RULES.md §7–§8), write it on the scoresheet, end the game if it is over.
+def end_round(g: GameMachine, end: str, seat: int) -> None:
+    """Score a finished round (docs/rules.md §7–§8), write it on the scoresheet, end the game if it is over.
 
     ``seat`` is the player who went out, or the fisher."""
     options = g.options
-    t: Table = g.table  # type: ignore[assignment]
+    t: RoundMachine = g.table  # type: ignore[assignment]
     hand_values = tuple(map(scoring.hand_value, t.hands, repeat(options.lone_double_zero)))
     if options.scoring == "goat":
         outcome = scoring.score_goat_round(
@@ -230,7 +230,7 @@ def game_result(options: Options, players: Sequence[PlayerScore], rounds_played:
     )
 
 
-def interrupt(g: Game, seat: int, reason: str) -> None:
+def interrupt(g: GameMachine, seat: int, reason: str) -> None:
     """End the game by a timeout or a resignation of ``seat`` (§9, D-12, D-13): the points are those
     written after the last completed round."""
     points = scoring.points(g.scores, g.options.remembered_counts)  # D-8

@@ -1,10 +1,10 @@
-"""Rulesets: the three presets of RULES.md §2 and validation of option overrides.
+"""Rulesets: the three presets of docs/rules.md §2 and validation of option overrides.
 
 The fully resolved options are stored in a game's first event, so a replay never depends on
 today's defaults: :func:`resolve_options` is only called when a game is created, and replay uses
 :meth:`Options.from_dict` on what was stored.
 
-A rule change is a new option value or key, never a new meaning (RULES.md §2, second edition): the
+A rule change is a new option value or key, never a new meaning (docs/rules.md §2, second edition): the
 second edition added the opener ``"doubles_from_one_by_sum"`` and the key ``remembered_counts``. A
 stored record without ``remembered_counts`` is a first-edition game, and :func:`with_first_edition`
 gives the key the meaning it had then (remembered points count), so every finished game verifies.
@@ -27,7 +27,7 @@ FISH_RULES = ("positional_or_blocked", "blocked")
 SCORINGS = ("goat", "rounds")
 FISH_SCORINGS = ("fish_for_all", "fish_for_one")
 
-#: RULES.md §2, column by column. Keys with a dash in the table are ``None``.
+#: docs/rules.md §2, column by column. Keys with a dash in the table are ``None``.
 PRESETS: dict[str, dict[str, Any]] = {
     "goat-classic": {
         "hand_size": 7,  # D-1
@@ -86,7 +86,7 @@ RULESETS = tuple(PRESETS)
 
 
 class Options(NamedTuple):
-    """The fully resolved options of a game (RULES.md §2): a typed named tuple, read on every rule."""
+    """The fully resolved options of a game (docs/rules.md §2): a typed named tuple, read on every rule."""
 
     hand_size: int
     redeal: bool
@@ -122,7 +122,7 @@ OPTION_KEYS: tuple[str, ...] = Options._fields
 
 
 def is_first_edition(stored: Mapping[str, Any]) -> bool:
-    """Whether stored options are a first-edition record: they have no ``remembered_counts`` (RULES.md §2)."""
+    """Whether stored options are a first-edition record: they have no ``remembered_counts`` (docs/rules.md §2)."""
     return "remembered_counts" not in stored
 
 

@@ -1,4 +1,4 @@
-"""Pure scoring, result and rating formulas (RULES.md §7–§10).
+"""Pure scoring, result and rating formulas (docs/rules.md §7–§10).
 
 Everything takes and returns plain ints, tuples and lists; nothing here knows about events or state.
 The words are the game's words: ``open``, ``score``, ``remembered``, ``points``, ``fish_pot``,
@@ -57,12 +57,6 @@ class PlayerScore(NamedTuple):
     open: bool = False
     score: int = 0
     remembered: int = 0
-
-    @property
-    def points(self) -> int:
-        """``score + remembered``: the player's points when remembered points count (goat-classic, the
-        first edition); the points a game uses follow its ``remembered_counts`` (:func:`points`)."""
-        return self.score + self.remembered
 
     def points_by(self, remembered_counts: bool | None) -> int:
         """The player's points (§7, D-8): ``score + remembered``, or ``score`` alone when
@@ -194,7 +188,7 @@ def goat_game_over(players: Sequence[PlayerScore], limit: int, remembered_counts
     """True once any player's points reach ``limit`` (§7.5); remembered points are part of them only
     when ``remembered_counts`` (D-8)."""
     if remembered_counts:
-        return max([p.score + p.remembered for p in players]) >= limit  # PlayerScore.points
+        return max([p.score + p.remembered for p in players]) >= limit
     return max([p.score for p in players]) >= limit
 
 

@@ -27,7 +27,7 @@ def simulate_game(
     """One random legal game as a full, unredacted event log (with ``seq`` and ``at``).
 
     With probability ``interrupt_chance`` the game is cut short by a timeout or a resignation at a
-    random move, so that both endings of RULES.md §9 are exercised.
+    random move, so that both endings of docs/rules.md §9 are exercised.
     """
     server_seed = rng.getrandbits(256).to_bytes(32, "big").hex()
     game = Session()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .rulesets import Options
-from .scoring import PlayerScore
+from .scoring import PlayerScore, points
 from .status import ENDED, RUNNING, WAITING
 from .tiles import TEXT, Tile, tile_str, tiles_str
 
@@ -32,7 +32,7 @@ class RoundState:
     right: int | None = None
     #: the seat whose turn it is (to play, or to draw/knock by force); ``None`` once the round ended
     turn: int | None = None
-    #: the tile the leader must open with (RULES.md §4), ``None`` when any tile may lead
+    #: the tile the leader must open with (docs/rules.md §4), ``None`` when any tile may lead
     must_lead: Tile | None = None
     #: seat of the last ``tile_played`` (the fisher if the round ends in fish)
     last_player: int | None = None
@@ -48,7 +48,7 @@ class RoundState:
 
 
 class RoundRecord(NamedTuple):
-    """One completed round on the scoresheet (RULES.md §7/§8)."""
+    """One completed round on the scoresheet (docs/rules.md §7/§8)."""
 
     round: int
     end: str  # "out" | "fish"
@@ -135,8 +135,7 @@ class GameState:
     @property
     def points(self) -> list[int]:
         """Every player's points by the game's rule (§7, D-8): the limit, winners, ratings and ante use these."""
-        counts = self.options.remembered_counts
-        return [p.points_by(counts) for p in self.scores]
+        return points(self.scores, self.options.remembered_counts)
 
     def hand(self, seat: int) -> tuple[Tile, ...]:
         return self.table.hands[seat] if self.table is not None else ()

@@ -1,7 +1,7 @@
 """A game's status: the one set of names the engine, the games app's models and queries use.
 
 ``waiting`` for players, ``running`` (dealt, played), then one of the ended statuses: ``finished``
-(by the rules: limit or rounds), ``interrupted`` (a resignation or a timeout, RULES.md D-12) or
+(by the rules: limit or rounds), ``interrupted`` (a resignation or a timeout, docs/rules.md D-12) or
 ``cancelled`` (never started: every seat left, or it did not fill in time; no result).
 """
 

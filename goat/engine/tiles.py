@@ -1,4 +1,4 @@
-"""Tiles of a double-six set (RULES.md §1) and the tables the rules read them through.
+"""Tiles of a double-six set (docs/rules.md §1) and the tables the rules read them through.
 
 A tile is a :class:`Tile`: an ``int`` from 0 to 27, its place in the canonical order ``0-0, 0-1, …
 0-6, 1-1, … 6-6``. As an int it indexes the tables below and is a bit of a 28-bit set (a hand, the
@@ -44,7 +44,7 @@ PIPS: tuple[int, ...] = tuple(a + b for a, b in HALVES)
 BIT: tuple[int, ...] = tuple(1 << i for i in range(TILE_COUNT))
 #: for each value 0..6, the set of tiles that carry it
 SHOWS: tuple[int, ...] = tuple(sum(BIT[i] for i, (a, b) in enumerate(HALVES) if v in (a, b)) for v in range(7))
-#: for each value 0..6, the six non-doubles that carry it (positional fish, RULES.md §6)
+#: for each value 0..6, the six non-doubles that carry it (positional fish, docs/rules.md §6)
 SHOWS_NON_DOUBLE: tuple[int, ...] = tuple(
     sum(BIT[i] for i, (a, b) in enumerate(HALVES) if v in (a, b) and a != b) for v in range(7)
 )

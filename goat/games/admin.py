@@ -13,7 +13,7 @@
 
 Hidden information of a RUNNING game (hands, bazaar) is shown only to those who see it unredacted
 (``selectors.sees_everything``: an auditor who holds no seat at the game), and that is recorded
-(goat.audit).
+(goat.games.audit).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _events_for_log(game: Game, *, reveal: bool) -> list[dict]:
 def scoresheet_table(game: Game) -> dict | None:
     """The scoresheet (selectors.scoresheet) shaped as the seed-001 table: one row per round, for each
     player the round points, remembered and total; fish rounds marked, with the pot carried; the round
-    winners of a domino-3rounds round (RULES.md §8). ``points`` follow the game's ``remembered_counts``."""
+    winners of a domino-3rounds round (docs/rules.md §8). ``points`` follow the game's ``remembered_counts``."""
     if game.version == 0:
         return None
     state = selectors.game_state(game=game)
@@ -334,7 +334,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         return response
 
 
-#: ``round_winner``: yes/no in a domino-3rounds round (RULES.md §8), empty for a goat round
+#: ``round_winner``: yes/no in a domino-3rounds round (docs/rules.md §8), empty for a goat round
 SCORESHEET_CSV_COLUMNS = ["round", "end", "player", "round_points", "remembered", "score", "points", "fish_pot",
                           "round_winner"]
 
@@ -364,7 +364,7 @@ class GameEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 @admin.register(HiddenInfoView)
 class HiddenInfoViewAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    """Who looked at a running game's hidden information (recorded by goat.audit)."""
+    """Who looked at a running game's hidden information (recorded by goat.games.audit)."""
 
     list_display = ("at", "user", "game", "what")
     list_filter = ("user", ("at", admin.DateFieldListFilter), "what")

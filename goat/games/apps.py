@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 class GoatConfig(AppConfig):
     """The games app. Its label stays "goat" (the package moved from goat/ to goat/games/), so its
-    tables, migrations and admin URLs (/admin/goat/game/) are those of the first edition."""
+    tables, migrations and admin URLs (/admin/goat/game/) are those it had before the move."""
 
     name = "goat.games"
     label = "goat"

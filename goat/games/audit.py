@@ -1,6 +1,6 @@
 """Replay audit services: store a game's verification outcome, record who looked at hidden information.
 
-Used by the admin (goat.admin), the ``verify_games`` command and the nightly task
+Used by the admin (goat.games.admin), the ``verify_games`` command and the nightly task
 (goat.audit_tasks). The REST API calls ``audit_record_hidden_view`` when an auditor reads a running
 game's unredacted events or full state.
 """

@@ -1,4 +1,4 @@
-"""Bots: random legal moves for chosen players, through goat.services (the real write path).
+"""Bots: random legal moves for chosen players, through goat.games.services (the real write path).
 
 Used by ``manage.py play_bots``, the tournament tests, demos and load runs.
 """

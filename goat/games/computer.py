@@ -1,4 +1,4 @@
-"""Computer players' moves (SITE.md "Computer opponents", docs/computer.md).
+"""Computer players' moves (docs/computer.md).
 
 A game created with ``computer_players`` seats built-in accounts (goat.players.services.computer_accounts)
 and records their seats on the game row (``Game.computers``). When a command leaves the turn at a

@@ -1,4 +1,4 @@
-"""Filters of the game list (API.md "Games": ``?status=&player=&ruleset=&tournament=``).
+"""Filters of the game list (docs/api.md "Games and moves": ``?status=&player=&ruleset=&tournament=``).
 
 ``status``, ``player`` and ``ruleset`` are the games app's own; apps above it add theirs with
 ``game_filter_register`` (the tournaments app adds ``tournament``), so this app never imports them.

@@ -74,7 +74,7 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     ended_at = models.DateTimeField(null=True, blank=True, db_index=True)
-    #: the last replay audit (goat.verification.game_verify) by the admin, the command or the nightly job
+    #: the last replay audit (goat.games.verification.game_verify) by the admin, the command or the nightly job
     verified_at = models.DateTimeField(null=True, blank=True)
     verification_ok = models.BooleanField(null=True, blank=True)  # game_verification_failed_idx
     verification_detail = models.TextField(blank=True, default="")
@@ -83,7 +83,7 @@ class Game(models.Model):
     computers = models.PositiveSmallIntegerField(default=0, editable=False)
     #: how the computer players choose their moves: ``random`` or ``strong`` ("" without computers)
     computer_level = models.CharField(max_length=16, blank=True, default="", editable=False)
-    #: the ended game this one is the rematch of (API.md "Lobby additions"): at most one per game
+    #: the ended game this one is the rematch of (docs/api.md "Live play"): at most one per game
     rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
                                       related_name="rematch", editable=False)
 
@@ -106,7 +106,7 @@ class Game(models.Model):
     @property
     def rated(self) -> bool:
         """Whether the game counts for ratings, skill, chips, leaderboards and tournaments: not with a
-        computer player (SITE.md "Computer opponents")."""
+        computer player (docs/computer.md)."""
         return not self.computers
 
     def computer_seat(self, seat: int | None) -> bool:
@@ -205,7 +205,7 @@ class ProjectionRecord(models.Model):
 
 
 class HiddenInfoView(models.Model):
-    """A staff member looked at a running game's hidden information (hands, bazaar). See goat.audit."""
+    """A staff member looked at a running game's hidden information (hands, bazaar). See goat.games.audit."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hidden_info_views")

@@ -1,4 +1,4 @@
-"""Live delivery of committed commands (ARCHITECTURE.md "live delivery", API.md "Live streams").
+"""Live delivery of committed commands (docs/architecture.md "Live delivery", docs/api.md "Live play").
 
 After a command commits, ``command_committed`` publishes ``{"version"}`` on the game's channel (the
 game streams read what changed through the selectors) and the feed events on the seated players'

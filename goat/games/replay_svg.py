@@ -136,6 +136,7 @@ def replay_context(game: Game, step: int) -> dict[str, Any]:
     line_shapes, y = line_layout(table.line if table else (), top=y, highlight=highlight_line)
     y = max(y, 34.0 + 2 * HALF + 2 * GAP) + 14
     hands = []
+    points = state.points
     for seat in range(state.seats):
         score = state.scores[seat] if seat < len(state.scores) else None
         hand = table.hands[seat] if table is not None else ()
@@ -146,7 +147,7 @@ def replay_context(game: Game, step: int) -> dict[str, Any]:
             "seat": seat, "player": players[seat] or f"seat {seat}", "label_y": label_y,
             "turn": state.turn == seat, "open": score.open if score else False,
             "score": score.score if score else 0, "remembered": score.remembered if score else 0,
-            "points": score.points_by(state.options.remembered_counts) if score else 0, "tiles": shapes,
+            "points": points[seat] if score else 0, "tiles": shapes,
             "count": len(hand),
             "box_y": y, "box_h": max(bottom, label_y + 8) - y + 6,
         })
@@ -169,7 +170,7 @@ def replay_context(game: Game, step: int) -> dict[str, Any]:
 
 
 def _round_winners(state, players: list) -> str | None:
-    """The winners of the round just ended, when its record names them (domino-3rounds, RULES.md §8)."""
+    """The winners of the round just ended, when its record names them (domino-3rounds, docs/rules.md §8)."""
     table = state.table
     if table is None or table.ended is None or not state.rounds or state.rounds[-1].round != table.number:
         return None

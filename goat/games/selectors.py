@@ -4,7 +4,7 @@ While a game runs a player sees their own hand, the counts of the others' hands 
 and in the event log another seat's hand and drawn tiles are replaced (RULES/API "Redaction"). Once
 the game has ended nothing is hidden. Auditors (the ``goat.audit_game`` permission; superusers have
 every permission) see everything too, except in a running game where they hold a seat: there they
-see what any player sees (API.md second edition). ``sees_everything`` is that rule, for the API,
+see what any player sees (docs/api.md). ``sees_everything`` is that rule, for the API,
 the streams and the admin alike.
 """
 
@@ -66,7 +66,7 @@ def viewer_seat(game: Game, user) -> int | None:
     return Seat.objects.filter(game=game, player=user).values_list("seat", flat=True).first()
 
 
-#: the permission that lets a user see hidden information (goat.audit.AUDIT_PERMISSION)
+#: the permission that lets a user see hidden information (goat.games.audit.AUDIT_PERMISSION)
 AUDIT_PERMISSION = "goat.audit_game"
 
 

@@ -425,7 +425,7 @@ def game_play_tile(*, game_id: int, player, tile: str, end: str | None = None,
 
 @metrics.command_counted("resign")
 def game_resign(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
-    """Resign (RULES.md D-12: treated as a timeout of the resigning player)."""
+    """Resign (docs/rules.md D-12: treated as a timeout of the resigning player)."""
 
     def build(loaded: LoadedGame):
         return engine.Resign(seat=_seat_of(loaded))

@@ -1,4 +1,4 @@
-"""Live streams (API.md "Live streams"): ``GET /api/games/{id}/stream/`` and ``GET /api/stream/``.
+"""Live streams (docs/api.md "Live play"): ``GET /api/games/{id}/stream/`` and ``GET /api/stream/``.
 
 A game's stream is public, as its GET is: without credentials the caller is an anonymous spectator
 (``_viewer``); the player feed needs a login (``_user``).

@@ -1,4 +1,4 @@
-"""Players API: sign-up, token, own and public profiles (API.md "Players")."""
+"""Players API: sign-up, token, own and public profiles (docs/api.md "Authentication")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Errors that services raise on purpose. The API renders them as problem details (goat/problems.py)."""
+"""Errors that services raise on purpose. The API renders them as problem details (goat/web/problems.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``Idempotency-Key`` on POSTs that create (API.md "General").
+"""``Idempotency-Key`` on POSTs that create (docs/api.md "Idempotency-Key").
 
 A retry with the same key and the same request by the same user gets the original status and body,
 byte for byte, without a second effect; the same key with another request is 422

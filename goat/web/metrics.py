@@ -1,4 +1,4 @@
-"""Prometheus metrics: what ``/metrics`` shows (API.md "Operations"; docs/operations.md "Metrics").
+"""Prometheus metrics: what ``/metrics`` shows (docs/operations.md "Metrics").
 
 Every process of a deployment counts into its own files in ``PROMETHEUS_MULTIPROC_DIR``
 (prometheus_client's multiprocess mode): the gunicorn/uvicorn workers, the Celery worker's pool

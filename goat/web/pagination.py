@@ -1,7 +1,7 @@
 """Pagination of every API list: ``{"count", "next", "previous", "results"}``.
 
 ``?page=`` as DRF reads it: a whole number from 1 (or ``last``); one past the last page, or one
-that is not a page number, is 404 ``not_found`` (the contract since the first edition).
+that is not a page number, is 404 ``not_found`` (as the API has always answered).
 Either given empty (``?page=``) is read as absent.
 ``?page_size=``: a whole number from 1, default 50; more than 200 is read as 200 (as before).
 Anything else (``null``, ``0``, ``-5``, ``abc``, ``1.5``) is 400 ``invalid``, where DRF would

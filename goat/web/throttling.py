@@ -1,4 +1,4 @@
-"""Rate limits (API.md "Rate limits": 429 with ``Retry-After``) counted per client address.
+"""Rate limits (docs/api.md "Rate limits": 429 with ``Retry-After``) counted per client address.
 
 DRF's throttles read ``X-Forwarded-For`` whenever ``NUM_PROXIES`` is unset, so a client that sends
 a new made-up address with every request is never limited. Here the client address is the direct

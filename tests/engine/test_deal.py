@@ -1,4 +1,4 @@
-"""The verifiable deal (RULES.md §3)."""
+"""The verifiable deal (docs/rules.md §3)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _order(text: str) -> tuple:
 
 
 def _reference_order(words):
-    """RULES.md §3 Fisher–Yates, written as plainly as possible over an iterator of uint32 words.
+    """docs/rules.md §3 Fisher–Yates, written as plainly as possible over an iterator of uint32 words.
 
     Returns the order and the number of discarded words.
     """
@@ -58,7 +58,7 @@ def _reference_words(key: bytes, round_no: int, attempt: int, digest=hmac.digest
         i += 1
 
 
-# --- the test vectors of RULES.md §3 ----------------------------------------------------------------
+# --- the test vectors of docs/rules.md §3 ----------------------------------------------------------------
 
 def test_vector_1_zero_seed_two_empty_client_seeds_round_1_attempt_0():
     seed = "0" * 64

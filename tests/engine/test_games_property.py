@@ -115,7 +115,7 @@ def _check_scores_between_rounds(state) -> None:
     for record in state.rounds:
         if previous is not None and state.options.scoring == "goat":
             for b, a in zip(previous, record.players, strict=True):
-                if a.points < b.points:
+                if a.score + a.remembered < b.score + b.remembered:
                     # Only a remembered reset lowers points: going out, or losing a fish_for_one.
                     assert not b.open and not a.open and a.remembered == 0 and a.score == b.score
                 if b.open:
@@ -139,7 +139,7 @@ def _check_ended(state, log) -> None:
     if result.reason == "rounds":
         assert len(state.rounds) == state.options.rounds
     elif result.reason == "limit":
-        assert set(result.goats) == {s for s, p in enumerate(state.scores) if p.points >= state.options.limit}
+        assert set(result.goats) == {s for s, p in enumerate(state.points) if p >= state.options.limit}
 
 
 @SETTINGS

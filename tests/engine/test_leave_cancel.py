@@ -1,4 +1,4 @@
-"""Leaving a waiting game and cancelling it (API.md second edition: ``seat_left``, ``game_cancelled``)."""
+"""Leaving a waiting game and cancelling it (docs/api.md: ``seat_left``, ``game_cancelled``)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ right seq with the right code; honest logs verify; golden replays catch any engi
 
 The golden logs in ``golden/`` were generated once by :func:`generate_golden` (run this file as a
 script with ``--regenerate`` to rewrite them, only when a rules change is intended). Those of
-``FIRST_EDITION_GAMES`` are first-edition games (RULES.md §2: ``"opener": "doubles_from_one"`` and no
+``FIRST_EDITION_GAMES`` are first-edition games (docs/rules.md §2: ``"opener": "doubles_from_one"`` and no
 ``remembered_counts``) recorded before the second edition: they must verify forever with the results
 they had; ``--regenerate`` writes only the second-edition ones.
 """
@@ -341,7 +341,7 @@ def test_first_edition_golden_logs_replay_by_first_edition_rules():
 
 
 def test_first_edition_gamesburg_game_keeps_the_ratings_it_was_played_for():
-    """D-8 and RULES.md §2: a first-edition goat-gamesburg game counts remembered points (seat 0's 10),
+    """D-8 and docs/rules.md §2: a first-edition goat-gamesburg game counts remembered points (seat 0's 10),
     although today's goat-gamesburg would not; its result is the one it had when it was played."""
     log = _load_jsonl(GOLDEN / "gamesburg-3-remembered.jsonl")
     assert verify_log(log)["result"] == {"reason": "limit", "goats": [2], "winners": [1],

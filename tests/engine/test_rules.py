@@ -1,4 +1,4 @@
-"""The rules of play (RULES.md §1, §4, §5, §6, §9 endings, §10 ante) on exact, hand-built positions."""
+"""The rules of play (docs/rules.md §1, §4, §5, §6, §9 endings, §10 ante) on exact, hand-built positions."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ FIRST_EDITION = {"opener": "doubles_from_one"}
 
 
 def test_no_double_highest_non_double_leads_5_6_first():
-    """The first edition's order (``doubles_from_one``): ``(high, low)`` descending (RULES.md §4)."""
+    """The first edition's order (``doubles_from_one``): ``(high, low)`` descending (docs/rules.md §4)."""
     assert DOUBLES_FROM_ONE_ORDER[7:] == tiles(
         "5-6 4-6 3-6 2-6 1-6 0-6 4-5 3-5 2-5 1-5 0-5 3-4 2-4 1-4 0-4 2-3 1-3 0-3 1-2 0-2 0-1"
     )
@@ -171,7 +171,7 @@ def test_no_double_highest_non_double_leads_5_6_first():
 
 def test_worked_example_no_double_order_by_sum_is_the_one_listed_in_section_4():
     """D-5, second edition (``doubles_from_one_by_sum``): the same doubles, then pip sum descending,
-    ties by the higher half, exactly the list of RULES.md §4."""
+    ties by the higher half, exactly the list of docs/rules.md §4."""
     assert DOUBLES_FROM_ONE_BY_SUM_ORDER[:7] == tiles("1-1 2-2 3-3 4-4 5-5 6-6 0-0")
     assert DOUBLES_FROM_ONE_BY_SUM_ORDER[7:] == tiles(
         "5-6 4-6 3-6 4-5 2-6 3-5 1-6 2-5 3-4 0-6 1-5 2-4 0-5 1-4 2-3 0-4 1-3 0-3 1-2 0-2 0-1"
@@ -553,12 +553,12 @@ def test_interrupted_round_does_not_count(classic):
     # Round 1 ends by out: seat 1 keeps 1-1 3-4 -> 9 remembered.
     state = set_table(classic, hands=["2-6", "1-1 3-4"], line="2-5", turn=0)
     after_round, _ = play(state, 0, "2-6")
-    points = [p.points for p in after_round.scores]
+    points = after_round.points
     assert points == [0, 9]
     # Round 2 is cut short with heavy hands: the result uses the points after round 1 (D-13).
     heavy = set_table(after_round, hands=["6-6 5-5 4-6 2-3", "0-1"], line="1-2", turn=0, bazaar="")
     ended, _ = decide(heavy, TimeOut(seat=0))
-    assert [p.points for p in ended.scores] == points
+    assert ended.points == points
     assert ended.rounds == after_round.rounds
     assert ended.result.rating_points == (0, 1)  # max(1, round_half_up((0 - 9) / 10))
     ended, _ = decide(heavy, Resign(seat=1))
@@ -612,7 +612,7 @@ def test_limit_reached_everyone_at_or_above_is_a_goat(classic3):
     new, events = play(state, 2, "2-6")
     assert types(events) == ["tile_played", "seed_revealed"]
     assert new.status == FINISHED and new.result.reason == "limit"
-    assert [p.points for p in new.scores] == [101, 102, 50]
+    assert new.points == [101, 102, 50]
     assert new.result.goats == (0, 1) and new.result.winners == (2,)
     assert new.result.rating_points == (0, 0, 5)
 
@@ -663,7 +663,7 @@ def test_carried_pot_is_void_at_game_end():
     new, _ = play(state, 2, "2-6")
     # ...and the game ends with both at 101: the pot is void.
     assert new.status == FINISHED and new.fish_pot == 0
-    assert [p.points for p in new.scores] == [101, 101, 0]
+    assert new.points == [101, 101, 0]
     assert new.rounds[-1].fish_pot == 30
 
 
@@ -678,7 +678,7 @@ def test_fixed_rounds_end_after_round_3(rounds3):
             assert types(events) == ["tile_played", "round_dealt"] and state.status == RUNNING
     assert types(events) == ["tile_played", "seed_revealed"]
     assert state.status == FINISHED and state.result.reason == "rounds"
-    assert [p.points for p in state.scores] == [0, 27]
+    assert state.points == [0, 27]
     assert state.result.winners == (0,) and state.result.goats == (1,)
     assert state.result.rating_points == (10, 0)
 

@@ -1,4 +1,4 @@
-"""Rulesets (RULES.md §2): the presets, overrides, refused combinations, and resolved options in the log."""
+"""Rulesets (docs/rules.md §2): the presets, overrides, refused combinations, and resolved options in the log."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from goat.engine.rulesets import OPTION_KEYS, PRESETS, RULESETS, resolve_options
 from goat.engine.simulate import simulate_game
 from helpers import seed_hex
 
-#: RULES.md §2 (second edition), transcribed by hand from the table (a dash is None).
+#: docs/rules.md §2 (second edition), transcribed by hand from the table (a dash is None).
 TABLE = {
     "hand_size": (7, 7, 5),
     "redeal": (True, False, False),

@@ -43,7 +43,7 @@ def start_game(players, *, ruleset="goat-classic", options=None) -> Game:
 
 
 def play(game: Game, players, *, seed=0, max_moves=None) -> Game:
-    """Random legal moves through goat.services until the game ends (or ``max_moves``)."""
+    """Random legal moves through goat.games.services until the game ends (or ``max_moves``)."""
     rng = random.Random(seed)
     moves = 0
     while True:
@@ -332,7 +332,7 @@ def test_export_csv_has_one_row_per_round_per_player(admin_client, finished_game
         assert int(row[3]) == last.round_points[seat]
         assert int(row[4]) == last.players[seat].remembered
         assert int(row[5]) == last.players[seat].score
-        assert int(row[6]) == last.players[seat].points
+        assert int(row[6]) == last.players[seat].points_by(state.options.remembered_counts)
         assert int(row[7]) == last.fish_pot
 
 
@@ -353,7 +353,7 @@ def test_hidden_information_views_are_recorded_only_for_running_games(auditor, f
 def test_running_game_event_log_is_redacted_until_revealed_and_the_reveal_is_recorded(auditor, running_game):
     client = client_for(auditor)
     html = client.get(f"/admin/goat/game/{running_game.pk}/change/").content.decode()
-    # the latest deal: a void first deal (redealt, RULES.md) leaves two round_dealt events
+    # the latest deal: a void first deal (redealt, docs/rules.md) leaves two round_dealt events
     hands = GameEvent.objects.filter(game=running_game, type="round_dealt").latest("seq").data["hands"]
     shown = escape(json.dumps(hands[0]))
     assert shown not in html
@@ -474,7 +474,7 @@ def test_nightly_task_is_scheduled_and_registered(settings):
 
 @pytest.mark.parametrize("superuser_seated", [False, True])
 def test_an_auditor_seated_at_a_running_game_sees_it_redacted_in_the_admin(django_user_model, superuser_seated):
-    """API.md second edition: no unredacted view of a running game for one who holds a seat at it."""
+    """docs/api.md: no unredacted view of a running game for one who holds a seat at it."""
     if superuser_seated:
         judge = django_user_model.objects.create_superuser(username="judge", password="x" * 12)
     else:

@@ -1,4 +1,4 @@
-"""The move clock (RULES.md §5, §9): deadlines, the one ticker, and a move racing a timeout."""
+"""The move clock (docs/rules.md §5, §9): deadlines, the one ticker, and a move racing a timeout."""
 
 from __future__ import annotations
 

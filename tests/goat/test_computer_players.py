@@ -1,4 +1,4 @@
-"""Computer opponents (SITE.md "Computer opponents", issue 27 items 1, 2 and 5): games that seat
+"""Computer opponents (docs/computer.md, issue 27 items 1, 2 and 5): games that seat
 built-in computer players, their moves as tasks queued on commit, stale and repeated tasks, the
 refusals, and whole games of every ruleset played by computers and one human."""
 

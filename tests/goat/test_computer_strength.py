@@ -1,7 +1,7 @@
 """``strong`` beats ``random`` by a margin that chance alone does not give (issue 27 item 3): a small
 sample of bench/bots.py's own games (in process, fixed seeds, the tested seat rotated), far from its
 2,000, but with thresholds several standard deviations past what equal players would reach. The
-bench measures the margins of SITE.md; docs/performance.md has its figures."""
+bench measures the margins of docs/computer.md; docs/performance.md has its figures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Games API (API.md "Games" and "Events"): every endpoint, every refusal code, conditional requests."""
+"""Games API (docs/api.md "Games and moves" and "Events and what is hidden"): every endpoint, every
+refusal code, conditional requests."""
 
 from __future__ import annotations
 
@@ -641,7 +642,7 @@ def test_an_auditor_reading_a_running_game_unredacted_is_recorded(django_user_mo
 
 @pytest.mark.parametrize("superuser", [False, True])
 def test_an_auditor_who_holds_a_seat_sees_what_any_player_sees(django_user_model, superuser):
-    """API.md second edition: an auditor (a superuser too) seated at a running game sees no other hand."""
+    """docs/api.md: an auditor (a superuser too) seated at a running game sees no other hand."""
     from goat.games.models import HiddenInfoView
 
     seated = auditor_client(django_user_model, username="judge-player", is_superuser=superuser)

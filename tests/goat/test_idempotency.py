@@ -1,4 +1,4 @@
-"""Idempotency-Key on the games POSTs (API.md "General"): replay, reuse, in progress."""
+"""Idempotency-Key on the games POSTs (docs/api.md "Idempotency-Key"): replay, reuse, in progress."""
 
 from __future__ import annotations
 

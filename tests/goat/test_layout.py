@@ -1,5 +1,5 @@
 """The layout of docs/architecture.md holds: dependencies point one way, and a database migrated
-by the first-edition layout migrates on without losing a row."""
+by the earlier layout (before goat.web had its own app) migrates on without losing a row."""
 
 from __future__ import annotations
 
@@ -52,16 +52,16 @@ def test_the_project_package_holds_only_wiring_beside_its_subpackages():
     assert packages == {"engine", "games", "players", "web"}
 
 
-FIRST_EDITION = [("goat", "0004_drop_redundant_indexes"), ("web", None)]
+EARLIER_LAYOUT = [("goat", "0004_drop_redundant_indexes"), ("web", None)]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_database_of_the_first_edition_layout_migrates_on_without_loss(django_user_model):
+def test_a_database_of_the_earlier_layout_migrates_on_without_loss(django_user_model):
     executor = MigrationExecutor(connection)
-    executor.migrate(FIRST_EDITION)
+    executor.migrate(EARLIER_LAYOUT)
     old = executor.loader.project_state([("goat", "0004_drop_redundant_indexes")]).apps
     assert ("web", "idempotencyrecord") not in {(m._meta.app_label, m._meta.model_name) for m in old.get_models()}
-    user = old.get_model("auth", "User").objects.create(username="first-edition", password="!")
+    user = old.get_model("auth", "User").objects.create(username="earlier-layout", password="!")
     game = old.get_model("goat", "Game").objects.create(
         ruleset="goat-classic", seats=2, options={}, status="waiting", server_seed="00" * 32,
         server_seed_commitment="11" * 32, created_by_id=user.pk,
@@ -78,8 +78,8 @@ def test_a_database_of_the_first_edition_layout_migrates_on_without_loss(django_
     from goat.games.models import Game
     from goat.web.models import IdempotencyRecord
 
-    record = IdempotencyRecord.objects.get(user__username="first-edition", key="k-1")
+    record = IdempotencyRecord.objects.get(user__username="earlier-layout", key="k-1")
     assert (record.status_code, bytes(record.body), record.fingerprint) == (201, b'{"id": 1}', "f" * 64)
-    assert Game.objects.get(pk=game.pk).created_by.username == "first-edition"
+    assert Game.objects.get(pk=game.pk).created_by.username == "earlier-layout"
     IdempotencyRecord.objects.create(user=record.user, key="k-2", fingerprint="e" * 64)  # the table takes new rows
     assert IdempotencyRecord.objects.filter(user=record.user).count() == 2

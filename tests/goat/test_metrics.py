@@ -1,4 +1,4 @@
-"""``/metrics`` in one process (API.md "Operations"): who may read it, the text format, routes as URL
+"""``/metrics`` in one process (docs/operations.md): who may read it, the text format, routes as URL
 patterns, commands by result, the scrape-time gauges. The same across real processes (gunicorn's
 workers, the Celery worker) and from a non-loopback address: tests/goat/test_metrics_run.py."""
 

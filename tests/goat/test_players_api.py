@@ -1,4 +1,4 @@
-"""Players API: sign-up, token, profiles (API.md "Players")."""
+"""Players API: sign-up, token, profiles (docs/api.md "Authentication")."""
 
 from __future__ import annotations
 

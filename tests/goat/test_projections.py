@@ -76,11 +76,11 @@ def test_the_catch_up_finds_what_no_trigger_applied(ended_game):
     assert RatingEntry.objects.filter(game=ended_game).count() == 2
 
 
-def test_a_database_of_the_first_edition_keeps_what_it_applied(ended_game):
-    """ratings 0004 records the games the first edition had applied (they have ledger entries), so the
+def test_a_database_from_before_projection_records_keeps_what_it_applied(ended_game):
+    """ratings 0004 records the games applied before projection records existed (they have ledger entries), so the
     catch-up never applies them a second time."""
     projections.projections_apply_game(game_id=ended_game.pk)
-    ProjectionRecord.objects.all().delete()  # as a database migrated before this edition has it
+    ProjectionRecord.objects.all().delete()  # as a database migrated before ratings 0004 has it
     migration = importlib.import_module("ratings.migrations.0004_projection_records_of_applied_games")
     migration.record_applied(apps, None)
     later = timezone.now() + timezone.timedelta(minutes=5)

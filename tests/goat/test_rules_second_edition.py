@@ -1,7 +1,7 @@
 """The second edition of the rules (issue 20) through the service: new games get the new presets and
 the API validates the new option; the view's ``points`` follow ``remembered_counts`` while the
 scoresheet still shows remembered points (D-8); domino-3rounds round winners on the API scoresheet,
-the admin scoresheet, its CSV export and the admin replay (RULES.md §8)."""
+the admin scoresheet, its CSV export and the admin replay (docs/rules.md §8)."""
 
 from __future__ import annotations
 

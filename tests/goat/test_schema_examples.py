@@ -1,4 +1,4 @@
-"""The OpenAPI examples show results the rules can produce (RULES.md §9): every example's
+"""The OpenAPI examples show results the rules can produce (docs/rules.md §9): every example's
 ``rating_points``, collected from the generated schema of every app, is 0 for the goats (the offender
 of an interrupted game), at least 1 for every other seat, never negative, and at most 10 in a normally
 finished game; the examples' options are options a game can be created with."""

@@ -62,7 +62,7 @@ def test_a_snapshot_it_cannot_read_is_rebuilt_from_the_events_never_trusted(duo,
     assert json.loads(game.snapshot)["format"] == engine.FORMAT_VERSION
 
 
-#: the last migrations of main (the first edition), before this edition's
+#: the last migrations before the snapshot's JSON form (goat 0007)
 MAIN = [("goat", "0005_idempotencyrecord_moves_to_web"), ("ratings", "0003_leaderboard_ranks"),
         ("tournaments", "0001_tournaments"), ("web", "0001_idempotencyrecord_from_goat")]
 

@@ -1,4 +1,4 @@
-"""Each page makes a bounded number of queries whatever the data size (SITE.md "Principles"): the
+"""Each page makes a bounded number of queries whatever the data size (docs/site.md "Cost"): the
 count with a little data and with more of everything is the same, and under a fixed ceiling."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fixtures for the ratings tests: players, eager Celery, and whole games played through goat.services."""
+"""Fixtures for the ratings tests: players, eager Celery, and whole games played through goat.games.services."""
 
 from __future__ import annotations
 

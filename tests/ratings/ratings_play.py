@@ -1,4 +1,4 @@
-"""Whole games played through goat.services with random legal moves (for the ratings tests)."""
+"""Whole games played through goat.games.services with random legal moves (for the ratings tests)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Chips (RULES.md §10, D-14): stakes escrowed on taking a seat, paid out at the end; never created or destroyed."""
+"""Chips (docs/rules.md §10, D-14): stakes escrowed on taking a seat, paid out at the end; never
+created or destroyed."""
 
 from __future__ import annotations
 

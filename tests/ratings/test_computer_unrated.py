@@ -1,4 +1,4 @@
-"""A game with a computer player is unrated (SITE.md "Computer opponents", issue 27 item 2): no
+"""A game with a computer player is unrated (docs/computer.md, issue 27 item 2): no
 rating points, no skill update, no chips and no ante, nothing on the leaderboards; its result,
 scoresheet and verification are as any game's. Each check is made beside a rated game of the same
 ruleset between people, which does get its rows (so the check can fail)."""

@@ -1,4 +1,4 @@
-"""Ratings recorded for a first-edition game are not rewritten (issue 20, RULES.md §2 and D-8).
+"""Ratings recorded for a first-edition game are not rewritten (issue 20, docs/rules.md §2 and D-8).
 
 The game is the golden first-edition log ``gamesburg-3-remembered``: goat-gamesburg as the first
 edition played it, where seat 0 never opens and its 10 remembered points count. Read by today's

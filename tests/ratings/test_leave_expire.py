@@ -1,4 +1,4 @@
-"""Leaving a waiting game and the expiry of games that never filled (API.md second edition): the stake
+"""Leaving a waiting game and the expiry of games that never filled (docs/api.md): the stake
 returns to the player's balance in the transaction of ``seat_left`` / ``game_cancelled``, exactly once."""
 
 from __future__ import annotations

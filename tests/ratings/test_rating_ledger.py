@@ -1,4 +1,4 @@
-"""The rating ledger (RULES.md §9): one entry per seat per ended game, applied exactly once."""
+"""The rating ledger (docs/rules.md §9): one entry per seat per ended game, applied exactly once."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_finished_game_writes_one_entry_per_seat_with_the_result_points(make_pla
         assert entry.ruleset == "goat-classic"
         assert entry.goat == (seat in game.result["goats"])
         assert entry.at == game.ended_at
-        points = state.scores[seat].points
+        points = state.points[seat]
         # §9: a goat earns 0, every other player max(1, round_half_up((100 - points) / 10))
         expected = 0 if seat in game.result["goats"] else max(1, round_half_up(100 - points, 10))
         assert entry.points == expected
@@ -59,7 +59,7 @@ def test_resignation_uses_the_timeout_formula_with_the_last_completed_round(make
     while state_load(game).round_no < 2:
         game = play_moves(game, players, rng=rng, max_moves=1)
     game = play_moves(game, players, rng=rng, max_moves=2)
-    points = [score.points for score in state_load(game).scores]
+    points = state_load(game).points
     quitter_seat = state_load(game).turn
     services.game_resign(game_id=game.pk, player=players[quitter_seat])
     game.refresh_from_db()

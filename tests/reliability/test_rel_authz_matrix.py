@@ -5,7 +5,7 @@ One row per (method, path); the expected status for each caller. "staff" is a st
 the ``goat.audit_game`` permission that holds no seat (staff without it: tests/goat/test_admin_audit.py).
 "staff_player" is a staff account without that permission and "auditor_player" one with it, each
 holding seat 0 of a running game of its own: a seat takes the auditor's unredacted view away
-(API.md second edition), so both are refused replay and verify of that game like any player.
+(docs/api.md), so both are refused replay and verify of that game like any player.
 Objects: ``{running}`` a running game where the caller has seat 0 (for "other", "staff" and
 "anonymous": the one where "player" has it), ``{deal}`` its first ``round_dealt`` event, ``{waiting}``
 a waiting game created by the other player, ``{finished}`` a game the player resigned,

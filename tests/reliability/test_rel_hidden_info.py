@@ -113,7 +113,7 @@ def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_mo
     monkeypatch.setattr(throttling.SimpleRateThrottle, "allow_request", lambda self, request, view: True)
     rng = random.Random(909)
     # Seat 0 is a staff player, seat 1 an auditor player (goat.audit_game), seat 2 a superuser: holding a
-    # seat, each sees what any player sees (API.md second edition); seat 3 is a plain player.
+    # seat, each sees what any player sees (docs/api.md); seat 3 is a plain player.
     users = [django_user_model.objects.create_user(username=f"h{i}", password="pw-" * 4, is_staff=i < 3,
                                                    is_superuser=i == 2) for i in range(4)]
     users[1].user_permissions.add(Permission.objects.get(codename="audit_game"))

@@ -8,7 +8,7 @@ Covered elsewhere (referenced, not repeated):
 - the nightly task flags a game with an altered event:
   tests/goat/test_admin_audit.py::test_nightly_task_flags_a_game_whose_event_was_altered
 
-Added here, each checked by ``goat.verification.game_verify`` and by the nightly job
+Added here, each checked by ``goat.games.verification.game_verify`` and by the nightly job
 (``goat.audit_tasks.games_verify_recent``): a deleted event (a gap), a rewritten deal whose hash
 chain the tamperer recomputed (only the seeds can tell), and a changed result on the game row.
 """

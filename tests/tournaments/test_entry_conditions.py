@@ -1,4 +1,4 @@
-"""Entry conditions (API.md "Tournament operations"): min_games, min_rating, max_rating on the ruleset's
+"""Entry conditions (docs/tournaments.md): min_games, min_rating, max_rating on the ruleset's
 all-time board, and the invite code (kept as a keyed digest, never shown back)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The organiser's actions (API.md "Tournament operations"): start now, cancel with a reason, withdraw a
+"""The organiser's actions (docs/tournaments.md): start now, cancel with a reason, withdraw a
 player during the tournament; each refusal's status and code; chips conserved on every path."""
 
 from __future__ import annotations

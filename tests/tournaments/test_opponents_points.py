@@ -1,4 +1,4 @@
-"""The ``opponents_points`` tiebreak (API.md "Tournament operations"; docs/tournaments.md has the worked
+"""The ``opponents_points`` tiebreak (docs/tournaments.md has the worked
 example): its arithmetic, its place among the tiebreaks, and the standings projection and its rebuild
 computing it alike, checked against a recount from the games' own results."""
 

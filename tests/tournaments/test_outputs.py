@@ -1,4 +1,4 @@
-"""The tournament outputs (API.md "Tournament operations"): the crosstable, results.csv and a player's
+"""The tournament outputs (docs/tournaments.md): the crosstable, results.csv and a player's
 tournaments, read by anyone; and the crosstable on the public tournament page."""
 
 from __future__ import annotations

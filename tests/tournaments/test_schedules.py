@@ -1,4 +1,4 @@
-"""Tournament schedules (API.md "Tournament operations"): ISO 8601 periods, templates checked at creation,
+"""Tournament schedules (docs/tournaments.md): ISO 8601 periods, templates checked at creation,
 each occurrence created once (two beats, a redelivered task), and a stopped schedule."""
 
 from __future__ import annotations

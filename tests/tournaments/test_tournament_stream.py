@@ -1,4 +1,4 @@
-"""The tournament stream (SITE.md "Tournament stream"): anonymous, ``state`` then ``update`` on every
+"""The tournament stream (docs/api.md "Live play"): anonymous, ``state`` then ``update`` on every
 change the tournament's services publish, closed after the update that finishes the tournament;
 resume by Last-Event-ID; refusals before the stream."""
 

@@ -1,4 +1,4 @@
-"""Tournaments API per endpoint and error (API.md "Tournaments"), and the games list's ?tournament=."""
+"""Tournaments API per endpoint and error (docs/tournaments.md), and the games list's ?tournament=."""
 
 from __future__ import annotations
 

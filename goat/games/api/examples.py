@@ -12,7 +12,7 @@ SEATS_EXAMPLE = [
     {"seat": 1, "player": "bob", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0,
      "computer": False},
 ]
-#: the options a goat-classic game is created with today (RULES.md §2, second edition)
+#: the options a goat-classic game is created with today (docs/rules.md §2, second edition)
 OPTIONS_EXAMPLE = {
     "hand_size": 7, "redeal": True, "opener": "doubles_from_one_by_sum", "later_leader": "last_winner",
     "bazaar_reserve": 0, "fish": "positional_or_blocked", "lone_double_zero": 10, "scoring": "goat",
@@ -66,7 +66,7 @@ EVENTS_EXAMPLE = {
          "data": {"round": 1, "attempt": 0, "hands": [GAME_EXAMPLE["hand"], 7], "bazaar": 14, "void": False}},
     ],
 }
-#: bob reached the limit; alice ended with 30 points: (100 - 30) / 10 = 7 (RULES.md §9); no ante in goat-classic
+#: bob reached the limit; alice ended with 30 points: (100 - 30) / 10 = 7 (docs/rules.md §9); no ante in goat-classic
 RESULT_EXAMPLE = {"reason": "limit", "goats": [1], "winners": [0], "rating_points": [7, 0], "chips": [0, 0]}
 SUMMARY_EXAMPLE = {
     "id": 42, "ruleset": "goat-classic", "status": "finished", "seat_count": 2,

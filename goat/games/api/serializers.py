@@ -1,6 +1,6 @@
 """Serializers of the games API: strict request bodies, and the response shapes for the schema.
 
-Responses are built by ``goat.selectors`` as plain dicts; the response serializers here describe
+Responses are built by ``goat.games.selectors`` as plain dicts; the response serializers here describe
 them for the OpenAPI schema. Request bodies are strict: unknown fields, wrong JSON types (a number
 where a string is expected, ``"3"`` or ``true`` where a number is) and over-long strings are 400
 ``invalid`` with per-field ``errors``.

@@ -48,7 +48,7 @@ def _stream_operation(operation_id: str, summary: str, description: str, paramet
 
 
 def streams_postprocessing_hook(result, generator, request, public):
-    """drf-spectacular POSTPROCESSING_HOOKS entry: the two stream endpoints of API.md "Live streams"."""
+    """drf-spectacular POSTPROCESSING_HOOKS entry: the two stream endpoints of docs/api.md "Live play"."""
     common = {400: COMMON_PROBLEMS[400], 401: COMMON_PROBLEMS[401],
               429: "`too_many_streams`: this token holds the limit of open streams (Retry-After says when to try "
                    "again)."}

@@ -1,9 +1,9 @@
-"""Games API (API.md "Games" and "Events"): create, join, list, view, move, resign, events,
-scoresheet, replay and verify.
+"""Games API (docs/api.md "Games and moves" and "Events and what is hidden"): create, join, list,
+view, move, resign, events, scoresheet, replay and verify.
 
 Views are thin: validate the input, call one service or selector, shape the output. What a caller
-may see is decided by ``goat.selectors``; every refusal is a ServiceError or an engine RulesError,
-rendered as problem details by ``goat.problems``.
+may see is decided by ``goat.games.selectors``; every refusal is a ServiceError or an engine RulesError,
+rendered as problem details by ``goat.web.problems``.
 
 Conditional requests: game resources carry ``ETag: "<version>"`` and answer ``If-None-Match`` with
 304; a move takes ``If-Match: "<version>"`` (412 ``version_mismatch`` when stale, 400

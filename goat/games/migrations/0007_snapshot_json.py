@@ -1,4 +1,4 @@
-"""Snapshots in the engine's versioned JSON form instead of pickle (ARCHITECTURE.md: no pickle).
+"""Snapshots in the engine's versioned JSON form instead of pickle (docs/architecture.md: no pickle).
 
 The pickled snapshots are dropped, not converted: reading them would mean unpickling data from the
 database. A snapshot is a cache: a game without one has its state rebuilt from its events on its

@@ -1,4 +1,4 @@
-"""``manage.py play_bots``: random legal moves for bot players, through goat.services."""
+"""``manage.py play_bots``: random legal moves for bot players, through goat.games.services."""
 
 from __future__ import annotations
 
