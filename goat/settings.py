@@ -362,7 +362,7 @@ REST_FRAMEWORK = {
         "signup": env_str("GOAT_THROTTLE_SIGNUP", "20/min"),
         "auth": env_str("GOAT_THROTTLE_AUTH", "30/min"),
     },
-    "EXCEPTION_HANDLER": "goat.web.problems.exception_handler",
+    "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 

@@ -8,11 +8,11 @@ class RatingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from goat.players.services import profile_section_register
+        from goat.players.signals import profile_sections
 
         from . import tasks  # noqa: F401 (registers the tasks in every process, as the beat schedules them)
         from .selectors import player_profile_section
         from .services import ratings_register
 
-        profile_section_register("ratings", player_profile_section)
-        ratings_register()  # the four projections of an ended game and the ante's seat guard
+        profile_sections.connect(player_profile_section, dispatch_uid="ratings_profile_section")
+        ratings_register()  # the four projections of an ended game and the ante's receivers

@@ -1,8 +1,8 @@
 """Chips: balances, the ante's escrow and refund at a seat, the payout of an ended game (docs/rules.md §10).
 
-- ``chips_stake_for_seat`` is a seat guard (``goat.games.services.seat_guard_register``): it escrows
-  the ante inside the seat-taking transaction (or refuses the seat with ``insufficient_chips``);
-  ``chips_refund_for_seat`` returns it when a seat of a game that never started is freed.
+- ``chips_stake_for_seat`` receives ``goat.games.signals.seat_taking``: it escrows the ante inside the
+  seat-taking transaction (or refuses the seat with ``insufficient_chips``); ``chips_refund_for_seat``
+  receives ``seat_freed`` and returns it when a seat of a game that never started is freed.
 - ``chips_move`` is the public service for every other change of a balance (tournaments' entry
   fees, refunds and prizes go through it).
 - ``chips_project`` is the projection ``ratings.chips`` of an ended game (the payout).
@@ -72,8 +72,8 @@ def chips_move(*, player, amount: int, kind: str, at: datetime | None = None, ga
     return account.balance + amount
 
 
-def chips_stake_for_seat(*, game: Game, player, seat: int, options) -> None:
-    """Seat guard: escrow the ante (docs/rules.md §10) or refuse the seat. Runs inside the seat-taking
+def chips_stake_for_seat(*, game: Game, player, seat: int, options, **_signal) -> None:
+    """``seat_taking``: escrow the ante (docs/rules.md §10) or refuse the seat. Runs inside the seat-taking
     transaction, so a refused or failed seat leaves no stake behind."""
     if options.ante > 0:
         # one stake per player and game (the ledger's constraint): who left a game with an ante, and got
@@ -91,8 +91,8 @@ LEFT_BEFORE = gettext_lazy("You left this game; its stake was returned and you c
 ALREADY_STAKED = gettext_lazy("You already have a seat at this game.")
 
 
-def chips_refund_for_seat(*, game: Game, player, seat: int, options) -> None:
-    """Seat release (``goat.games.services.seat_release_register``): return the ante escrowed for a
+def chips_refund_for_seat(*, game: Game, player, seat: int, options, **_signal) -> None:
+    """``seat_freed``: return the ante escrowed for a
     seat of a game that never started (its player left, or the game was cancelled as expired). Runs in
     the transaction of those events; the ledger's one-entry-per-(player, game, kind) constraint makes a
     second refund of one stake impossible (it would roll the whole command back)."""

@@ -97,7 +97,7 @@ def ranked(rows: list[Any], offset: int) -> list[tuple[int, Any]]:
     return [(offset + i + 1, row) for i, row in enumerate(rows)]
 
 
-def player_profile_section(*, player, include_private: bool) -> dict:
+def player_profile_section(*, player, include_private: bool, **_signal) -> dict:
     """The ratings app's part of a player's profile (goat.players.services.player_profile):
     rating, games_played and goats, skill per ruleset, and chips in the player's own view."""
     section = {

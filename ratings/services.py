@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from django.db import transaction
 
-from goat.games import projections
+from goat.games import projections, signals
 from goat.games.models import Game
 from goat.games.projections import EndedGame
 
@@ -63,11 +63,9 @@ def ledger_project(ended: EndedGame) -> None:
 
 
 def ratings_register() -> None:
-    """Register the ratings projections and the ante's seat guard (RatingsConfig.ready)."""
-    from goat.games import services as games
-
-    games.seat_guard_register(chips_stake_for_seat)
-    games.seat_release_register(chips_refund_for_seat)
+    """Register the ratings projections and connect the ante's receivers (RatingsConfig.ready)."""
+    signals.seat_taking.connect(chips_stake_for_seat, sender=Game, dispatch_uid="ratings_chips_stake")
+    signals.seat_freed.connect(chips_refund_for_seat, sender=Game, dispatch_uid="ratings_chips_refund")
     projections.register(LEDGER, ledger_project, order=10)
     projections.register(CHIPS, chips_project, order=20)
     projections.register(SKILL, skill_project, order=30)

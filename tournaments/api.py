@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from goat.engine import RULESETS
 from goat.games.api.serializers import options_schema
-from goat.games.api.stream_schema import _stream_operation
+from goat.games.api.stream_schema import stream_operation
 from goat.players.backends import user_by_username
 from goat.players.services import player_get
 from goat.web.errors import ServiceError
@@ -573,7 +573,7 @@ class TournamentStandingsView(generics.ListAPIView):
 
 def stream_postprocessing_hook(result, generator, request, public):
     """drf-spectacular POSTPROCESSING_HOOKS entry: ``GET /api/tournaments/{id}/stream/`` (tournaments/streams.py)."""
-    operation = _stream_operation(
+    operation = stream_operation(
         "tournaments_stream", "Follow a tournament",
         "Anyone may follow it. First `state`: the tournament as GET shows it with the first page of its standings "
         "(`standings`: `{count, results}`); then `update`, of the same shape, whenever a table starts or ends or "

@@ -26,8 +26,9 @@ from django.utils.translation import gettext_lazy
 
 from goat import engine
 from goat.engine.errors import InvalidOptions
-from goat.games import notify, projections
+from goat.games import notify, projections, signals
 from goat.games import services as games
+from goat.games.models import Game
 from goat.games.projections import EndedGame
 from goat.players.services import player_is_computer
 from goat.web import live
@@ -458,14 +459,14 @@ def _queue_advance(tournament_id: int) -> None:
 
 
 def tournaments_register() -> None:
-    """Register the standings projection and the feed's catch-up of tables (TournamentsConfig.ready)."""
+    """Register the standings projection and connect the feed's catch-up of tables (TournamentsConfig.ready)."""
     projections.register(STANDINGS, standings_project, order=50)
-    notify.feed_catch_up_register(tournament_tables_owed)
+    signals.feed_catch_up.connect(tournament_tables_owed, sender=Game, dispatch_uid="tournaments_tables_owed")
 
 
-def tournament_tables_owed(*, user, since: datetime, limit: int = 200) -> list[dict[str, Any]]:
+def tournament_tables_owed(*, user, since: datetime, limit: int = 200, **_signal) -> list[dict[str, Any]]:
     """The ``tournament_table`` feed messages of the tables ``user`` was seated at since ``since``
-    (a feed that missed them catches up: goat.games.notify.feed_catch_up)."""
+    (a feed that missed them catches up: a receiver of goat.games.signals.feed_catch_up)."""
     tables = (Table.objects.filter(seatings__player=user, created_at__gte=since).order_by("-id")
               .values("tournament_id", "game_id")[:limit])
     return [notify.feed_message("tournament_table", {"tournament": t["tournament_id"], "game": t["game_id"]})

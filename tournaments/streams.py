@@ -33,9 +33,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from rest_framework.utils.encoders import JSONEncoder
 
-from goat.games.streams import _authenticate as _token_user
-from goat.games.streams import _claim, _encode, _format, _heard, _keepalive, _refusal, _release, _stream_response
-from goat.web import live
+from goat.web import live, streaming
 from goat.web.errors import ServiceError
 from goat.web.pagination import Pagination
 from goat.web.throttling import client_ip
@@ -77,7 +75,7 @@ def _digest(message: dict[str, Any]) -> str:
 
 async def _slot_key(request: HttpRequest) -> str:
     """Whose stream slots this stream takes: the token's, the signed-in user's, or the address's."""
-    _user, key = await sync_to_async(_token_user, thread_sensitive=False)(request)  # a bad token: 401
+    _user, key = await sync_to_async(streaming.token_user, thread_sensitive=False)(request)  # a bad token: 401
     if key is not None:
         return key
     user = await request.auser()
@@ -102,14 +100,14 @@ async def _body(tournament_id: int, first: dict[str, Any], seen: str | None, fmt
             message = await _read_async(tournament_id) or first
             last = _digest(message)
             if seen is None:
-                yield _encode(fmt, "state", message, last)
+                yield streaming.encode(fmt, "state", message, last)
             elif seen != last:
-                yield _encode(fmt, "update", message, last)
+                yield streaming.encode(fmt, "update", message, last)
             if message["status"] in FINAL:
                 return
-            async for batch in _heard(listener):
+            async for batch in streaming.heard(listener):
                 if batch is None:
-                    yield _keepalive(fmt)
+                    yield streaming.keepalive(fmt)
                     continue
                 message = await _read_async(tournament_id)
                 if message is None:  # deleted meanwhile
@@ -117,13 +115,13 @@ async def _body(tournament_id: int, first: dict[str, Any], seen: str | None, fmt
                 digest = _digest(message)
                 if digest != last:
                     last = digest
-                    yield _encode(fmt, "update", message, digest)
+                    yield streaming.encode(fmt, "update", message, digest)
                 if message["status"] in FINAL:
                     return
     except live.Closed:
         return
     finally:
-        await _release(key, claim)
+        await streaming.slot_release(key, claim)
 
 
 @require_GET
@@ -133,8 +131,8 @@ async def tournament_stream(request: HttpRequest, tournament_id: int) -> HttpRes
         first = await _read_async(tournament_id)
         if first is None:
             raise ServiceError("not_found", services.TOURNAMENT_NOT_FOUND, status=404)
-        claim = await _claim(key)
+        claim = await streaming.slot_claim(key)
     except ServiceError as exc:
-        return _refusal(exc)
-    fmt = _format(request)
-    return _stream_response(_body(tournament_id, first, _resume_from(request), fmt, key, claim), fmt)
+        return streaming.refusal(exc)
+    fmt = streaming.stream_format(request)
+    return streaming.stream_response(_body(tournament_id, first, _resume_from(request), fmt, key, claim), fmt)

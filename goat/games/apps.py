@@ -14,16 +14,8 @@ class GoatConfig(AppConfig):
         # The Celery app is loaded with Django (not in goat/__init__.py, so that importing the pure
         # engine, goat.engine, never drags in Celery or Django).
         from goat import celery  # noqa: F401
-        from goat.engine.errors import InvalidOptions, RulesError
         from goat.games import tasks  # noqa: F401 (registers the tasks with the Celery app)
         from goat.games.gauges import games_gauges
-        from goat.games.rules_texts import rules_detail
         from goat.web.metrics import scrape_register
-        from goat.web.problems import domain_error_register
 
         scrape_register(games_gauges)  # /metrics: overdue clocks, projection backlog
-
-        # A bad option combination is a bad request; any other rules refusal is a 422. Its detail in the
-        # caller's language (goat/games/rules_texts.py).
-        domain_error_register(RulesError, lambda error: 400 if isinstance(error, InvalidOptions) else 422,
-                              rules_detail)

@@ -9,8 +9,8 @@ never hears of a version that a rollback took back.
 A message published while a web process's subscription was down is lost to that process; its
 streams then catch up from the database (goat.web.live ``RESYNC``): a game stream from the event
 store, the feed from ``feed_catch_up``, which derives from the rows what the feed would have told
-since a moment. Apps that publish feed events of their own register how to derive them
-(``feed_catch_up_register``: the tournaments app for ``tournament_table``).
+since a moment. Apps that publish feed events of their own derive theirs as receivers of
+``goat.games.signals.feed_catch_up`` (the tournaments app for ``tournament_table``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from goat.engine.status import CANCELLED, OPEN, RUNNING, WAITING
+from goat.games import signals
 from goat.games.models import Game, Seat
 from goat.web import live
 
@@ -87,21 +88,15 @@ def command_committed(game: Game, was_status: str) -> Callable[[], None]:
     return send
 
 
-#: ``derive(user=..., since=...)`` -> the feed messages an app's own events owed ``user`` since then
-_catch_ups: list[Callable[..., list[dict[str, Any]]]] = []
-
-
-def feed_catch_up_register(derive: Callable[..., list[dict[str, Any]]]) -> None:
-    if derive not in _catch_ups:
-        _catch_ups.append(derive)
 
 
 def feed_catch_up(*, user, since: datetime, limit: int = 200) -> list[dict[str, Any]]:
     """The feed messages ``user`` is owed by what happened since ``since``, from the database: for
     their games, ``game_ended`` (ended since), ``game_started`` (running now), ``your_turn`` (running,
-    their turn now, at the current version), ``rematch_offered`` (offered to them since); then each
-    registered app's. A feed sends each once (goat.games.streams.FeedSent), so what was already
-    delivered live is not repeated. At most ``limit`` games of each kind, the newest."""
+    their turn now, at the current version), ``rematch_offered`` (offered to them since); then what
+    each receiver of ``signals.feed_catch_up`` answers. A feed sends each once
+    (goat.games.streams.FeedSent), so what was already delivered live is not repeated. At most
+    ``limit`` games of each kind, the newest."""
     messages: list[dict[str, Any]] = []
     mine = Seat.objects.filter(player=user)
     for game in (Game.objects.filter(pk__in=mine.values("game_id"), ended_at__gte=since)
@@ -122,6 +117,6 @@ def feed_catch_up(*, user, since: datetime, limit: int = 200) -> list[dict[str, 
     for offer in offers:
         messages.append(feed_message("rematch_offered", {
             "game": offer["id"], "from": offer["created_by__username"], "rematch_of": offer["rematch_of_id"]}))
-    for derive in _catch_ups:
-        messages.extend(derive(user=user, since=since))
+    for _receiver, owed in signals.feed_catch_up.send(sender=Game, user=user, since=since):
+        messages.extend(owed)
     return messages

@@ -34,8 +34,9 @@ from goat.games.models import Game, ProjectionRecord, Seat
 
 logger = logging.getLogger(__name__)
 
-#: the Celery task that runs every projection of one game (goat.games.tasks), looked up by name:
-#: the tasks module imports this one, not the other way round
+#: the Celery task that runs every projection of one game (goat.games.tasks), sent by its name: the
+#: tasks module imports this one and the services (whose commit queues it), so an import of the tasks
+#: here would close a cycle; a task's name is also the contract of the messages already queued
 APPLY_TASK = "goat.tasks.projections_apply_game"
 APPLY_MANY_TASK = "goat.tasks.projections_apply_games"
 

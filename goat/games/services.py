@@ -29,7 +29,7 @@ from goat.engine.errors import ALREADY_SEATED, NOT_SEATED
 from goat.engine.rules import PLAY, pending
 from goat.engine.state import GameState
 from goat.engine.status import PLAYED
-from goat.games import eventstore, notify, projections
+from goat.games import eventstore, notify, projections, signals
 from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.games.rules_texts import rules_detail
@@ -55,34 +55,8 @@ COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no
 #: the tournaments' withdrawal tells a game that ended meanwhile by it)
 _REFUSAL_STATUS = {"not_seated": 403, "already_seated": 409, "game_not_waiting": 409, "game_not_running": 422}
 
-#: functions called inside the seat-taking transaction before a seat is taken, e.g. to escrow an
-#: ante: ``guard(game=..., player=..., seat=..., options=...)`` may raise ServiceError to refuse it.
-#: Registered through ``seat_guard_register`` (ratings escrows the ante).
-_seat_guards: list[Callable[..., None]] = []
-
-
-def seat_guard_register(guard: Callable[..., None]) -> None:
-    """Register a check/effect run inside the transaction that takes a seat (once per function)."""
-    if guard not in _seat_guards:
-        _seat_guards.append(guard)
-
-
-#: functions called inside the transaction that frees a seat of a game without a result (its player
-#: left, or the game was cancelled: expired, or its tournament cancelled), e.g. to return the escrowed ante:
-#: ``release(game=..., player=..., seat=..., options=...)``. Registered through ``seat_release_register``
-#: (ratings refunds the ante). A release runs with the events it belongs to: both land or neither.
-_seat_releases: list[Callable[..., None]] = []
-
-
-def seat_release_register(release: Callable[..., None]) -> None:
-    """Register an effect run inside the transaction that frees a seat of a waiting game (once per function)."""
-    if release not in _seat_releases:
-        _seat_releases.append(release)
-
-
 def _release_seat(game: Game, player, seat: int, options) -> None:
-    for release in _seat_releases:
-        release(game=game, player=player, seat=seat, options=options)
+    signals.seat_freed.send(sender=Game, game=game, player=player, seat=seat, options=options)
 
 
 def _decided(state: GameState | None, command) -> tuple[GameState, list[dict[str, Any]]]:
@@ -275,8 +249,7 @@ def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> Lo
     if loaded.seat is not None:  # ... and the Seat table says who is seated (a username can change)
         raise ServiceError("already_seated", gettext(ALREADY_SEATED), status=409)
     seat: int = more[0]["seat"]
-    for guard in _seat_guards:
-        guard(game=game, player=player, seat=seat, options=state.options)
+    signals.seat_taking.send(sender=Game, game=game, player=player, seat=seat, options=state.options)
     try:
         with transaction.atomic():
             Seat.objects.create(game=game, seat=seat, player=player, client_seed=client_seed)

@@ -30,8 +30,6 @@ streams on the token's stream slots in one batch.
 from __future__ import annotations
 
 import asyncio
-import functools
-import json
 import logging
 import math
 import re
@@ -40,61 +38,28 @@ from types import SimpleNamespace
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import close_old_connections
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_lazy
-from rest_framework import exceptions
-from rest_framework.utils.encoders import JSONEncoder
+from django.utils.translation import gettext
 
 from goat.engine.state import GameState
 from goat.games import audit, eventstore, notify, selectors
 from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, GameStatus, Seat
-from goat.web import live, metrics
-from goat.web.auth import TokenAuthentication
+from goat.web import live, metrics, streaming
 from goat.web.errors import ServiceError
-from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
 from goat.web.throttling import AnonRateThrottle, client_ip
 
 logger = logging.getLogger(__name__)
 
-SSE = "text/event-stream"
-NDJSON = "application/x-ndjson"
-RETRY_AFTER_SECONDS = 5
-TOO_MANY = gettext_lazy("This token already holds {limit} open streams; close one first.")
 _VERSION = re.compile(r"^\s*([0-9]{1,10})\s*$")  # ASCII digits only (``\d`` takes ３ too)
-
-
-def _problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None,
-             errors: Any = None) -> HttpResponse:
-    response = JsonResponse(problem_body(status=status, code=code, detail=detail, errors=errors), status=status,
-                            content_type=PROBLEM_CONTENT_TYPE)
-    for name, value in (headers or {}).items():
-        response[name] = value
-    response["Vary"] = "Authorization, Cookie"
-    return response
-
-
-def _authenticate(request: HttpRequest):
-    """(user, stream-slot key) by token (or the admin session), or a ServiceError-like problem."""
-    try:
-        found = TokenAuthentication().authenticate(request)
-    except exceptions.AuthenticationFailed as exc:
-        raise ServiceError("authentication_failed", str(exc.detail), status=401,
-                           headers={"WWW-Authenticate": "Token"}) from None
-    finally:
-        close_old_connections()
-    if found is not None:
-        return found[0], f"token:{found[1].key}"
-    return None, None
 
 
 async def _credentials(request: HttpRequest):
     """(user, stream-slot key) of the token or the session; (None, None) without either."""
-    user, key = await sync_to_async(_authenticate, thread_sensitive=False)(request)
+    user, key = await sync_to_async(streaming.token_user, thread_sensitive=False)(request)
     if user is None:
         session_user = await request.auser()
         if session_user.is_authenticated:
@@ -131,22 +96,6 @@ async def _viewer(request: HttpRequest):
     return AnonymousUser(), f"address:{client_ip(request)}"
 
 
-def _format(request: HttpRequest) -> str:
-    accept = request.headers.get("Accept", "")
-    return NDJSON if NDJSON in accept and SSE not in accept else SSE
-
-
-def _encode(fmt: str, kind: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
-    if fmt == NDJSON:
-        return (json.dumps({"kind": kind, **data}, cls=JSONEncoder, separators=(",", ":")) + "\n").encode()
-    head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {kind}\ndata: {json.dumps(data, cls=JSONEncoder, separators=(',', ':'))}\n\n".encode()
-
-
-def _keepalive(fmt: str) -> bytes:
-    return b"\n" if fmt == NDJSON else b": keep-alive\n\n"
-
-
 def _after(request: HttpRequest) -> int | None:
     """The version to resume after (``?after=`` wins over ``Last-Event-ID``), or None."""
     raw = request.GET.get("after")
@@ -160,23 +109,6 @@ def _after(request: HttpRequest) -> int | None:
         message = gettext("A game version: a whole number from 0.")
         raise ServiceError("invalid", f"{name}: {message}", status=400, errors={name: [message]})
     return int(match.group(1))
-
-
-def _stream_response(body: AsyncIterator[bytes], fmt: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(body, content_type=fmt if fmt == NDJSON else f"{SSE}; charset=utf-8")
-    response["Cache-Control"] = "no-cache, no-transform"
-    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer a stream (docs/operations.md)
-    response["Vary"] = "Authorization, Cookie, Accept"
-    return response
-
-
-async def _claim(key: str) -> str:
-    limit = settings.GOAT_STREAMS_PER_TOKEN
-    claim = await sync_to_async(live.stream_claim, thread_sensitive=False)(key, limit)
-    if claim is None:
-        raise ServiceError("too_many_streams", TOO_MANY.format(limit=limit), status=429,
-                           headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
-    return claim
 
 
 # --- reads (sync, in a worker thread; the same selectors as GET) ------------------------------
@@ -277,41 +209,20 @@ async def _update_read(game_id: int, user, after: int, heard: int | tuple[str, i
 # --- views ---------------------------------------------------------------------------------
 
 
-async def _release(key: str, claim: str) -> None:
-    try:
-        await sync_to_async(live.stream_release, thread_sensitive=False)(key, claim)
-    except Exception:  # the claim expires on its own
-        logger.warning("live: stream claim not released", exc_info=True)
-
-
-async def _heard(listener) -> AsyncIterator[list[dict[str, Any]] | None]:
-    """What ``listener`` hears, a batch of messages at a time; None when nothing came for a
-    keep-alive's time. Ends when the channel closes. (The stream's slot claim is refreshed by the
-    process with all the others: goat.web.live.)"""
-    wait = live.within(settings.GOAT_STREAM_KEEPALIVE_SECONDS)
-    while True:
-        try:
-            message = await listener.get(wait)
-            queued = listener.pending()
-        except live.Closed:
-            return
-        yield None if message is None else [message, *queued]
-
-
 async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
         async with live.listen(notify.game_channel(game_id), hold=(key, claim)) as listener:  # Closed: stopping
             view, events, ended = await _game_read_async(game_id, user, after)
             last = view["version"]
             if events is None:
-                yield _encode(fmt, "state", view, last)
+                yield streaming.encode(fmt, "state", view, last)
             elif events:
-                yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
+                yield streaming.encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
             if ended:
                 return
-            async for batch in _heard(listener):
+            async for batch in streaming.heard(listener):
                 if batch is None:
-                    yield _keepalive(fmt)
+                    yield streaming.keepalive(fmt)
                     continue
                 resync = [m[live.RESYNC] for m in batch if live.is_resync(m)]
                 heard = max(m.get("version", 0) for m in batch)
@@ -324,13 +235,13 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
                 if view["version"] > last:
                     last = view["version"]
                     metrics.stream_delivered(sent)
-                    yield _encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
+                    yield streaming.encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
                 if ended:
                     return
     except live.Closed:
         return
     finally:
-        await _release(key, claim)
+        await streaming.slot_release(key, claim)
 
 
 async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
@@ -339,10 +250,10 @@ async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[byte
             since = timezone.now()
             hello = await sync_to_async(_feed_hello, thread_sensitive=False)(user)
             sent = FeedSent.from_hello(hello["games"])
-            yield _encode(fmt, "hello", hello)
-            async for batch in _heard(listener):
+            yield streaming.encode(fmt, "hello", hello)
+            async for batch in streaming.heard(listener):
                 if batch is None:
-                    yield _keepalive(fmt)
+                    yield streaming.keepalive(fmt)
                     continue
                 metrics.stream_delivered(listener.sent_take())
                 items = [item for item in batch if not live.is_resync(item)]
@@ -351,11 +262,11 @@ async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[byte
                     items = [*missed, *items]
                 for item in items:
                     if sent.first(item["kind"], item["data"]):
-                        yield _encode(fmt, item["kind"], item["data"])
+                        yield streaming.encode(fmt, item["kind"], item["data"])
     except live.Closed:
         return
     finally:
-        await _release(key, claim)
+        await streaming.slot_release(key, claim)
 
 
 class FeedSent:
@@ -392,43 +303,25 @@ class FeedSent:
         return True
 
 
-def _refusal(exc: ServiceError) -> HttpResponse:
-    return _problem(exc.status, exc.code, exc.detail, headers=exc.headers, errors=exc.errors)
-
-
-def require_get(view):
-    """Only GET: any other method (HEAD and OPTIONS too: a stream has no head to give) is 405
-    ``method_not_allowed`` as problem details, with ``Allow: GET``."""
-
-    @functools.wraps(view)
-    async def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if request.method != "GET":
-            return _problem(405, "method_not_allowed", f'Method "{request.method}" not allowed.',
-                            headers={"Allow": "GET"})
-        return await view(request, *args, **kwargs)
-
-    return wrapped
-
-
-@require_get
+@streaming.require_get
 async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
         user, key = await _viewer(request)
         after = _after(request)
         await sync_to_async(_game_check, thread_sensitive=False)(game_id, user, after)
-        claim = await _claim(key)
+        claim = await streaming.slot_claim(key)
     except ServiceError as exc:
-        return _refusal(exc)
-    fmt = _format(request)
-    return _stream_response(_game_body(game_id, user, after, fmt, key, claim), fmt)
+        return streaming.refusal(exc)
+    fmt = streaming.stream_format(request)
+    return streaming.stream_response(_game_body(game_id, user, after, fmt, key, claim), fmt)
 
 
-@require_get
+@streaming.require_get
 async def player_stream(request: HttpRequest) -> HttpResponse:
     try:
         user, key = await _user(request)
-        claim = await _claim(key)
+        claim = await streaming.slot_claim(key)
     except ServiceError as exc:
-        return _refusal(exc)
-    fmt = _format(request)
-    return _stream_response(_feed_body(user, fmt, key, claim), fmt)
+        return streaming.refusal(exc)
+    fmt = streaming.stream_format(request)
+    return streaming.stream_response(_feed_body(user, fmt, key, claim), fmt)

@@ -1,13 +1,12 @@
 """Players: sign-up, tokens and profiles (services write, selectors read).
 
 ``player_profile`` is the single place where a profile is put together. Its numbers come from
-projections of apps above this one (ratings), which contribute them through
-``profile_section_register``, so this module never imports them.
+projections of apps above this one (ratings), which contribute them as receivers of
+``goat.players.signals.profile_sections``, so this module never imports them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -19,6 +18,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework.authtoken.models import Token
 
+from goat.players import signals
 from goat.players.backends import user_by_username
 from goat.players.lockout import LOCKED_OUT, lockout_retry_after, login_locked_out
 from goat.players.models import ComputerAccount, UsernameKey
@@ -120,21 +120,11 @@ def player_get(*, username: str) -> AbstractBaseUser:
     return user
 
 
-#: (name, section): ``section(player=..., include_private=...)`` returns fields of the profile
-ProfileSection = Callable[..., dict[str, Any]]
-_profile_sections: dict[str, ProfileSection] = {}
-
-
-def profile_section_register(name: str, section: ProfileSection) -> None:
-    """Contribute fields to every profile (called from another app's ``AppConfig.ready``; a repeat
-    under the same name replaces the section). Sections run in the order they were registered."""
-    _profile_sections[name] = section
-
-
 def player_profile(*, user: AbstractBaseUser, include_private: bool) -> dict[str, Any]:
-    """A player's profile: the username and the fields of every registered section. A section
-    shows private fields (``chips``) only when ``include_private`` (the player's own view)."""
+    """A player's profile: the username and the fields every receiver of ``signals.profile_sections``
+    answers, in the order they were connected. A section shows private fields (``chips``) only when
+    ``include_private`` (the player's own view)."""
     profile: dict[str, Any] = {"username": user.get_username()}
-    for section in _profile_sections.values():
-        profile.update(section(player=user, include_private=include_private))
+    for _receiver, fields in signals.profile_sections.send(sender=None, player=user, include_private=include_private):
+        profile.update(fields)
     return profile

@@ -1,10 +1,17 @@
-"""Keeps ``UsernameKey`` in step with the auth user's username, whoever saves the user (sign-up,
-the admin, ``createsuperuser``, ``manage.py run``)."""
+"""The players app's signals: ``username_key_sync`` keeps ``UsernameKey`` in step with the auth user's
+username, whoever saves the user (sign-up, the admin, ``createsuperuser``, ``manage.py run``);
+``profile_sections`` asks the apps above for their part of a profile."""
 
 from __future__ import annotations
 
+from django.dispatch import Signal
+
 from goat.players.models import UsernameKey
 from goat.players.usernames import username_fold
+
+#: a profile is put together (goat.players.services.player_profile), sent with ``player`` and
+#: ``include_private``: each receiver returns the fields its app adds (ratings: the rating and chips)
+profile_sections = Signal()
 
 
 def username_key_sync(sender, instance, created, update_fields=None, raw=False, **kwargs) -> None:

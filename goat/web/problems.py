@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -149,29 +148,9 @@ def _first_message(errors: dict[str, Any]) -> str:
     return gettext("The request is invalid.")
 
 
-#: domain error classes (with ``code`` and ``detail``) -> the HTTP status of an instance and its
-#: ``detail`` in the active language; registered by the apps that own them (the games app registers
-#: the engine's RulesError, whose texts it translates: the engine knows no Django)
-_domain_errors: dict[type[Exception], tuple[Callable[[Exception], int], Callable[[Exception], str] | None]] = {}
-
-
-def domain_error_register(error_class: type[Exception], status: Callable[[Exception], int],
-                          detail: Callable[[Exception], str] | None = None) -> None:
-    """Render ``error_class`` (and its subclasses) as a problem with its ``code``, the status
-    ``status(error)`` and the detail ``detail(error)`` (default: its ``detail``), rolling the
-    request's transaction back."""
-    _domain_errors[error_class] = (status, detail)
-
-
-def _domain_problem(exc: Exception) -> tuple[int, str] | None:
-    for error_class, (status, detail) in _domain_errors.items():
-        if isinstance(exc, error_class):
-            return status(exc), (detail(exc) if detail is not None else exc.detail)  # type: ignore[attr-defined]
-    return None
-
-
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF ``EXCEPTION_HANDLER``: render every expected error as problem details.
+    """Render every expected error as problem details (DRF's ``EXCEPTION_HANDLER`` is
+    goat.games.problems', which gives this the engine's refusals as ServiceErrors).
 
     Unexpected exceptions return None, so they propagate (and are logged) and ProblemMiddleware
     answers 500 ``server_error``.
@@ -181,9 +160,6 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return problem_response(
             status=exc.status, code=exc.code, detail=exc.detail, errors=exc.errors, headers=exc.headers
         )
-    if (domain := _domain_problem(exc)) is not None:
-        set_rollback()
-        return problem_response(status=domain[0], code=exc.code, detail=domain[1])  # type: ignore[attr-defined]
     if isinstance(exc, DjangoValidationError):
         set_rollback()
         errors = (

@@ -27,8 +27,10 @@ def _ndjson_line(kinds: list[str]) -> dict:
             "description": "One message per line, its name in `kind`; an empty line is a keep-alive."}
 
 
-def _stream_operation(operation_id: str, summary: str, description: str, parameters: list, statuses: dict,
-                      kinds: list[str], with_id: bool, public: bool = False) -> dict:
+def stream_operation(operation_id: str, summary: str, description: str, parameters: list, statuses: dict,
+                     kinds: list[str], with_id: bool, public: bool = False) -> dict:
+    """The OpenAPI operation of a stream (the games' and the tournament's): its two formats, its
+    message ``kinds``, its refusals (``statuses``: status -> text)."""
     responses = {
         "200": {"description": "The stream.",
                 "content": {"text/event-stream": {"schema": _sse_event(kinds, with_id)},
@@ -53,7 +55,7 @@ def streams_postprocessing_hook(result, generator, request, public):
               429: "`too_many_streams`: this token holds the limit of open streams (Retry-After says when to try "
                    "again)."}
     paths = result.setdefault("paths", {})
-    paths["/api/games/{game_id}/stream/"] = _stream_operation(
+    paths["/api/games/{game_id}/stream/"] = stream_operation(
         "games_stream", "Follow a game",
         "First `state` (your game view), then one `update` `{version, events, game}` per committed command; "
         "closes after the update that ends the game. SSE ids are versions: resume with `Last-Event-ID` or "
@@ -70,7 +72,7 @@ def streams_postprocessing_hook(result, generator, request, public):
          429: f"{common[429]} Anonymous: over the `anon` rate limit (`throttled`), or the address holds the "
               "limit of open streams (`too_many_streams`)."},
         ["state", "update"], True, public=True)
-    paths["/api/stream/"] = _stream_operation(
+    paths["/api/stream/"] = stream_operation(
         "player_stream", "Your feed",
         "First `hello` `{games}` (your waiting and running games), then `game_started`, `your_turn`, `game_ended`, "
         "`rematch_offered` and `tournament_table`.", [], common,

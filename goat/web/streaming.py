@@ -1,0 +1,136 @@
+"""What every live stream shares (the games' streams, goat.games.streams; the tournament stream,
+tournaments.streams): the two wire formats, a stream's response, its slot on the caller's stream
+limit, what its listener hears, and its refusals before it starts, as problem details.
+
+Wire formats: Server-Sent Events (the default) or NDJSON (``Accept: application/x-ndjson``), chosen
+by ``stream_format``; ``encode`` writes one message in either, ``keepalive`` the idle line.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils.translation import gettext_lazy
+from rest_framework import exceptions
+from rest_framework.utils.encoders import JSONEncoder
+
+from goat.web import live
+from goat.web.auth import TokenAuthentication
+from goat.web.errors import ServiceError
+from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
+
+logger = logging.getLogger(__name__)
+
+SSE = "text/event-stream"
+NDJSON = "application/x-ndjson"
+RETRY_AFTER_SECONDS = 5
+TOO_MANY = gettext_lazy("This token already holds {limit} open streams; close one first.")
+
+
+def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None,
+            errors: Any = None) -> HttpResponse:
+    """A stream's refusal before it starts, as problem details."""
+    response = JsonResponse(problem_body(status=status, code=code, detail=detail, errors=errors), status=status,
+                            content_type=PROBLEM_CONTENT_TYPE)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    response["Vary"] = "Authorization, Cookie"
+    return response
+
+
+def refusal(exc: ServiceError) -> HttpResponse:
+    """``exc`` as a stream's refusal (problem details)."""
+    return problem(exc.status, exc.code, exc.detail, headers=exc.headers, errors=exc.errors)
+
+
+def token_user(request: HttpRequest):
+    """(user, stream-slot key) by token, (None, None) without one; a bad token is a 401 ServiceError."""
+    try:
+        found = TokenAuthentication().authenticate(request)
+    except exceptions.AuthenticationFailed as exc:
+        raise ServiceError("authentication_failed", str(exc.detail), status=401,
+                           headers={"WWW-Authenticate": "Token"}) from None
+    finally:
+        close_old_connections()
+    if found is not None:
+        return found[0], f"token:{found[1].key}"
+    return None, None
+
+
+def stream_format(request: HttpRequest) -> str:
+    """NDJSON when the client asks for it (and not for SSE), else SSE."""
+    accept = request.headers.get("Accept", "")
+    return NDJSON if NDJSON in accept and SSE not in accept else SSE
+
+
+def encode(fmt: str, kind: str, data: dict[str, Any], event_id: int | str | None = None) -> bytes:
+    """One message of ``kind`` in ``fmt`` (SSE: with ``id`` when ``event_id`` is given)."""
+    if fmt == NDJSON:
+        return (json.dumps({"kind": kind, **data}, cls=JSONEncoder, separators=(",", ":")) + "\n").encode()
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {kind}\ndata: {json.dumps(data, cls=JSONEncoder, separators=(',', ':'))}\n\n".encode()
+
+
+def keepalive(fmt: str) -> bytes:
+    return b"\n" if fmt == NDJSON else b": keep-alive\n\n"
+
+
+def stream_response(body: AsyncIterator[bytes], fmt: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(body, content_type=fmt if fmt == NDJSON else f"{SSE}; charset=utf-8")
+    response["Cache-Control"] = "no-cache, no-transform"
+    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer a stream (docs/operations.md)
+    response["Vary"] = "Authorization, Cookie, Accept"
+    return response
+
+
+async def slot_claim(key: str) -> str:
+    """A slot of ``key``'s open streams (``GOAT_STREAMS_PER_TOKEN``), or 429 ``too_many_streams``."""
+    limit = settings.GOAT_STREAMS_PER_TOKEN
+    claim = await sync_to_async(live.stream_claim, thread_sensitive=False)(key, limit)
+    if claim is None:
+        raise ServiceError("too_many_streams", TOO_MANY.format(limit=limit), status=429,
+                           headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+    return claim
+
+
+async def slot_release(key: str, claim: str) -> None:
+    try:
+        await sync_to_async(live.stream_release, thread_sensitive=False)(key, claim)
+    except Exception:  # the claim expires on its own
+        logger.warning("live: stream claim not released", exc_info=True)
+
+
+async def heard(listener) -> AsyncIterator[list[dict[str, Any]] | None]:
+    """What ``listener`` hears, a batch of messages at a time; None when nothing came for a
+    keep-alive's time. Ends when the channel closes. (The stream's slot claim is refreshed by the
+    process with all the others: goat.web.live.)"""
+    wait = live.within(settings.GOAT_STREAM_KEEPALIVE_SECONDS)
+    while True:
+        try:
+            message = await listener.get(wait)
+            queued = listener.pending()
+        except live.Closed:
+            return
+        yield None if message is None else [message, *queued]
+
+
+def require_get(view):
+    """Only GET: any other method (HEAD and OPTIONS too: a stream has no head to give) is 405
+    ``method_not_allowed`` as problem details, with ``Allow: GET``."""
+
+    @functools.wraps(view)
+    async def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.method != "GET":
+            return problem(405, "method_not_allowed", f'Method "{request.method}" not allowed.',
+                           headers={"Allow": "GET"})
+        return await view(request, *args, **kwargs)
+
+    return wrapped
