@@ -18,8 +18,9 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import F, Sum
 from django.utils import timezone
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
+from goat.engine.errors import ALREADY_SEATED, NOT_SEATED
 from goat.games.eventstore import events_load
 from goat.games.models import Game
 from goat.games.projections import EndedGame
@@ -84,11 +85,10 @@ def chips_stake_for_seat(*, game: Game, player, seat: int, options, **_signal) -
             with transaction.atomic():
                 chips_move(player=player, amount=-options.ante, kind=ChipKind.STAKE, game_id=game.pk)
         except IntegrityError:  # the same player's other join staked first (they raced past the seat check)
-            raise ServiceError("already_seated", ALREADY_STAKED, status=409) from None
+            raise ServiceError("already_seated", gettext(ALREADY_SEATED), status=409) from None
 
 
 LEFT_BEFORE = gettext_lazy("You left this game; its stake was returned and you cannot take a seat at it again.")
-ALREADY_STAKED = gettext_lazy("You already have a seat at this game.")
 
 
 def chips_refund_for_seat(*, game: Game, player, seat: int, options, **_signal) -> None:
@@ -101,7 +101,7 @@ def chips_refund_for_seat(*, game: Game, player, seat: int, options, **_signal) 
             with transaction.atomic():
                 chips_move(player=player, amount=options.ante, kind=ChipKind.REFUND, game_id=game.pk)
         except IntegrityError:  # the same player's other leave refunded it first
-            raise ServiceError("not_seated", "You have no seat at this game.", status=403) from None
+            raise ServiceError("not_seated", gettext(NOT_SEATED), status=403) from None
 
 
 def chips_project(ended: EndedGame) -> None:

@@ -180,12 +180,9 @@ def _cutter_of(seats: int, hand_size: int, tiles: int) -> Cutter:
     cutter = _CUTTERS.get((seats, hand_size)) if tiles == len(ALL_TILES) else None
     if cutter is None:
         if seats < 1 or hand_size < 0 or seats * hand_size > tiles:
-            raise InvalidOptions(
-                "invalid_options",
-                f"cannot deal {hand_size} tiles to each of {seats} seats from {tiles} tiles.",
-                seats=seats,
-                hand_size=hand_size,
-            )
+            raise InvalidOptions.said("invalid_options",
+                                      "cannot deal {hand_size} tiles to each of {seats} seats from {tiles} tiles.",
+                                      seats=seats, hand_size=hand_size, tiles=tiles)
         cutter = _cutter(seats, hand_size)
     return cutter
 

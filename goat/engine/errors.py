@@ -1,10 +1,13 @@
 """Typed rules errors. Each has a stable machine-readable ``code`` and a ``detail`` a player understands.
 
 ``context`` holds the parameters the detail names (a tile, a seat), so that a layer above can say the
-same sentence in the player's language (goat/games/rules_texts.py).
+same sentence in the player's language (goat/games/rules_texts.py). A detail built from values by
+``said`` also keeps its English ``template``, which that layer translates and fills with ``context``.
 """
 
 from __future__ import annotations
+
+from typing import Self
 
 # The one sentence of each refusal of a command's precondition (the services answer with these).
 NOT_SEATED = "You have no seat at this game."
@@ -22,6 +25,8 @@ class RulesError(Exception):
     code: str = "rules_error"
     #: the position of the refused event in a log, when a replay refused it
     seq: int | None = None
+    #: the English template of ``detail`` (``str.format`` of ``context``), when ``said`` built it
+    template: str | None = None
 
     def __init__(self, code: str | None = None, detail: str = "", **context: object) -> None:
         if code is not None:
@@ -29,6 +34,14 @@ class RulesError(Exception):
         self.detail = detail or self.code.replace("_", " ")
         self.context = context
         super().__init__(f"{self.code}: {self.detail}")
+
+    @classmethod
+    def said(cls, code: str | None, template: str, **params: object) -> Self:
+        """The error whose detail is ``template`` filled with ``params`` (``str.format``); both travel
+        with it (``template``, ``context``), so the sentence can be said in another language."""
+        error = cls(code, template.format(**params), **params)
+        error.template = template
+        return error
 
 
 class InvalidOptions(RulesError):

@@ -95,8 +95,8 @@ def _seat_taken(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMa
         if player in g.players:
             raise IllegalMove("already_seated", ALREADY_SEATED)
         if not isinstance(client_seed, str) or len(client_seed) > MAX_CLIENT_SEED:
-            raise IllegalMove("invalid_client_seed",
-                              f"client_seed must be a string of at most {MAX_CLIENT_SEED} characters.")
+            raise IllegalMove.said("invalid_client_seed", "client_seed must be a string of at most {most} characters.",
+                                   most=MAX_CLIENT_SEED)
     g.players[seat] = player  # type: ignore[index]
     g.client_seeds[seat] = client_seed  # type: ignore[index]
     g.stream = None
@@ -117,7 +117,7 @@ def _seat_left(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMac
         if seat.__class__ is not int or not 0 <= seat < g.seats:
             raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
         if not isinstance(player, str) or g.players[seat] != player:
-            raise IllegalMove("not_seated", f"{player!r} does not hold seat {seat}.")
+            raise IllegalMove.said("not_seated", "{player!r} does not hold seat {seat}.", player=player, seat=seat)
     g.players[seat] = None  # type: ignore[index]
     g.client_seeds[seat] = None  # type: ignore[index]
     g.stream = None

@@ -206,7 +206,7 @@ def _refuse_play(state: GameView, seat: object, tile: Tile, end: object) -> str:
     if not t.held[seat] & BIT[tile]:
         raise IllegalMove("tile_not_in_hand", f"You do not hold {text}.", tile=text)
     if end not in (None, LEFT, RIGHT):
-        raise IllegalMove("invalid_end", f"{end!r} is not an end of the line; say \"left\" or \"right\".")
+        raise IllegalMove.said("invalid_end", '{end!r} is not an end of the line; say "left" or "right".', end=end)
     if t.left is None:
         if not on_left & BIT[tile]:
             lead = TEXT[t.must_lead]  # type: ignore[index]

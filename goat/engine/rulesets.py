@@ -115,7 +115,7 @@ class Options(NamedTuple):
             data = with_first_edition(data)
             return cls(*[data[key] for key in OPTION_KEYS])
         except (KeyError, TypeError) as exc:
-            raise InvalidOptions(detail=f"the stored options are incomplete: {exc}") from exc
+            raise InvalidOptions.said(None, "the stored options are incomplete: {error}", error=str(exc)) from exc
 
 
 OPTION_KEYS: tuple[str, ...] = Options._fields
@@ -160,19 +160,20 @@ NULLABLE_OPTIONS = frozenset({"fish_scoring", "open_threshold", "remembered_coun
 def _check_value(key: str, value: Any) -> None:
     if value is None:
         if key not in NULLABLE_OPTIONS:
-            raise InvalidOptions(detail=f"option {key!r} cannot be null.")
+            raise InvalidOptions.said(None, "option {option!r} cannot be null.", option=key)
         return
     if key in ("redeal", "remembered_counts"):
         if not isinstance(value, bool):
-            raise InvalidOptions(detail=f"option {key!r} must be true or false.")
+            raise InvalidOptions.said(None, "option {option!r} must be true or false.", option=key)
     elif key in OPTION_CHOICES:
         if value not in OPTION_CHOICES[key]:
-            choices = ", ".join(OPTION_CHOICES[key])
-            raise InvalidOptions(detail=f"option {key!r} must be one of: {choices}.")
+            raise InvalidOptions.said(None, "option {option!r} must be one of: {choices}.", option=key,
+                                      choices=", ".join(OPTION_CHOICES[key]))
     else:
         lo, hi = OPTION_RANGES[key]
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise InvalidOptions(detail=f"option {key!r} must be a whole number from {lo} to {hi}.")
+            raise InvalidOptions.said(None, "option {option!r} must be a whole number from {lo} to {hi}.", option=key,
+                                      lo=lo, hi=hi)
 
 
 def resolve_options(ruleset: str, seats: int, overrides: Mapping[str, Any] | None = None) -> Options:
@@ -181,20 +182,18 @@ def resolve_options(ruleset: str, seats: int, overrides: Mapping[str, Any] | Non
     Raises :class:`InvalidOptions` with a sentence that says what is wrong.
     """
     if ruleset not in PRESETS:
-        raise InvalidOptions(
-            "unknown_ruleset", f"unknown ruleset {ruleset!r}; choose one of: {', '.join(RULESETS)}."
-        )
+        raise InvalidOptions.said("unknown_ruleset", "unknown ruleset {ruleset!r}; choose one of: {choices}.",
+                                  ruleset=ruleset, choices=", ".join(RULESETS))
     if isinstance(seats, bool) or not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
-        raise InvalidOptions(detail=f"seats must be {MIN_SEATS} to {MAX_SEATS}.")
+        raise InvalidOptions.said(None, "seats must be {lo} to {hi}.", lo=MIN_SEATS, hi=MAX_SEATS)
     merged = dict(PRESETS[ruleset])
     if overrides:
         if not isinstance(overrides, Mapping):
             raise InvalidOptions(detail="options must be an object of option names to values.")
         unknown = sorted(set(overrides) - set(OPTION_KEYS))
         if unknown:
-            raise InvalidOptions(
-                detail=f"unknown option(s): {', '.join(map(str, unknown))}; known: {', '.join(OPTION_KEYS)}."
-            )
+            raise InvalidOptions.said(None, "unknown option(s): {unknown}; known: {known}.",
+                                      unknown=", ".join(map(str, unknown)), known=", ".join(OPTION_KEYS))
         merged.update(overrides)
     for key in OPTION_KEYS:
         _check_value(key, merged[key])
@@ -207,18 +206,16 @@ def validate_options(options: Options, seats: int) -> None:
     """Refuse combinations that cannot be played."""
     dealt = options.hand_size * seats
     if dealt > 28:
-        raise InvalidOptions(
-            detail=f"hand_size {options.hand_size} x {seats} seats = {dealt} tiles, but a set has only 28."
-        )
+        raise InvalidOptions.said(None, "hand_size {hand_size} x {seats} seats = {dealt} tiles, but a set has only 28.",
+                                  hand_size=options.hand_size, seats=seats, dealt=dealt)
     if dealt + options.bazaar_reserve > 28:
-        raise InvalidOptions(
-            detail=f"bazaar_reserve {options.bazaar_reserve} is more than the {28 - dealt} tiles left after the deal."
-        )
+        raise InvalidOptions.said(None, "bazaar_reserve {reserve} is more than the {left} tiles left after the deal.",
+                                  reserve=options.bazaar_reserve, left=28 - dealt)
     if options.redeal and options.hand_size > 7:
         raise InvalidOptions(detail="the redeal rule is only defined for hands of at most 7 tiles.")
     if options.scoring == "goat":
         for key in ("fish_scoring", "open_threshold", "remembered_counts", "limit"):
             if getattr(options, key) is None:
-                raise InvalidOptions(detail=f"goat scoring needs option {key!r}.")
+                raise InvalidOptions.said(None, "goat scoring needs option {option!r}.", option=key)
     elif options.rounds is None:
         raise InvalidOptions(detail="fixed-rounds scoring needs option 'rounds'.")

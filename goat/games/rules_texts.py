@@ -2,10 +2,12 @@
 (goat/engine) knows no Django and writes English.
 
 A refusal's ``detail`` is translated by its words when the engine writes a fixed sentence
-(``SENTENCES``), or rebuilt from its ``code`` and the parameters the engine passes with it
-(``error.context``) when the sentence names a tile, a seat or an end (``BY_CODE``). A refusal that
-matches neither keeps the engine's English. The ``code`` is never translated.
-tests/goat/test_i18n.py checks that every fixed sentence of the engine's player-facing refusals is here.
+(``SENTENCES``); by its English template, filled with the error's parameters, when the engine built
+it with ``said`` (``TEMPLATES``: an option, its bounds, an end, a seat); or rebuilt from its ``code``
+and the parameters the engine passes with it (``error.context``) when the sentence names a tile, a
+seat or an end (``BY_CODE``). A refusal that matches none keeps the engine's English. The ``code`` is
+never translated. tests/goat/test_i18n.py checks that every sentence and template of the engine's
+player-facing refusals is here, translated.
 """
 
 from __future__ import annotations
@@ -25,6 +27,26 @@ SENTENCES = (
     gettext_noop("options must be an object of option names to values."),
     gettext_noop("the redeal rule is only defined for hands of at most 7 tiles."),
     gettext_noop("fixed-rounds scoring needs option 'rounds'."),
+)
+
+#: the engine's templates (``RulesError.said``), translated by their English words and filled with the
+#: error's ``context`` (``str.format``: a translation keeps the same ``{names}``)
+TEMPLATES = (
+    gettext_noop("the stored options are incomplete: {error}"),
+    gettext_noop("option {option!r} cannot be null."),
+    gettext_noop("option {option!r} must be true or false."),
+    gettext_noop("option {option!r} must be one of: {choices}."),
+    gettext_noop("option {option!r} must be a whole number from {lo} to {hi}."),
+    gettext_noop("unknown ruleset {ruleset!r}; choose one of: {choices}."),
+    gettext_noop("seats must be {lo} to {hi}."),
+    gettext_noop("unknown option(s): {unknown}; known: {known}."),
+    gettext_noop("hand_size {hand_size} x {seats} seats = {dealt} tiles, but a set has only 28."),
+    gettext_noop("bazaar_reserve {reserve} is more than the {left} tiles left after the deal."),
+    gettext_noop("goat scoring needs option {option!r}."),
+    gettext_noop("cannot deal {hand_size} tiles to each of {seats} seats from {tiles} tiles."),
+    gettext_noop('{end!r} is not an end of the line; say "left" or "right".'),
+    gettext_noop("client_seed must be a string of at most {most} characters."),
+    gettext_noop("{player!r} does not hold seat {seat}."),
 )
 
 #: code -> the sentence, with the parameters the engine passes along in ``error.context``; a code with
@@ -48,6 +70,12 @@ ENDS = {"left": pgettext_lazy("end of the line", "left"), "right": pgettext_lazy
 
 def rules_detail(error) -> str:
     """``error``'s detail in the active language (see the module's docstring)."""
+    template = getattr(error, "template", None)
+    if template is not None:
+        try:
+            return gettext(template).format(**error.context)
+        except (KeyError, IndexError, ValueError):
+            return error.detail  # a translation that names other parameters: the engine's English
     sentences = BY_CODE.get(error.code)
     params = dict(error.context)
     if params.get("end") in ENDS:

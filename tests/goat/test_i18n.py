@@ -250,6 +250,29 @@ def test_an_engine_refusal_in_russian_names_the_same_tile_and_seats(django_user_
     assert ru["title"] == "Не ваш ход"
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize(("body", "code", "english", "russian"), [
+    ({"ruleset": "goat-classic", "seats": 2, "options": {"limit": 0}}, "invalid_options",
+     "option 'limit' must be a whole number from 1 to 10000.", "Настройка 'limit' — целое число от 1 до 10000."),
+    ({"ruleset": "goat-classic", "seats": 4, "options": {"hand_size": 8, "redeal": False}}, "invalid_options",
+     "hand_size 8 x 4 seats = 32 tiles, but a set has only 28.", "hand_size 8 × 4 мест = 32 костяшек, а в наборе"),
+    ({"ruleset": "chess", "seats": 2}, "unknown_ruleset", None, "Неизвестные правила 'chess'; выберите одни из: "),
+])
+def test_an_option_refusal_of_the_engine_in_russian(django_user_model, body, code, english, russian):
+    """The engine's refusals built from values (the option, its bounds) come out in Russian too."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    user = django_user_model.objects.create_user("ann", password="x" * 12)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    en, ru = _both(client, "post", "/api/games/", body)
+    assert en["code"] == ru["code"] == code and en["status"] == 400
+    assert english is None or en["detail"] == english
+    assert russian is None or ru["detail"].startswith(russian)
+    assert ru["detail"] != en["detail"]
+
+
 def test_each_sentence_of_a_code_with_two_is_said_in_russian():
     from django.utils import translation
 
@@ -276,7 +299,7 @@ def test_every_code_the_project_raises_has_a_title_in_both_languages():
 
     patterns = [
         r'(?:ServiceError|IllegalMove|RulesError|InvalidEvent|InvalidOptions|StateFormatError|UnknownStateFormat)'
-        r'\(\s*"([a-z_]+)"',
+        r'(?:\.said)?\(\s*"([a-z_]+)"',
         r'^\s+code(?:: str)? = "([a-z_]+)"',
         r'problem\w*\([^()]*?\bcode="([a-z_]+)"',
         r'\((?:exceptions\.\w+|InvalidCharacters), "([a-z_]+)"\)',
@@ -295,21 +318,27 @@ def test_every_code_the_project_raises_has_a_title_in_both_languages():
     assert untranslated == []
 
 
-def test_every_fixed_sentence_of_the_engines_refusals_is_translated():
+def test_every_sentence_of_the_engines_refusals_is_translated():
     """The engine writes English (it knows no Django): each fixed sentence of a refusal a player can
     meet (IllegalMove, InvalidOptions) is in goat/games/rules_texts.py, translated; each sentence built
-    from values is rebuilt there from the error's parameters, or stays English and is listed below."""
+    from values is either said from a template (``said``), which is there too, translated, or rebuilt
+    there from the error's parameters (``BY_CODE``). None stays English."""
     import ast
 
     from django.utils import translation
 
     import goat.engine.errors as engine_errors
-    from goat.games.rules_texts import BY_CODE, SENTENCES
+    from goat.games.rules_texts import BY_CODE, SENTENCES, TEMPLATES
 
     player_facing = {"IllegalMove", "InvalidOptions"}
-    fixed, built = set(), set()
+    fixed, built, templates = set(), set(), set()
     for source in (ROOT / "goat" / "engine").glob("*.py"):
         for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "said"
+                    and getattr(node.func.value, "id", None) in player_facing):
+                assert isinstance(node.args[1], ast.Constant), ast.unparse(node)  # a template, not built
+                templates.add(node.args[1].value)
+                continue
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in player_facing):
                 continue
             args = list(node.args) + [k.value for k in node.keywords if k.arg == "detail"]
@@ -322,13 +351,30 @@ def test_every_fixed_sentence_of_the_engines_refusals_is_translated():
             elif isinstance(detail, ast.JoinedStr):
                 built.add(code or "invalid_options")
     assert fixed and sorted(fixed - set(SENTENCES)) == []
+    assert len(templates) > 10 and sorted(templates ^ set(TEMPLATES)) == []
     with translation.override("ru"):
-        assert [s for s in SENTENCES if translation.gettext(s) == s] == []
-    # the sentences built from values that stay English today: the option checks' (they name the option and
-    # its bounds), a malformed end or client seed (a client's bug, not a player's move), and a seat_left event
-    # of another name (a stored log's check; the command says "You have no seat at this game.")
-    english_only = {"invalid_options", "unknown_ruleset", "invalid_end", "invalid_client_seed", "not_seated"}
-    assert built - set(BY_CODE) <= english_only, built - set(BY_CODE) - english_only
+        assert [s for s in (*SENTENCES, *TEMPLATES) if translation.gettext(s) == s] == []
+    assert sorted(built - set(BY_CODE)) == []
+
+
+@pytest.mark.parametrize(("error", "russian"), [
+    ("InvalidOptions|option {option!r} must be a whole number from {lo} to {hi}.|option=limit,lo=1,hi=10000",
+     "Настройка 'limit' — целое число от 1 до 10000."),
+    ("IllegalMove|{end!r} is not an end of the line; say \"left\" or \"right\".|end=up",
+     "'up' — не конец линии; укажите \"left\" или \"right\"."),
+])
+def test_a_refusal_said_from_a_template_is_filled_in_russian(error, russian):
+    from django.utils import translation
+
+    from goat.engine import errors
+    from goat.games.rules_texts import rules_detail
+
+    kind, template, params = error.split("|")
+    refused = getattr(errors, kind).said(None, template, **dict(p.split("=") for p in params.split(",")))
+    with translation.override("ru"):
+        assert rules_detail(refused) == russian
+    with translation.override("en"):
+        assert rules_detail(refused) == refused.detail == template.format(**refused.context)
 
 
 @pytest.mark.django_db
