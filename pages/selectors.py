@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from goat.engine.status import RUNNING
 from goat.games import selectors as games
 from goat.games import verification
 from goat.games.models import Game
@@ -91,7 +92,7 @@ def game(*, game: Game, user) -> dict[str, Any]:
     state = games.game_state(game=game)
     seat = games.viewer_seat(game, user)
     view = games.game_view(game=game, state=state, seat=seat)
-    seats = [{**s, "to_move": view["turn"] == s["seat"] and view["status"] == "running",
+    seats = [{**s, "to_move": view["turn"] == s["seat"] and view["status"] == RUNNING,
               "client_seed": state.client_seeds[s["seat"]] if s["seat"] < len(state.client_seeds) else None}
              for s in view["seats"]]
     result = view["result"] or {}

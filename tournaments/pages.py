@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from goat.engine.status import RUNNING
 from goat.web.pages import frame, page_of, pager_links
 
 from . import selectors
@@ -35,7 +36,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     rounds = [{**r, "tables": [t for t in tables if t["round"] == r["number"]]} for r in detail["played_rounds"]]
     for table in tables:
         table["seats"] = [{"player": p, "points": table["points"][i] if i < len(table["points"]) else 0,
-                           "to_move": table["turn"] == i and table["status"] == "running",
+                           "to_move": table["turn"] == i and table["status"] == RUNNING,
                            "goat": bool(table["result"]) and i in table["result"].get("goats", [])}
                           for i, p in enumerate(table["players"])]
     return render(request, "tournaments/tournament_detail.html", {
