@@ -129,8 +129,8 @@ def require_get(view):
     @functools.wraps(view)
     async def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if request.method != "GET":
-            return problem(405, "method_not_allowed", f'Method "{request.method}" not allowed.',
-                           headers={"Allow": "GET"})
+            refused = exceptions.MethodNotAllowed(request.method)  # its detail as DRF says it, translated
+            return problem(405, "method_not_allowed", str(refused.detail), headers={"Allow": "GET"})
         return await view(request, *args, **kwargs)
 
     return wrapped

@@ -83,6 +83,9 @@ def test_other_methods_than_get_on_a_stream_are_problem_details(method, path, us
     assert response["Allow"] == "GET"
     if method != "head":
         assert response.json()["code"] == "method_not_allowed"
+        assert response.json()["detail"] == f'Method "{method.upper()}" not allowed.'
+        russian = getattr(token_client(user), method)(path, HTTP_ACCEPT_LANGUAGE="ru").json()
+        assert russian["code"] == "method_not_allowed" and russian["detail"].startswith(f'Метод "{method.upper()}"')
 
 
 @pytest.mark.django_db
