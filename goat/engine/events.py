@@ -17,7 +17,7 @@ from .moves import DEAL, DRAW, KNOCK, PLAY, REVEAL, check_play, expect, pending
 from .rounds import draw_tile, interrupt, knock, next_deal, place_tile, start_round
 from .rulesets import SECOND_EDITION_OPENERS, Options, is_first_edition, resolve_options, with_first_edition
 from .scoring import PlayerScore
-from .status import CANCELLED, RUNNING, WAITING
+from .status import CANCELLED, OPEN, RUNNING, WAITING
 from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile, tile_set
 
 Event = dict[str, Any]  # {"type", "seat", "data"} (+ "seq", "at" once stored)
@@ -139,8 +139,8 @@ def _game_cancelled(g: GameMachine, event: Mapping[str, Any], check: bool) -> Ga
     reason = _data(event).get("reason")
     if check:
         if reason in CANCEL_RUNNING_REASONS:
-            if g.status not in (WAITING, RUNNING):
-                raise IllegalMove("game_not_running", "Only a game that has not ended can be cancelled.")
+            if g.status not in OPEN:
+                raise IllegalMove("game_not_running", NOT_RUNNING)
         elif g.status != WAITING:
             raise IllegalMove("game_not_waiting", NOT_WAITING)
         if reason not in CANCEL_REASONS:

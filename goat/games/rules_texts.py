@@ -22,7 +22,6 @@ SENTENCES = (
     gettext_noop("Every seat of this game is taken."),
     gettext_noop("This game is not waiting for players."),
     gettext_noop("The game has started; its seats can no longer be left."),
-    gettext_noop("Only a game that has not ended can be cancelled."),
     gettext_noop("This game has no move clock."),
     gettext_noop("options must be an object of option names to values."),
     gettext_noop("the redeal rule is only defined for hands of at most 7 tiles."),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from goat.engine import verify_log
-from goat.engine.errors import IllegalMove, InvalidEvent
+from goat.engine.errors import NOT_RUNNING, IllegalMove, InvalidEvent
 from goat.engine.fold import apply
 from goat.engine.json_form import state_from_json, state_to_json
 from goat.engine.replay import replay
@@ -120,6 +120,6 @@ def test_a_running_game_of_a_cancelled_tournament_is_cancelled_without_a_result(
     assert state_from_json(state_to_json(state)) == state
     with pytest.raises(IllegalMove) as excinfo:  # once only
         decide(state, CancelGame(reason="tournament_cancelled"))
-    assert excinfo.value.code == "game_not_running"
+    assert (excinfo.value.code, excinfo.value.detail) == ("game_not_running", NOT_RUNNING)  # the code's one sentence
     waiting, _ = _waiting(2, ("alice",))  # a waiting game of the tournament too
     assert decide(waiting, CancelGame(reason="tournament_cancelled"))[0].status == CANCELLED
