@@ -30,7 +30,6 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_GET
 from rest_framework.utils.encoders import JSONEncoder
 
 from goat.web import live, streaming
@@ -124,7 +123,7 @@ async def _body(tournament_id: int, first: dict[str, Any], seen: str | None, fmt
         await streaming.slot_release(key, claim)
 
 
-@require_GET
+@streaming.require_get
 async def tournament_stream(request: HttpRequest, tournament_id: int) -> HttpResponse:
     try:
         key = await _slot_key(request)

@@ -74,7 +74,7 @@ def test_stream_versions_take_ascii_digits_only(after, user):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("method", ["head", "options", "post", "delete"])
-@pytest.mark.parametrize("path", ["/api/stream/", "/api/games/1/stream/"])
+@pytest.mark.parametrize("path", ["/api/stream/", "/api/games/1/stream/", "/api/tournaments/1/stream/"])
 def test_other_methods_than_get_on_a_stream_are_problem_details(method, path, user):
     response = getattr(token_client(user), method)(path)
 
