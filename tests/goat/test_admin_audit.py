@@ -8,7 +8,6 @@ import csv
 import io
 import json
 import logging
-import random
 import re
 import xml.etree.ElementTree as ET
 
@@ -18,6 +17,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.utils.html import escape
+from factories import make_players, play, start_game
 
 from goat import engine
 from goat.engine.tiles import tile_str
@@ -34,31 +34,9 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def start_game(players, *, ruleset="goat-classic", options=None) -> Game:
-    game = services.game_create(player=players[0], ruleset=ruleset, seats=len(players), options=options)
-    for player in players[1:]:
-        services.game_join(game_id=game.pk, player=player)
-    game.refresh_from_db()
-    return game
-
-
-def play(game: Game, players, *, seed=0, max_moves=None) -> Game:
-    """Random legal moves through goat.games.services until the game ends (or ``max_moves``)."""
-    rng = random.Random(seed)
-    moves = 0
-    while True:
-        game.refresh_from_db()
-        if game.ended or (max_moves is not None and moves >= max_moves):
-            return game
-        state = eventstore.state_load(game)
-        tile, end = rng.choice(engine.legal_moves(state))
-        services.game_play_tile(game_id=game.pk, player=players[state.turn], tile=tile_str(tile), end=end)
-        moves += 1
-
-
 @pytest.fixture
-def players(django_user_model):
-    return [django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("ann", "ben")]
+def players(db):
+    return make_players("ann", "ben")
 
 
 @pytest.fixture

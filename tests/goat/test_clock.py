@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.db import close_old_connections, connection
 from django.utils import timezone
+from factories import make_players, start_game
 
 from goat.engine import legal_moves
 from goat.engine.errors import RulesError
@@ -18,16 +19,12 @@ from goat.web.errors import ServiceError
 
 
 @pytest.fixture
-def players(django_user_model):
-    return [django_user_model.objects.create_user(username=f"p{i}", password="x") for i in range(3)]
+def players(db):
+    return make_players("p0", "p1", "p2")
 
 
 def _running_game(players, *, move_time=30, seats=2, ruleset="goat-classic"):
-    game = services.game_create(player=players[0], ruleset=ruleset, seats=seats, options={"move_time": move_time})
-    for p in players[1:seats]:
-        services.game_join(game_id=game.pk, player=p)
-    game.refresh_from_db()
-    return game
+    return start_game(players, seats=seats, ruleset=ruleset, options={"move_time": move_time})
 
 
 def _expire(game):

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
+from factories import make_players, start_game
 from prometheus_client.parser import text_string_to_metric_families
 
 from goat.engine import legal_moves
@@ -44,15 +45,12 @@ def value(samples, name, **labels) -> float:
 
 
 @pytest.fixture
-def players(django_user_model):
-    return [django_user_model.objects.create_user(username=f"m{i}", password="x") for i in range(2)]
+def players(db):
+    return make_players("m0", "m1")
 
 
 def _running_game(players, move_time=30):
-    game = services.game_create(player=players[0], ruleset="goat-classic", seats=2, options={"move_time": move_time})
-    services.game_join(game_id=game.pk, player=players[1])
-    game.refresh_from_db()
-    return game
+    return start_game(players, options={"move_time": move_time})
 
 
 # --- access -------------------------------------------------------------------------------------

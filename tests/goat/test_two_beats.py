@@ -18,6 +18,7 @@ import pytest
 from django.conf import settings
 from django.db import connections
 from django.utils import timezone
+from factories import make_players, start_game
 
 from goat.celery import app
 from goat.games import projections, services, tasks
@@ -30,14 +31,12 @@ from tournaments.models import Standing, Table, TournamentRound
 
 
 @pytest.fixture
-def players(django_user_model):
-    return [django_user_model.objects.create_user(username=f"beat{i}", password="x") for i in range(8)]
+def players(db):
+    return make_players(*(f"beat{i}" for i in range(8)))
 
 
 def _running(a, b, move_time=30):
-    game = services.game_create(player=a, ruleset="goat-classic", seats=2, options={"move_time": move_time})
-    services.game_join(game_id=game.pk, player=b)
-    return Game.objects.get(pk=game.pk)
+    return start_game([a, b], options={"move_time": move_time})
 
 
 def _in_thread(work):

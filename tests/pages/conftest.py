@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
+import factories
 import pytest
-from django.utils import timezone
 
 from goat.games import services as games
 from goat.games.bots import bots_play
@@ -14,11 +12,9 @@ FAST = {"limit": 25, "move_time": 0}
 
 
 @pytest.fixture
-def players(django_user_model):
-    def make(*names: str):
-        return [django_user_model.objects.create_user(username=n, password="x") for n in names]
-
-    return make
+def players(db):
+    """``players("a", "b")``: one user per name (the shared factory)."""
+    return factories.make_players
 
 
 @pytest.fixture
@@ -38,22 +34,6 @@ def finished_game():
 
 
 @pytest.fixture
-def tournament(django_user_model):
-    """``tournament(name=..., players=[...], start=True)``: a swiss of two-seat tables."""
-    from tournaments import services
-
-    def make(*, name: str = "Friday swiss", players=(), start: bool = True, starts_in: timedelta | None = None,
-             rounds: int = 1):
-        director, _ = django_user_model.objects.get_or_create(username="director", defaults={"is_staff": True})
-        starts_at = timezone.now() + (starts_in if starts_in is not None else timedelta(seconds=-1))
-        t = services.tournament_create(created_by=director, name=name, ruleset="goat-classic", options=dict(FAST),
-                                       format="swiss", rounds=rounds, table_size=2, starts_at=starts_at,
-                                       max_players=32, entry_fee=0, duration_minutes=0)
-        for player in players:
-            services.tournament_register(tournament_id=t.pk, player=player)
-        if start:
-            services.tournaments_start_due()
-        t.refresh_from_db()
-        return t
-
-    return make
+def tournament(db):
+    """``tournament(name=..., players=[...], start=True)``: a swiss of two-seat tables (the shared factory)."""
+    return factories.make_tournament

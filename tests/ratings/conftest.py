@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import factories
 import pytest
 from celery import current_app
 
@@ -19,8 +20,6 @@ def eager_celery(settings):
 
 
 @pytest.fixture
-def make_players(django_user_model):
-    def make(*names):
-        return [django_user_model.objects.create_user(username=name, password="x") for name in names]
-
-    return make
+def make_players(db):
+    """``make_players("a", "b")``: one user per name (the shared factory)."""
+    return factories.make_players

@@ -18,7 +18,7 @@ from ratings import chips
 from ratings import services as ratings
 from ratings.models import ChipAccount, ChipLedgerEntry
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 NO_CLOCK = {"move_time": 0}
 

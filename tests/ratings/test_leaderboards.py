@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from ratings import leaderboards
 from ratings.models import LeaderboardRow, RatingEntry, SkillRating
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 NO_CLOCK = {"move_time": 0}
 

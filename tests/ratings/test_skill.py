@@ -25,7 +25,7 @@ def test_everyone_equal_is_one_rank():
     assert skill_ranks(points=[5, 5, 5], winners=[0, 1, 2], goats=[]) == [1, 1, 1]
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_a_game_moves_winners_up_and_goats_down(make_players):
     players = make_players("masha", "alex", "olya")
     game = play_game(players, options=NO_CLOCK, seed=1)
@@ -44,7 +44,7 @@ def test_a_game_moves_winners_up_and_goats_down(make_players):
         assert row.ordinal == pytest.approx(row.mu - 3 * row.sigma)
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 def test_changes_chain_from_game_to_game_per_ruleset(make_players):
     players = make_players("masha", "alex")
     first = play_game(players, options=NO_CLOCK, seed=1, resign_after=3)

@@ -16,14 +16,12 @@ chain the tamperer recomputed (only the seeds can tell), and a changed result on
 from __future__ import annotations
 
 import json
-import random
 
+import factories
 import pytest
 from django.db import connection, transaction
 
-from goat import engine
-from goat.engine.tiles import tile_str
-from goat.games import eventstore, services, verification
+from goat.games import eventstore, verification
 from goat.games.audit_tasks import games_verify_recent
 from goat.games.models import Game, GameEvent
 
@@ -31,16 +29,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def finished_game(users, seed: int) -> Game:
-    rng = random.Random(seed)
-    game = services.game_create(player=users[0], ruleset="goat-classic", seats=2, options={"limit": 31})
-    services.game_join(game_id=game.pk, player=users[1])
-    while True:
-        game = Game.objects.get(pk=game.pk)
-        state = eventstore.state_load(game)
-        if state.ended:
-            return game
-        tile, end = rng.choice(engine.legal_moves(state))
-        services.game_play_tile(game_id=game.pk, player=users[state.turn], tile=tile_str(tile), end=end)
+    return factories.finished_game(users[:2], options={"limit": 31}, seed=seed)
 
 
 def behind_the_trigger(*statements: tuple[str, list]) -> None:

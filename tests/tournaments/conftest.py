@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
+import factories
 import pytest
-from django.utils import timezone
-from tournament_helpers import FAST
 
 
 @pytest.fixture
@@ -24,14 +21,12 @@ def staff(django_user_model):
 
 @pytest.fixture
 def make_tournament(staff):
-    from tournaments import services
+    """``make_tournament(**settings)``: a swiss of four-seat tables over three rounds, due but not started
+    (the shared factory with this package's defaults)."""
 
     def make(**kwargs):
-        fields = dict(created_by=staff, name="Friday swiss", ruleset="goat-classic", options=dict(FAST),
-                      format="swiss", rounds=3, table_size=4, starts_at=timezone.now() - timedelta(seconds=1),
-                      max_players=32, entry_fee=0, duration_minutes=60)
-        fields.update(kwargs)
-        return services.tournament_create(**fields)
+        fields = {"rounds": 3, "table_size": 4, "duration_minutes": 60, **kwargs}
+        return factories.make_tournament(director=staff, start=False, **fields)
 
     return make
 

@@ -5,18 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone
-
-from tournaments.models import Tournament
+from factories import make_tournament
 
 
 @pytest.fixture
-def tournament(django_user_model):
-    staff = django_user_model.objects.create_user(username="judge-maker", password="x", is_staff=True)
-    return Tournament.objects.create(
-        name="Spring cup", ruleset="goat-classic", options={}, format="swiss", rounds=2, table_size=2,
-        starts_at=timezone.now() + timedelta(hours=1), max_players=8, created_by=staff,
-    )
+def tournament(db):
+    return make_tournament(name="Spring cup", rounds=2, max_players=8, start=False, starts_in=timedelta(hours=1))
 
 
 @pytest.mark.django_db
