@@ -19,7 +19,7 @@ from goat.web.errors import ServiceError
 from ratings import chips
 from ratings.models import ChipLedgerEntry
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def _types(game) -> list[str]:
@@ -108,6 +108,7 @@ def test_a_running_game_is_neither_left_nor_expired(make_players):
     assert_chips_conserved()
 
 
+@pytest.mark.django_db(transaction=True)  # the join runs on a thread's own connection
 def test_expiry_losing_a_race_with_a_join_refunds_nothing(make_players):
     masha, alex = make_players("masha", "alex")
     game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=2, options=NO_CLOCK)

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.db import close_old_connections, connection
 from django.utils import timezone
+from factories import committed
 from ratings_play import play_game, play_moves, start_game
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -20,7 +21,7 @@ from goat.games.models import Game, ProjectionRecord
 from ratings import services as ratings
 from ratings.models import LeaderboardRow, RatingEntry
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 NO_CLOCK = {"move_time": 0}
 
@@ -61,7 +62,8 @@ def test_resignation_uses_the_timeout_formula_with_the_last_completed_round(make
     game = play_moves(game, players, rng=rng, max_moves=2)
     points = state_load(game).points
     quitter_seat = state_load(game).turn
-    services.game_resign(game_id=game.pk, player=players[quitter_seat])
+    with committed():
+        services.game_resign(game_id=game.pk, player=players[quitter_seat])
     game.refresh_from_db()
     entries = {e.seat: e for e in RatingEntry.objects.filter(game=game)}
     for seat, entry in entries.items():
@@ -78,7 +80,8 @@ def test_timeout_is_recorded_as_timeout_and_the_offender_earns_nothing(make_play
     Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     game.refresh_from_db()
     offender = game.turn
-    assert services.game_time_out(game_id=game.pk, expected_version=game.version)
+    with committed():
+        assert services.game_time_out(game_id=game.pk, expected_version=game.version)
     entries = {e.seat: e for e in RatingEntry.objects.filter(game=game)}
     assert {e.reason for e in entries.values()} == {"timeout"}
     assert entries[offender].points == 0
@@ -124,6 +127,7 @@ def test_apply_ignores_running_and_unknown_games(make_players):
     assert not RatingEntry.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)  # four threads, each on its own connection
 def test_concurrent_applications_apply_the_game_once(make_players, monkeypatch):
     players = make_players("masha", "alex", "olya")
     # end the game without the post-game hook, then race four appliers

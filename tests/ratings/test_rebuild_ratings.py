@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
+from factories import committed
 from ratings_play import play_game, start_game
 
 from goat.games import services
@@ -23,7 +24,7 @@ from ratings.models import (
     SkillRating,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 NO_CLOCK = {"move_time": 0}
 
@@ -59,10 +60,12 @@ def history(make_players):
     timed = start_game([serg, alex, olya], ruleset="goat-gamesburg", options={"move_time": 30})
     Game.objects.filter(pk=timed.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     timed.refresh_from_db()
-    assert services.game_time_out(game_id=timed.pk, expected_version=timed.version)
+    with committed():
+        assert services.game_time_out(game_id=timed.pk, expected_version=timed.version)
     play_game([alex, masha, olya], options=NO_CLOCK, seed=5)
     start_game([masha, olya], ruleset="goat-gamesburg", options=NO_CLOCK)  # running: stakes escrowed
-    services.game_create(player=serg, ruleset="goat-gamesburg", seats=3, options=NO_CLOCK)  # waiting
+    with committed():
+        services.game_create(player=serg, ruleset="goat-gamesburg", seats=3, options=NO_CLOCK)  # waiting
     assert RatingEntry.objects.values("game").distinct().count() == 6
 
 
