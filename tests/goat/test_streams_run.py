@@ -452,27 +452,6 @@ def test_the_live_play_client_of_the_api_guide_plays_a_game(run, tmp_path):
     assert [json.loads(out) for out, _ in outputs] == [final["result"]] * 2
 
 
-def test_ctrl_c_ends_the_streams_and_leaves_no_process(tmp_path):
-    server = Run(tmp_path)
-    try:
-        server.wait_healthy()
-        client = Client(server)
-        token = client.player("ctrlc")
-        game_id = _game(client, [token, token])
-        streams = [Stream(server, f"/api/games/{game_id}/stream/", token), Stream(server, "/api/stream/", token)]
-        for stream in streams:
-            stream.wait(lambda m: True)
-        started = time.monotonic()
-        os.kill(server.proc.pid, signal.SIGINT)
-        for stream in streams:
-            assert stream.closed.wait(15), "a stream outlived Ctrl-C"
-        assert server.proc.wait(timeout=25) == 0
-        assert time.monotonic() - started < 15, "the streams held the stop until it was forced"
-        assert server.group_gone(5), "a process of run outlived Ctrl-C"
-    finally:
-        server.stop()
-
-
 def test_a_game_against_computers_is_played_on_the_embedded_broker(run):
     """The computers' moves are tasks on the filesystem broker, run by the worker of `manage.py run`: the
     one human plays from the game stream alone and the game ends, unrated, and verifies."""
@@ -492,3 +471,21 @@ def test_a_game_against_computers_is_played_on_the_embedded_broker(run):
     assert verified["replay"] and verified["hash_chain"] and verified["deals"]
     _, _, log = client.call("GET", f"/api/games/{view['id']}/events/", None, token)
     assert {e["seat"] for e in log["events"] if e["type"] == "tile_played"} == {0, 1, 2}
+
+
+def test_ctrl_c_ends_the_streams_and_leaves_no_process(run):
+    """Ctrl-C stops the module's server with streams open on it: this test comes last in the module (the
+    fixture's stop then finds nothing left to stop), so no second server is started for it."""
+    client = Client(run)
+    token = client.player("ctrlc")
+    game_id = _game(client, [token, token])
+    streams = [Stream(run, f"/api/games/{game_id}/stream/", token), Stream(run, "/api/stream/", token)]
+    for stream in streams:
+        stream.wait(lambda m: True)
+    started = time.monotonic()
+    os.kill(run.proc.pid, signal.SIGINT)
+    for stream in streams:
+        assert stream.closed.wait(15), "a stream outlived Ctrl-C"
+    assert run.proc.wait(timeout=25) == 0
+    assert time.monotonic() - started < 15, "the streams held the stop until it was forced"
+    assert run.group_gone(5), "a process of run outlived Ctrl-C"
