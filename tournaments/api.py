@@ -539,12 +539,18 @@ class TournamentWithdrawView(APIView):
                          "withdrawn_at": registration.withdrawn_at, "withdrawn_by": request.user.get_username()})
 
 
-class TournamentStandingsView(generics.ListAPIView):
+class PublicStandingsView(generics.ListAPIView):
+    """A public, paginated list read from standings rows (the standings, the crosstable, a player's
+    tournaments): the views differ only in their serializer and in the ``get`` that picks the rows."""
+
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
-    serializer_class = StandingSerializer
     pagination_class = Pagination
     filter_backends: list = []
     queryset = Standing.objects.none()
+
+
+class TournamentStandingsView(PublicStandingsView):
+    serializer_class = StandingSerializer
 
     @extend_schema(
         operation_id="tournaments_standings",
@@ -658,19 +664,8 @@ class JSONForErrors:
         return renderers[0], renderers[0].media_type
 
 
-class AnyoneReads(permissions.BasePermission):
-    """Anonymous reads (docs/api.md "Anonymous reads"): GET needs no token."""
-
-    def has_permission(self, request, view):
-        return request.method in permissions.SAFE_METHODS
-
-
-class TournamentCrosstableView(generics.ListAPIView):
+class TournamentCrosstableView(PublicStandingsView):
     serializer_class = CrosstableRowSerializer
-    pagination_class = Pagination
-    filter_backends: list = []
-    permission_classes = [AnyoneReads]
-    queryset = Standing.objects.none()
 
     @extend_schema(
         operation_id="tournaments_crosstable",
@@ -694,7 +689,7 @@ class TournamentCrosstableView(generics.ListAPIView):
 
 
 class TournamentResultsCSVView(APIView):
-    permission_classes = [AnyoneReads]
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     content_negotiation_class = JSONForErrors
 
     @extend_schema(
@@ -731,12 +726,8 @@ def _csv_cell(value: object) -> object:
     return value
 
 
-class PlayerTournamentsView(generics.ListAPIView):
+class PlayerTournamentsView(PublicStandingsView):
     serializer_class = PlayerTournamentSerializer
-    pagination_class = Pagination
-    filter_backends: list = []
-    permission_classes = [AnyoneReads]
-    queryset = Standing.objects.none()
 
     @extend_schema(
         operation_id="players_tournaments_list",

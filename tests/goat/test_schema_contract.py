@@ -13,13 +13,13 @@ from goat.engine.rulesets import OPTION_KEYS, RULESETS
 
 pytestmark = pytest.mark.django_db
 
-OPEN = {"players_create", "auth_token_create", "health",  # answer without a login
-        "tournaments_crosstable", "tournaments_results_csv", "players_tournaments_list"}
+OPEN = {"players_create", "auth_token_create", "health"}  # answer without a login
 #: public reads (docs/api.md "Anonymous reads"): anyone may call them, a token is optional
 PUBLIC_READS = {
     "games_list", "games_retrieve", "games_events", "games_scoresheet", "games_replay", "games_verify",
     "games_stream", "players_retrieve", "players_ratings_list", "leaderboards_ratings", "leaderboards_skill",
     "tournaments_list", "tournaments_retrieve", "tournaments_standings", "tournaments_stream",
+    "tournaments_crosstable", "tournaments_results_csv", "players_tournaments_list",
 }
 
 
