@@ -1,10 +1,11 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class RatingsConfig(AppConfig):
     name = "ratings"
     label = "ratings"
-    verbose_name = "Ratings, chips and leaderboards"
+    verbose_name = _("Ratings, chips and leaderboards")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

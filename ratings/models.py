@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 
 class RatingReason(models.TextChoices):
-    FINISHED = "finished"
-    TIMEOUT = "timeout"
-    RESIGNED = "resigned"
+    FINISHED = "finished", pgettext_lazy("rating reason", "finished")
+    TIMEOUT = "timeout", pgettext_lazy("rating reason", "timeout")
+    RESIGNED = "resigned", pgettext_lazy("rating reason", "resigned")
 
 
 #: ``Game.result["reason"]`` -> ledger reason
@@ -26,20 +28,22 @@ REASONS = {"limit": RatingReason.FINISHED, "rounds": RatingReason.FINISHED,
 class RatingEntry(models.Model):
     """Rating points one player earned in one ended game (docs/rules.md §9). A rating is their sum."""
 
-    game = models.ForeignKey("goat.Game", on_delete=models.PROTECT, related_name="rating_entries")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_entries")
-    seat = models.PositiveSmallIntegerField()
-    points = models.PositiveIntegerField()
-    reason = models.CharField(max_length=16, choices=RatingReason.choices)
-    ruleset = models.CharField(max_length=32)
+    game = models.ForeignKey("goat.Game", verbose_name=_("game"), on_delete=models.PROTECT,
+                             related_name="rating_entries")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.PROTECT,
+                               related_name="rating_entries")
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    points = models.PositiveIntegerField(_("points"))
+    reason = models.CharField(_("reason"), max_length=16, choices=RatingReason.choices)
+    ruleset = models.CharField(_("ruleset"), max_length=32)
     #: the player was among the game's goats (losers)
-    goat = models.BooleanField(default=False)
+    goat = models.BooleanField(_("goat"), default=False)
     #: when the game ended
-    at = models.DateTimeField()
+    at = models.DateTimeField(_("at"))
 
     class Meta:
-        verbose_name = "rating ledger entry"
-        verbose_name_plural = "rating ledger entries"
+        verbose_name = _("rating ledger entry")
+        verbose_name_plural = _("rating ledger entries")
         ordering = ["-at", "-game_id"]
         constraints = [models.UniqueConstraint(fields=["game", "player"], name="rating_entry_once_per_game")]
         indexes = [
@@ -48,43 +52,52 @@ class RatingEntry(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.player_id} +{self.points} (game {self.game_id})"
+        return gettext("%(player)s +%(points)s (game %(game)s)") % {
+            "player": self.player_id, "points": self.points, "game": self.game_id}
 
 
 class ChipAccount(models.Model):
     """A player's chip balance (D-14: chips, not money). Created lazily with ``GOAT_INITIAL_CHIPS``."""
 
-    player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chip_account")
-    balance = models.BigIntegerField()
+    player = models.OneToOneField(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE,
+                                  related_name="chip_account")
+    balance = models.BigIntegerField(_("balance"))
+
+    class Meta:
+        verbose_name = _("chip account")
+        verbose_name_plural = _("chip accounts")
 
     def __str__(self) -> str:
-        return f"{self.player_id}: {self.balance} chips"
+        return gettext("%(player)s: %(balance)s chips") % {"player": self.player_id, "balance": self.balance}
 
 
 class ChipKind(models.TextChoices):
-    INITIAL = "initial"
-    STAKE = "stake"
-    PAYOUT = "payout"
+    INITIAL = "initial", pgettext_lazy("chip kind", "initial")
+    STAKE = "stake", pgettext_lazy("chip kind", "stake")
+    PAYOUT = "payout", pgettext_lazy("chip kind", "payout")
     #: the stake returned when its seat is given up before the game started (left, or cancelled as expired)
-    REFUND = "refund"
+    REFUND = "refund", pgettext_lazy("chip kind", "refund")
     #: tournaments: an entry fee into the prize pool (negative), its refund on withdrawal, a prize
-    ENTRY_FEE = "entry_fee"
-    ENTRY_REFUND = "entry_refund"
-    PRIZE = "prize"
+    ENTRY_FEE = "entry_fee", pgettext_lazy("chip kind", "entry fee")
+    ENTRY_REFUND = "entry_refund", pgettext_lazy("chip kind", "entry refund")
+    PRIZE = "prize", pgettext_lazy("chip kind", "prize")
 
 
 class ChipLedgerEntry(models.Model):
     """Every change of a balance: the initial grant, a stake put in escrow on taking a seat (negative),
     the payout of a game (stake + net change, docs/rules.md §10). ``balance == sum(amount)``."""
 
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chip_entries")
-    game = models.ForeignKey("goat.Game", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    amount = models.BigIntegerField()
-    kind = models.CharField(max_length=16, choices=ChipKind.choices)
-    at = models.DateTimeField()
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE,
+                               related_name="chip_entries")
+    game = models.ForeignKey("goat.Game", verbose_name=_("game"), null=True, blank=True, on_delete=models.PROTECT,
+                             related_name="+")
+    amount = models.BigIntegerField(_("amount"))
+    kind = models.CharField(_("kind"), max_length=16, choices=ChipKind.choices)
+    at = models.DateTimeField(_("at"))
 
     class Meta:
-        verbose_name_plural = "chip ledger entries"
+        verbose_name = _("chip ledger entry")
+        verbose_name_plural = _("chip ledger entries")
         ordering = ["-at", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["player", "game", "kind"], name="chip_entry_once_per_game"),
@@ -100,15 +113,18 @@ class ChipLedgerEntry(models.Model):
 class SkillRating(models.Model):
     """A player's openskill (Plackett-Luce) rating in one ruleset; ``ordinal = mu - 3 sigma``."""
 
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="skill_ratings")
-    ruleset = models.CharField(max_length=32)
-    mu = models.FloatField()
-    sigma = models.FloatField()
-    ordinal = models.FloatField()
-    games = models.PositiveIntegerField(default=0)
-    username = models.CharField(max_length=150)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE,
+                               related_name="skill_ratings")
+    ruleset = models.CharField(_("ruleset"), max_length=32)
+    mu = models.FloatField(_("mu"))
+    sigma = models.FloatField(_("sigma"))
+    ordinal = models.FloatField(_("ordinal"))
+    games = models.PositiveIntegerField(_("games"), default=0)
+    username = models.CharField(_("username"), max_length=150)
 
     class Meta:
+        verbose_name = _("skill rating")
+        verbose_name_plural = _("skill ratings")
         constraints = [models.UniqueConstraint(fields=["player", "ruleset"], name="skill_once_per_ruleset")]
         indexes = [models.Index(fields=["ruleset", "-ordinal", "games", "username"], name="skill_board_idx")]
 
@@ -119,21 +135,26 @@ class SkillRating(models.Model):
 class GameSkillChange(models.Model):
     """How one game moved a player's skill rating (like the rating diff shown on a chess server)."""
 
-    game = models.ForeignKey("goat.Game", on_delete=models.PROTECT, related_name="skill_changes")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    ruleset = models.CharField(max_length=32)
+    game = models.ForeignKey("goat.Game", verbose_name=_("game"), on_delete=models.PROTECT,
+                             related_name="skill_changes")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE,
+                               related_name="+")
+    ruleset = models.CharField(_("ruleset"), max_length=32)
     #: 1 = best; ties share a rank (winners first, goats last, the others by game points)
-    rank = models.PositiveSmallIntegerField()
-    mu_before = models.FloatField()
-    sigma_before = models.FloatField()
-    mu_after = models.FloatField()
-    sigma_after = models.FloatField()
+    rank = models.PositiveSmallIntegerField(_("rank"))
+    mu_before = models.FloatField(_("mu before"))
+    sigma_before = models.FloatField(_("sigma before"))
+    mu_after = models.FloatField(_("mu after"))
+    sigma_after = models.FloatField(_("sigma after"))
 
     class Meta:
+        verbose_name = _("game skill change")
+        verbose_name_plural = _("game skill changes")
         constraints = [models.UniqueConstraint(fields=["game", "player"], name="skill_change_once_per_game")]
 
     def __str__(self) -> str:
-        return f"game {self.game_id}, player {self.player_id}: rank {self.rank}"
+        return gettext("game %(game)s, player %(player)s: rank %(rank)s") % {
+            "game": self.game_id, "player": self.player_id, "rank": self.rank}
 
 
 class LeaderboardRow(models.Model):
@@ -146,16 +167,19 @@ class LeaderboardRow(models.Model):
     is the index range ``board = b AND rank > offset ORDER BY rank LIMIT n``.
     """
 
-    board = models.CharField(max_length=64)
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    username = models.CharField(max_length=150)
-    rating = models.PositiveIntegerField(default=0)
-    games = models.PositiveIntegerField(default=0)
-    goats = models.PositiveIntegerField(default=0)
+    board = models.CharField(_("board"), max_length=64)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE,
+                               related_name="+")
+    username = models.CharField(_("username"), max_length=150)
+    rating = models.PositiveIntegerField(_("rating"), default=0)
+    games = models.PositiveIntegerField(_("games"), default=0)
+    goats = models.PositiveIntegerField(_("goats"), default=0)
     #: position on the board (1 = best); NULL only between a bulk load and its ``leaderboards_rerank``
-    rank = models.PositiveIntegerField(null=True, blank=True)
+    rank = models.PositiveIntegerField(_("rank"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("leaderboard row")
+        verbose_name_plural = _("leaderboard rows")
         constraints = [models.UniqueConstraint(fields=["board", "player"], name="leaderboard_row_unique")]
         indexes = [
             models.Index(fields=["board", "-rating", "games", "username"], name="leaderboard_order_idx"),
@@ -173,10 +197,14 @@ class LeaderboardBoard(models.Model):
     ``board`` order) before it changes ratings or ranks, so ``players`` and the ranks stay exact.
     """
 
-    board = models.CharField(max_length=64, primary_key=True)
-    players = models.PositiveIntegerField(default=0)
+    board = models.CharField(_("board"), max_length=64, primary_key=True)
+    players = models.PositiveIntegerField(_("players"), default=0)
     #: when the ranks were last recomputed from scratch (``leaderboards_rerank``); None = only incremental
-    ranked_at = models.DateTimeField(null=True, blank=True)
+    ranked_at = models.DateTimeField(_("ranked at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("leaderboard board")
+        verbose_name_plural = _("leaderboard boards")
 
     def __str__(self) -> str:
-        return f"{self.board}: {self.players} players"
+        return gettext("%(board)s: %(players)s players") % {"board": self.board, "players": self.players}

@@ -16,7 +16,7 @@ from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from goat.engine.errors import InvalidOptions
 from goat.games.admin import GameAdmin
@@ -96,11 +96,11 @@ class TableInline(ReadOnlyInline):
     @admin.display(description=gettext_lazy("game"))
     def game_link(self, table):
         url = reverse("admin:goat_game_change", args=[table.game_id])
-        return format_html('<a href="{}">game {}</a>', url, table.game_id)
+        return format_html('<a href="{}">{}</a>', url, gettext("game %(game)s") % {"game": table.game_id})
 
     @admin.display(description=gettext_lazy("status"))
     def game_status(self, table):
-        return table.game.status
+        return table.game.get_status_display()
 
 
 class ByeInline(ReadOnlyInline):
@@ -122,12 +122,14 @@ class PrizeInline(ReadOnlyInline):
 
 class CancelForm(forms.Form):
     reason = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-                             help_text="Shown on the tournament's pages.")
+                             label=gettext_lazy("Reason"),
+                             help_text=gettext_lazy("Shown on the tournament's pages."))
 
 
 class WithdrawForm(forms.Form):
-    player = forms.ModelChoiceField(queryset=Registration.objects.none(), label="Player",
-                                    help_text="Their running game is resigned; the entry fee is not refunded.")
+    player = forms.ModelChoiceField(queryset=Registration.objects.none(), label=gettext_lazy("Player"),
+                                    help_text=gettext_lazy("Their running game is resigned; the entry fee is not "
+                                                           "refunded."))
 
     def __init__(self, *args, tournament: Tournament, **kwargs):
         super().__init__(*args, **kwargs)
@@ -150,16 +152,16 @@ class TournamentAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return ["organiser_actions", *(f.name for f in self.model._meta.fields if f.name != "invite_code_digest")]
 
-    @admin.display(description="organiser actions")
+    @admin.display(description=gettext_lazy("organiser actions"))
     def organiser_actions(self, tournament):
         info = self.opts.app_label, self.opts.model_name
         links = []
         if tournament.status == TournamentStatus.SCHEDULED:
-            links.append(("start now", "start"))
+            links.append((gettext("start now"), "start"))
         if tournament.status in (TournamentStatus.SCHEDULED, TournamentStatus.RUNNING):
-            links.append(("cancel", "cancel"))
+            links.append((gettext("cancel"), "cancel"))
         if tournament.status == TournamentStatus.RUNNING:
-            links.append(("withdraw a player", "withdraw"))
+            links.append((gettext("withdraw a player"), "withdraw"))
         if not links:
             return "-"
         return format_html_join(" · ", '<a class="button" href="{}">{}</a>', (
@@ -203,25 +205,26 @@ class TournamentAdmin(admin.ModelAdmin):
             raise PermissionDenied
         tournament = Tournament.objects.filter(pk=object_id).first()
         if tournament is None:
-            raise Http404("no such tournament")
+            raise Http404(gettext("No tournament with that id."))
         return tournament
 
     def _change_url(self, tournament) -> str:
         return reverse("admin:tournaments_tournament_change", args=[tournament.pk])
 
-    START_EXPLANATION = ("Start now, as the scheduled start would: standings lines for every registered player, "
-                         "then round 1 (swiss) or the first tables (arena).")
-    CANCEL_EXPLANATION = ("Cancel: every entry fee is refunded, games still running are cancelled (no rating "
-                          "points), games already ended keep their rating points, no prizes are paid.")
+    START_EXPLANATION = gettext_lazy("Start now, as the scheduled start would: standings lines for every "
+                                     "registered player, then round 1 (swiss) or the first tables (arena).")
+    CANCEL_EXPLANATION = gettext_lazy("Cancel: every entry fee is refunded, games still running are cancelled (no "
+                                      "rating points), games already ended keep their rating points, no prizes "
+                                      "are paid.")
 
     def start_view(self, request, object_id):
         tournament = self._object(request, object_id)
         if request.method == "POST" and request.POST.get("confirm") == "yes":
             self._run(request, tournament, lambda: services.tournament_start_now(tournament_id=tournament.pk),
-                      "started.")
+                      gettext("started."))
             return HttpResponseRedirect(self._change_url(tournament))
-        return self._confirm(request, [tournament], title=f"Start {tournament.name} now?",
-                             explanation=self.START_EXPLANATION, confirm_label="Yes, start it now",
+        return self._confirm(request, [tournament], title=gettext("Start %(name)s now?") % {"name": tournament.name},
+                             explanation=self.START_EXPLANATION, confirm_label=gettext("Yes, start it now"),
                              back_url=self._change_url(tournament))
 
     def cancel_view(self, request, object_id):
@@ -230,10 +233,11 @@ class TournamentAdmin(admin.ModelAdmin):
         if request.method == "POST" and request.POST.get("confirm") == "yes" and form.is_valid():
             reason = form.cleaned_data["reason"]
             self._run(request, tournament,
-                      lambda: services.tournament_cancel(tournament_id=tournament.pk, reason=reason), "cancelled.")
+                      lambda: services.tournament_cancel(tournament_id=tournament.pk, reason=reason),
+                      gettext("cancelled."))
             return HttpResponseRedirect(self._change_url(tournament))
-        return self._confirm(request, [tournament], title=f"Cancel {tournament.name}?",
-                             explanation=self.CANCEL_EXPLANATION, confirm_label="Yes, cancel it", form=form,
+        return self._confirm(request, [tournament], title=gettext("Cancel %(name)s?") % {"name": tournament.name},
+                             explanation=self.CANCEL_EXPLANATION, confirm_label=gettext("Yes, cancel it"), form=form,
                              back_url=self._change_url(tournament))
 
     def withdraw_view(self, request, object_id):
@@ -242,36 +246,40 @@ class TournamentAdmin(admin.ModelAdmin):
         if request.method == "POST" and request.POST.get("confirm") == "yes" and form.is_valid():
             player = form.cleaned_data["player"].player
             self._run(request, tournament, lambda: services.tournament_withdraw_running(
-                tournament_id=tournament.pk, player=player, by=request.user), f"{player.get_username()} withdrawn.")
+                tournament_id=tournament.pk, player=player, by=request.user),
+                gettext("%(player)s withdrawn.") % {"player": player.get_username()})
             return HttpResponseRedirect(self._change_url(tournament))
-        return self._confirm(request, [tournament], title=f"Withdraw a player from {tournament.name}?",
-                             explanation="The player's running game is resigned (RULES.md D-12); they are seated "
-                                         "no more; their standings line stays, marked withdrawn.",
-                             confirm_label="Yes, withdraw them", form=form, back_url=self._change_url(tournament))
+        return self._confirm(request, [tournament],
+                             title=gettext("Withdraw a player from %(name)s?") % {"name": tournament.name},
+                             explanation=gettext("The player's running game is resigned (RULES.md D-12); they are "
+                                                 "seated no more; their standings line stays, marked withdrawn."),
+                             confirm_label=gettext("Yes, withdraw them"), form=form,
+                             back_url=self._change_url(tournament))
 
-    @admin.action(description="Start the selected tournaments now", permissions=["manage"])
+    @admin.action(description=gettext_lazy("Start the selected tournaments now"), permissions=["manage"])
     def start_now(self, request, queryset):
         tournaments = list(queryset.order_by("pk"))
         if request.POST.get("confirm") != "yes":
-            return self._confirm(request, tournaments, title="Start these tournaments now?",
-                                 explanation=self.START_EXPLANATION, confirm_label="Yes, start them now",
+            return self._confirm(request, tournaments, title=gettext("Start these tournaments now?"),
+                                 explanation=self.START_EXPLANATION, confirm_label=gettext("Yes, start them now"),
                                  action="start_now")
         for t in tournaments:
-            self._run(request, t, lambda t=t: services.tournament_start_now(tournament_id=t.pk), "started.")
+            self._run(request, t, lambda t=t: services.tournament_start_now(tournament_id=t.pk), gettext("started."))
         return None
 
-    @admin.action(description="Cancel the selected tournaments (with a reason)", permissions=["manage"])
+    @admin.action(description=gettext_lazy("Cancel the selected tournaments (with a reason)"), permissions=["manage"])
     def cancel(self, request, queryset):
         tournaments = list(queryset.order_by("pk"))
         form = CancelForm(request.POST if request.POST.get("confirm") == "yes" else None)
         if request.POST.get("confirm") != "yes" or not form.is_valid():
-            return self._confirm(request, tournaments, title="Cancel these tournaments?",
-                                 explanation=self.CANCEL_EXPLANATION, confirm_label="Yes, cancel them", form=form,
+            return self._confirm(request, tournaments, title=gettext("Cancel these tournaments?"),
+                                 explanation=self.CANCEL_EXPLANATION, confirm_label=gettext("Yes, cancel them"),
+                                 form=form,
                                  action="cancel")
         reason = form.cleaned_data["reason"]
         for t in tournaments:
             self._run(request, t, lambda t=t: services.tournament_cancel(tournament_id=t.pk, reason=reason),
-                      "cancelled.")
+                      gettext("cancelled."))
         return None
 
     def has_add_permission(self, request):
@@ -287,9 +295,11 @@ class TournamentAdmin(admin.ModelAdmin):
 class ScheduleForm(forms.ModelForm):
     """Durations as ISO 8601 text and the template as JSON, checked exactly as the API checks them."""
 
-    every_iso = forms.CharField(label="every", max_length=64, help_text="ISO 8601 duration, at least PT5M (PT1H, P1D).")
-    announce_before_iso = forms.CharField(label="announce before", max_length=64, initial="PT0S",
-                                          help_text="ISO 8601 duration: created this long before each start.")
+    every_iso = forms.CharField(label=gettext_lazy("every"), max_length=64,
+                                help_text=gettext_lazy("ISO 8601 duration, at least PT5M (PT1H, P1D)."))
+    announce_before_iso = forms.CharField(label=gettext_lazy("announce before"), max_length=64, initial="PT0S",
+                                          help_text=gettext_lazy("ISO 8601 duration: created this long before "
+                                                                 "each start."))
 
     class Meta:
         model = TournamentSchedule
@@ -336,7 +346,7 @@ class TournamentScheduleAdmin(admin.ModelAdmin):
     list_filter = ("active",)
     readonly_fields = ("created_by", "created_at", "created_tournaments")
 
-    @admin.display(description="tournaments created")
+    @admin.display(description=gettext_lazy("tournaments created"))
     def created_tournaments(self, schedule):
         return schedule.tournaments.count() if schedule.pk else 0
 

@@ -16,57 +16,65 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 
 class TournamentFormat(models.TextChoices):
-    SWISS = "swiss"
-    ARENA = "arena"
+    SWISS = "swiss", pgettext_lazy("tournament format", "swiss")
+    ARENA = "arena", pgettext_lazy("tournament format", "arena")
 
 
 class TournamentStatus(models.TextChoices):
-    SCHEDULED = "scheduled"
-    RUNNING = "running"
-    FINISHED = "finished"
+    SCHEDULED = "scheduled", pgettext_lazy("status", "scheduled")
+    RUNNING = "running", pgettext_lazy("status", "running")
+    FINISHED = "finished", pgettext_lazy("status", "finished")
     #: stopped by staff: entry fees refunded, running games cancelled, no prizes
-    CANCELLED = "cancelled"
+    CANCELLED = "cancelled", pgettext_lazy("status", "cancelled")
 
 
 class Tournament(models.Model):
-    name = models.CharField(max_length=120)
-    ruleset = models.CharField(max_length=32)
+    name = models.CharField(_("name"), max_length=120)
+    ruleset = models.CharField(_("ruleset"), max_length=32)
     #: the options of every game, fully resolved for ``table_size`` seats (ante always 0)
-    options = models.JSONField()
-    format = models.CharField(max_length=8, choices=TournamentFormat.choices)
+    options = models.JSONField(_("options"))
+    format = models.CharField(_("format"), max_length=8, choices=TournamentFormat.choices)
     #: swiss: the number of rounds (arena: unused, 0)
-    rounds = models.PositiveSmallIntegerField(default=0)
-    table_size = models.PositiveSmallIntegerField()
-    starts_at = models.DateTimeField()
+    rounds = models.PositiveSmallIntegerField(_("rounds"), default=0)
+    table_size = models.PositiveSmallIntegerField(_("table size"))
+    starts_at = models.DateTimeField(_("starts at"))
     #: arena: how long tables keep being started after the start (swiss: informational)
-    duration_minutes = models.PositiveIntegerField(default=0)
-    max_players = models.PositiveIntegerField()
-    entry_fee = models.PositiveIntegerField(default=0)
-    status = models.CharField(max_length=16, choices=TournamentStatus.choices, default=TournamentStatus.SCHEDULED)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_minutes = models.PositiveIntegerField(_("duration minutes"), default=0)
+    max_players = models.PositiveIntegerField(_("max players"))
+    entry_fee = models.PositiveIntegerField(_("entry fee"), default=0)
+    status = models.CharField(_("status"), max_length=16, choices=TournamentStatus.choices,
+                              default=TournamentStatus.SCHEDULED)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.PROTECT,
+                                   related_name="+")
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     #: chips paid in as entry fees (refunds taken out); paid out as prizes when the tournament finishes
-    prize_pool = models.BigIntegerField(default=0)
-    prizes_paid_at = models.DateTimeField(null=True, blank=True)
-    cancelled_at = models.DateTimeField(null=True, blank=True)
+    prize_pool = models.BigIntegerField(_("prize pool"), default=0)
+    prizes_paid_at = models.DateTimeField(_("prizes paid at"), null=True, blank=True)
+    cancelled_at = models.DateTimeField(_("cancelled at"), null=True, blank=True)
     #: why staff cancelled it (shown on the pages)
-    cancel_reason = models.CharField(max_length=500, blank=True, default="")
+    cancel_reason = models.CharField(_("cancel reason"), max_length=500, blank=True, default="")
     #: entry conditions, checked at registration on the ruleset's all-time board (None: no condition)
-    entry_min_games = models.PositiveIntegerField(null=True, blank=True)
-    entry_min_rating = models.PositiveIntegerField(null=True, blank=True)
-    entry_max_rating = models.PositiveIntegerField(null=True, blank=True)
+    entry_min_games = models.PositiveIntegerField(_("entry min games"), null=True, blank=True)
+    entry_min_rating = models.PositiveIntegerField(_("entry min rating"), null=True, blank=True)
+    entry_max_rating = models.PositiveIntegerField(_("entry max rating"), null=True, blank=True)
     #: HMAC-SHA256 of the invite code under the SECRET_KEY ("" when none): the code itself is never kept
-    invite_code_digest = models.CharField(max_length=64, blank=True, default="", editable=False)
+    invite_code_digest = models.CharField(_("invite code digest"), max_length=64, blank=True, default="",
+                                          editable=False)
     #: the schedule that created it (an occurrence), if any
-    schedule = models.ForeignKey("TournamentSchedule", null=True, blank=True, on_delete=models.PROTECT,
+    schedule = models.ForeignKey("TournamentSchedule", verbose_name=_("schedule"), null=True, blank=True,
+                                 on_delete=models.PROTECT,
                                  related_name="tournaments")
 
     class Meta:
+        verbose_name = _("tournament")
+        verbose_name_plural = _("tournaments")
         ordering = ["-starts_at", "-id"]
         indexes = [models.Index(fields=["status", "starts_at"], name="tournament_due_idx")]
         constraints = [
@@ -77,7 +85,7 @@ class Tournament(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.format}, {self.status})"
+        return f"{self.name} ({self.get_format_display()}, {self.get_status_display()})"
 
     @property
     def ends_at(self):
@@ -93,72 +101,90 @@ class TournamentSchedule(models.Model):
     start by the beat (tournaments.schedules), once per (schedule, start). ``active`` False stops it;
     the tournaments it created stay as they are."""
 
-    template = models.JSONField()
-    first_start = models.DateTimeField()
-    every = models.DurationField()
-    announce_before = models.DurationField()
-    active = models.BooleanField(default=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
+    template = models.JSONField(_("template"))
+    first_start = models.DateTimeField(_("first start"))
+    every = models.DurationField(_("every"))
+    announce_before = models.DurationField(_("announce before"))
+    active = models.BooleanField(_("active"), default=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.PROTECT,
+                                   related_name="+")
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("tournament schedule")
+        verbose_name_plural = _("tournament schedules")
         ordering = ["-id"]
         constraints = [
             models.CheckConstraint(condition=Q(every__gte=timedelta(minutes=5)), name="schedule_every_5_minutes"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.template.get('name', '?')} every {self.every}"
+        return gettext("%(name)s every %(every)s") % {"name": self.template.get("name", "?"), "every": self.every}
 
 
 class Registration(models.Model):
     """A player entered. Withdrawing (before the start) deletes the row and refunds the entry fee."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="registrations")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    registered_at = models.DateTimeField(default=timezone.now)
+    tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
+                                   related_name="registrations")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.PROTECT,
+                               related_name="+")
+    registered_at = models.DateTimeField(_("registered at"), default=timezone.now)
     #: the entry fee actually debited (what a withdrawal before the start refunds)
-    fee_paid = models.PositiveIntegerField(default=0)
+    fee_paid = models.PositiveIntegerField(_("fee paid"), default=0)
     #: when the player withdrew from the running tournament (seated no more; their line stays, marked)
-    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(_("withdrawn at"), null=True, blank=True)
     #: who withdrew them (the player themself, or staff)
-    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("withdrawn by"), null=True, blank=True,
+                                     on_delete=models.PROTECT,
                                      related_name="+")
 
     class Meta:
+        verbose_name = _("registration")
+        verbose_name_plural = _("registrations")
         ordering = ["registered_at", "id"]
         constraints = [models.UniqueConstraint(fields=["tournament", "player"], name="registration_once")]
 
     def __str__(self) -> str:
-        return f"{self.player_id} in tournament {self.tournament_id}"
+        return gettext("%(player)s in tournament %(tournament)s") % {
+            "player": self.player_id, "tournament": self.tournament_id}
 
 
 class TournamentRound(models.Model):
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
-    number = models.PositiveSmallIntegerField()
-    started_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
+                                   related_name="round_set")
+    number = models.PositiveSmallIntegerField(_("number"))
+    started_at = models.DateTimeField(_("started at"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("tournament round")
+        verbose_name_plural = _("tournament rounds")
         ordering = ["tournament", "number"]
         constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="round_number_once")]
 
     def __str__(self) -> str:
-        return f"round {self.number} of tournament {self.tournament_id}"
+        return gettext("round %(round)s of tournament %(tournament)s") % {
+            "round": self.number, "tournament": self.tournament_id}
 
 
 class Table(models.Model):
     """One game of a tournament. Swiss tables are numbered per round, arena tables per tournament."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="tables")
-    round = models.ForeignKey(TournamentRound, null=True, blank=True, on_delete=models.CASCADE, related_name="tables")
-    number = models.PositiveIntegerField()
-    game = models.OneToOneField("goat.Game", on_delete=models.PROTECT, related_name="tournament_table")
-    created_at = models.DateTimeField(default=timezone.now)
+    tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
+                                   related_name="tables")
+    round = models.ForeignKey(TournamentRound, verbose_name=_("round"), null=True, blank=True,
+                              on_delete=models.CASCADE, related_name="tables")
+    number = models.PositiveIntegerField(_("number"))
+    game = models.OneToOneField("goat.Game", verbose_name=_("game"), on_delete=models.PROTECT,
+                                related_name="tournament_table")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
     #: when the ended game was counted in the standings (None while it runs)
-    recorded_at = models.DateTimeField(null=True, blank=True)
+    recorded_at = models.DateTimeField(_("recorded at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
         ordering = ["tournament", "round", "number"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "round", "number"], name="table_number_once_per_round"),
@@ -167,7 +193,8 @@ class Table(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"table {self.number} of tournament {self.tournament_id}"
+        return gettext("table %(table)s of tournament %(tournament)s") % {
+            "table": self.number, "tournament": self.tournament_id}
 
 
 class Seating(models.Model):
@@ -175,21 +202,26 @@ class Seating(models.Model):
     most one active seating per tournament (arena: never seated twice while waiting), and at most
     one table per swiss round."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="seatings")
-    round = models.ForeignKey(TournamentRound, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seatings")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    seat = models.PositiveSmallIntegerField()
-    active = models.BooleanField(default=True)
+    tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
+                                   related_name="seatings")
+    round = models.ForeignKey(TournamentRound, verbose_name=_("round"), null=True, blank=True,
+                              on_delete=models.CASCADE, related_name="+")
+    table = models.ForeignKey(Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="seatings")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.PROTECT,
+                               related_name="+")
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    active = models.BooleanField(_("active"), default=True)
     #: when the player left the table (their game was recorded): arena waiting order
-    released_at = models.DateTimeField(null=True, blank=True)
+    released_at = models.DateTimeField(_("released at"), null=True, blank=True)
     #: the recorded game's outcome for this player (None until recorded; written by the standings
     #: projection, so the crosstable reads no game state): rating points, goat, game points (§7)
-    rating_points = models.PositiveIntegerField(null=True, blank=True)
-    goat = models.BooleanField(null=True, blank=True)
-    game_points = models.PositiveIntegerField(null=True, blank=True)
+    rating_points = models.PositiveIntegerField(_("rating points"), null=True, blank=True)
+    goat = models.BooleanField(_("goat"), null=True, blank=True)
+    game_points = models.PositiveIntegerField(_("game points"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("seating")
+        verbose_name_plural = _("seatings")
         ordering = ["table", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["table", "player"], name="seating_once_per_table"),
@@ -199,47 +231,57 @@ class Seating(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"player {self.player_id} at {self.table}, seat {self.seat}"
+        return gettext("player %(player)s at %(table)s, seat %(seat)s") % {
+            "player": self.player_id, "table": self.table, "seat": self.seat}
 
 
 class Bye(models.Model):
     """A swiss round in which a player had no table (one player left over); scores ``points`` (rating points)."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="byes")
-    round = models.ForeignKey(TournamentRound, on_delete=models.CASCADE, related_name="byes")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    points = models.PositiveIntegerField()
+    tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
+                                   related_name="byes")
+    round = models.ForeignKey(TournamentRound, verbose_name=_("round"), on_delete=models.CASCADE, related_name="byes")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.PROTECT,
+                               related_name="+")
+    points = models.PositiveIntegerField(_("points"))
 
     class Meta:
+        verbose_name = _("bye")
+        verbose_name_plural = _("byes")
         constraints = [models.UniqueConstraint(fields=["round"], name="bye_once_per_round")]
 
     def __str__(self) -> str:
-        return f"bye for player {self.player_id} in round {self.round_id}: {self.points} points"
+        return gettext("bye for player %(player)s in round %(round)s: %(points)s points") % {
+            "player": self.player_id, "round": self.round_id, "points": self.points}
 
 
 class Standing(models.Model):
     """A player's line in a tournament (a projection of the recorded tables and byes)."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="standings")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    username = models.CharField(max_length=150)
+    tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
+                                   related_name="standings")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.PROTECT,
+                               related_name="+")
+    username = models.CharField(_("username"), max_length=150)
     #: the rating points of the player's recorded games, plus byes (the API keeps the name ``points``)
-    points = models.PositiveIntegerField(default=0)
-    games = models.PositiveIntegerField(default=0)
-    goats = models.PositiveIntegerField(default=0)
+    points = models.PositiveIntegerField(_("points"), default=0)
+    games = models.PositiveIntegerField(_("games"), default=0)
+    goats = models.PositiveIntegerField(_("goats"), default=0)
     #: Σ the player's game points at the end of their tournament games (the game's points: §7, D-8)
-    game_points = models.PositiveIntegerField(default=0)
-    byes = models.PositiveIntegerField(default=0)
+    game_points = models.PositiveIntegerField(_("game points"), default=0)
+    byes = models.PositiveIntegerField(_("byes"), default=0)
     #: Buchholz for tables: over the player's recorded games, Σ the mean standings points of the others
     #: at the table. Every term is a multiple of 1/6 (1 to 3 others), so two places keep the order exact.
-    opponents_points = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    opponents_points = models.DecimalField(_("opponents points"), max_digits=14, decimal_places=2, default=0)
     #: the player withdrew while the tournament ran (Registration.withdrawn_at)
-    withdrawn = models.BooleanField(default=False)
+    withdrawn = models.BooleanField(_("withdrawn"), default=False)
     #: position in registration order (the last tiebreak)
-    registration_order = models.PositiveIntegerField(default=0)
-    rank = models.PositiveIntegerField(default=0)
+    registration_order = models.PositiveIntegerField(_("registration order"), default=0)
+    rank = models.PositiveIntegerField(_("rank"), default=0)
 
     class Meta:
+        verbose_name = _("standing")
+        verbose_name_plural = _("standings")
         ordering = ["tournament", "rank"]
         constraints = [models.UniqueConstraint(fields=["tournament", "player"], name="standing_once")]
         indexes = [models.Index(fields=["tournament", "rank"], name="standing_rank_idx")]
@@ -251,14 +293,19 @@ class Standing(models.Model):
 class Prize(models.Model):
     """Chips paid from the prize pool to a top-three player when the tournament finished."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="prizes")
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    place = models.PositiveSmallIntegerField()
-    amount = models.BigIntegerField()
+    tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
+                                   related_name="prizes")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.PROTECT,
+                               related_name="+")
+    place = models.PositiveSmallIntegerField(_("place"))
+    amount = models.BigIntegerField(_("amount"))
 
     class Meta:
+        verbose_name = _("prize")
+        verbose_name_plural = _("prizes")
         ordering = ["tournament", "place"]
         constraints = [models.UniqueConstraint(fields=["tournament", "place"], name="prize_once_per_place")]
 
     def __str__(self) -> str:
-        return f"place {self.place} of tournament {self.tournament_id}: {self.amount} chips"
+        return gettext("place %(place)s of tournament %(tournament)s: %(amount)s chips") % {
+            "place": self.place, "tournament": self.tournament_id, "amount": self.amount}

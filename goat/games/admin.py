@@ -33,6 +33,7 @@ from django.utils.translation import gettext, gettext_lazy
 from goat.games import audit, selectors
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
 from goat.games.replay_svg import replay_context
+from goat.web.words import word
 
 EVENTS_PER_PAGE = 50
 
@@ -185,15 +186,16 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         r = game.result
 
         def who(seats):
-            return ", ".join(names.get(s, f"seat {s}") for s in seats) or "nobody"
+            return ", ".join(names.get(s, gettext("seat %(seat)s") % {"seat": s}) for s in seats) or gettext("nobody")
 
-        return format_html("{} — goat(s): {}; winner(s): {}; rating points {}; chips {}", r.get("reason"),
-                           who(r.get("goats", [])), who(r.get("winners", [])), r.get("rating_points"),
-                           r.get("chips"))
+        return format_html(gettext("{reason} — goat(s): {goats}; winner(s): {winners}; rating points {rating}; "
+                                   "chips {chips}"),
+                           reason=word(r.get("reason")), goats=who(r.get("goats", [])),
+                           winners=who(r.get("winners", [])), rating=r.get("rating_points"), chips=r.get("chips"))
 
     @admin.display(description=gettext_lazy("server seed"))
     def seed_shown(self, game):
-        return game.server_seed if game.ended else "(secret until the game ends)"
+        return game.server_seed if game.ended else gettext("(secret until the game ends)")
 
     # -- actions ------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class GoatConfig(AppConfig):
@@ -7,7 +8,7 @@ class GoatConfig(AppConfig):
 
     name = "goat.games"
     label = "goat"
-    verbose_name = "Goat games"
+    verbose_name = _("Goat games")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

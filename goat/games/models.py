@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from goat.engine import status as engine_status
 
@@ -15,12 +17,12 @@ from goat.engine import status as engine_status
 class GameStatus(models.TextChoices):
     """The engine's statuses (goat.engine.status) as the column's choices."""
 
-    WAITING = engine_status.WAITING
-    RUNNING = engine_status.RUNNING
-    FINISHED = engine_status.FINISHED
-    INTERRUPTED = engine_status.INTERRUPTED
+    WAITING = engine_status.WAITING, pgettext_lazy("game status", "Waiting")
+    RUNNING = engine_status.RUNNING, pgettext_lazy("game status", "Running")
+    FINISHED = engine_status.FINISHED, pgettext_lazy("game status", "Finished")
+    INTERRUPTED = engine_status.INTERRUPTED, pgettext_lazy("game status", "Interrupted")
     #: never started: every seated player left, or it did not fill in time (no result, nothing dealt)
-    CANCELLED = engine_status.CANCELLED
+    CANCELLED = engine_status.CANCELLED, pgettext_lazy("game status", "Cancelled")
 
 
 class GameQuerySet(models.QuerySet):
@@ -47,49 +49,53 @@ class GameQuerySet(models.QuerySet):
 
 class Game(models.Model):
     # no index of its own either (see status): three values, so a filter on it reads the newest games
-    ruleset = models.CharField(max_length=32)
-    options = models.JSONField()
-    seats = models.PositiveSmallIntegerField()
+    ruleset = models.CharField(_("ruleset"), max_length=32)
+    options = models.JSONField(_("options"))
+    seats = models.PositiveSmallIntegerField(_("seats"))
     # no index of its own: every move rewrites this row (a new row version, as the clock's deadline
     # changes), so each index on it is one more write per move; the game list filters status among the
     # newest games, along the primary key
-    status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING)
+    status = models.CharField(_("status"), max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING)
     #: seq of the last event (0 before the first)
-    version = models.PositiveIntegerField(default=0)
-    round = models.PositiveSmallIntegerField(default=0)
-    turn = models.SmallIntegerField(null=True, blank=True)
+    version = models.PositiveIntegerField(_("version"), default=0)
+    round = models.PositiveSmallIntegerField(_("round"), default=0)
+    turn = models.SmallIntegerField(_("turn"), null=True, blank=True)
     #: when the player to move times out (``None`` without a clock or without a choice pending)
-    deadline = models.DateTimeField(null=True, blank=True)  # game_deadline_idx: the ticker's range scan
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)  # game_deadline_idx: the ticker's range scan
     #: the secret 32-byte server seed as hex; never in a response before the game ended
-    server_seed = models.CharField(max_length=64, editable=False)
-    server_seed_commitment = models.CharField(max_length=64, editable=False)
+    server_seed = models.CharField(_("server seed"), max_length=64, editable=False)
+    server_seed_commitment = models.CharField(_("server seed commitment"), max_length=64, editable=False)
     #: the engine state after ``snapshot_version`` events in the engine's versioned JSON form (a cache:
     #: rebuilt from events when absent, stale or of another format version)
-    snapshot = models.TextField(null=True, editable=False)  # noqa: DJ001 - NULL: none yet, rebuilt from events
-    snapshot_version = models.PositiveIntegerField(default=0)
+    snapshot = models.TextField(_("snapshot"), null=True, editable=False)  # noqa: DJ001 - NULL: none yet
+    snapshot_version = models.PositiveIntegerField(_("snapshot version"), default=0)
     #: hash of the last event, where the next append continues the chain
-    last_hash = models.CharField(max_length=64, default="", editable=False)
-    result = models.JSONField(null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    ended_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    last_hash = models.CharField(_("last hash"), max_length=64, default="", editable=False)
+    result = models.JSONField(_("result"), null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.PROTECT,
+                                   related_name="+")
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    ended_at = models.DateTimeField(_("ended at"), null=True, blank=True, db_index=True)
     #: the last replay audit (goat.games.verification.game_verify) by the admin, the command or the nightly job
-    verified_at = models.DateTimeField(null=True, blank=True)
-    verification_ok = models.BooleanField(null=True, blank=True)  # game_verification_failed_idx
-    verification_detail = models.TextField(blank=True, default="")
+    verified_at = models.DateTimeField(_("verified at"), null=True, blank=True)
+    verification_ok = models.BooleanField(_("verification ok"), null=True, blank=True)  # game_verification_failed_idx
+    verification_detail = models.TextField(_("verification detail"), blank=True, default="")
     #: the seats held by computer players (goat.games.computer), one bit per seat (bit s: seat s); set
     #: when the game is created and never changed. A game with a computer is unrated.
-    computers = models.PositiveSmallIntegerField(default=0, editable=False)
+    computers = models.PositiveSmallIntegerField(_("computers"), default=0, editable=False)
     #: how the computer players choose their moves: ``random`` or ``strong`` ("" without computers)
-    computer_level = models.CharField(max_length=16, blank=True, default="", editable=False)
+    computer_level = models.CharField(_("computer level"), max_length=16, blank=True, default="", editable=False)
     #: the ended game this one is the rematch of (docs/api.md "Live play"): at most one per game
-    rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
+    rematch_of = models.OneToOneField("self", verbose_name=_("rematch of"), null=True, blank=True,
+                                      on_delete=models.SET_NULL,
                                       related_name="rematch", editable=False)
 
     objects = GameQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
         ordering = ["-id"]
         # only running clocks are indexed: the ticker reads ``deadline <= now`` as a range of this index,
         # so a tick costs what is due, not what is running
@@ -101,7 +107,8 @@ class Game(models.Model):
         permissions = [("audit_game", "Can audit games: replay, verify, export")]
 
     def __str__(self) -> str:
-        return f"game {self.pk} ({self.ruleset}, {self.status})"
+        return gettext("game %(game)s (%(ruleset)s, %(status)s)") % {
+            "game": self.pk, "ruleset": self.ruleset, "status": self.get_status_display()}
 
     @property
     def rated(self) -> bool:
@@ -120,12 +127,16 @@ class Game(models.Model):
 
 class Seat(models.Model):
     # db_index off: both unique constraints below lead with game
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seat_set", db_index=False)
-    seat = models.PositiveSmallIntegerField()
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
-    client_seed = models.CharField(max_length=255, blank=True, default="")
+    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="seat_set",
+                             db_index=False)
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.PROTECT,
+                               related_name="seats")
+    client_seed = models.CharField(_("client seed"), max_length=255, blank=True, default="")
 
     class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
         ordering = ["game", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_per_game"),
@@ -133,7 +144,7 @@ class Seat(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"seat {self.seat} of game {self.game_id}"
+        return gettext("seat %(seat)s of game %(game)s") % {"seat": self.seat, "game": self.game_id}
 
     @property
     def computer(self) -> bool:
@@ -157,27 +168,31 @@ class GameEvent(models.Model):
     """One event of a game's stream. Append-only (a PostgreSQL trigger and this model refuse changes)."""
 
     #: global, monotonically increasing position across all streams
-    position = models.BigAutoField(primary_key=True)
+    position = models.BigAutoField(_("position"), primary_key=True)
     # db_index off: event_seq_unique_per_game (game, seq) serves every lookup by game, in seq order
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events", db_index=False)
-    seq = models.PositiveIntegerField()
-    type = models.CharField(max_length=32)
-    seat = models.SmallIntegerField(null=True, blank=True)
-    data = models.JSONField()
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.PROTECT, related_name="events",
+                             db_index=False)
+    seq = models.PositiveIntegerField(_("seq"))
+    type = models.CharField(_("type"), max_length=32)
+    seat = models.SmallIntegerField(_("seat"), null=True, blank=True)
+    data = models.JSONField(_("data"))
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("actor"), null=True, blank=True,
+                              on_delete=models.PROTECT,
                               related_name="+")
-    at = models.DateTimeField()
-    prev_hash = models.CharField(max_length=64)
-    hash = models.CharField(max_length=64)
+    at = models.DateTimeField(_("at"))
+    prev_hash = models.CharField(_("prev hash"), max_length=64)
+    hash = models.CharField(_("hash"), max_length=64)
 
     objects = GameEventQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("game event")
+        verbose_name_plural = _("game events")
         ordering = ["game", "seq"]
         constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_seq_unique_per_game")]
 
     def __str__(self) -> str:
-        return f"#{self.seq} {self.type} (game {self.game_id})"
+        return gettext("#%(seq)s %(type)s (game %(game)s)") % {"seq": self.seq, "type": self.type, "game": self.game_id}
 
     def save(self, *args, **kwargs):
         if not self._state.adding:
@@ -192,12 +207,14 @@ class ProjectionRecord(models.Model):
     """A projection has processed a game (goat.games.projections): written in the same transaction as
     the projection's rows, so a projection runs once per game however often it is triggered."""
 
-    projection = models.CharField(max_length=64)
+    projection = models.CharField(_("projection"), max_length=64)
     # db_index off: the unique constraint below leads with projection, then game
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+", db_index=False)
-    at = models.DateTimeField(auto_now_add=True)
+    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="+", db_index=False)
+    at = models.DateTimeField(_("at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("projection record")
+        verbose_name_plural = _("projection records")
         constraints = [models.UniqueConstraint(fields=["projection", "game"], name="projection_once_per_game")]
 
     def __str__(self) -> str:
@@ -207,15 +224,18 @@ class ProjectionRecord(models.Model):
 class HiddenInfoView(models.Model):
     """A staff member looked at a running game's hidden information (hands, bazaar). See goat.games.audit."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hidden_info_views")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.PROTECT,
+                             related_name="+")
+    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="hidden_info_views")
     #: what was looked at, e.g. ``admin_replay``, ``admin_export_events``, ``api_events``
-    what = models.CharField(max_length=64)
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    what = models.CharField(_("what"), max_length=64)
+    at = models.DateTimeField(_("at"), auto_now_add=True, db_index=True)
 
     class Meta:
-        verbose_name = "hidden-information view"
+        verbose_name_plural = _("hidden-information views")
+        verbose_name = _("hidden-information view")
         ordering = ["-at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.user} viewed {self.what} of game {self.game_id}"
+        return gettext("%(user)s viewed %(what)s of game %(game)s") % {
+            "user": self.user, "what": self.what, "game": self.game_id}

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
+
 from goat.engine.tiles import tile_str
 from goat.games import eventstore
 from goat.games.models import Game, GameEvent
@@ -81,30 +83,50 @@ def row_layout(tiles, *, top: float, left: float = MARGIN, highlight: str | None
     return shapes, y + (2 * HALF + GAP if tiles else 0)
 
 
+#: the end of the line a tile went to, as a caption says it
+ENDS = {"left": pgettext_lazy("line end", "on the left"), "right": pgettext_lazy("line end", "on the right")}
+#: what an event without its own sentence did (the event types of goat.engine.events.HANDLERS)
+DONE = {
+    "seat_left": gettext_lazy("left the table"),
+    "game_cancelled": gettext_lazy("game cancelled"),
+    "timed_out": gettext_lazy("ran out of time"),
+    "resigned": gettext_lazy("resigned"),
+}
+
+
 def describe(event: dict[str, Any] | None, players: list[str | None]) -> str:
+    """The caption of a replay step in the active language. It starts with ``#seq type``: the event's
+    stored type stays as it is in the log and the API (a code, as a problem's ``code``); what
+    happened follows in words."""
     if event is None:
-        return "Step 0: nothing has happened yet."
+        return gettext("Step 0: nothing has happened yet.")
     seat = event["seat"]
-    who = f"seat {seat} ({players[seat] or '?'})" if seat is not None and seat < len(players) else ""
+    who = (gettext("seat %(seat)s (%(player)s)") % {"seat": seat, "player": players[seat] or "?"}
+           if seat is not None and seat < len(players) else "")
     data = event["data"]
     etype = event["type"]
     if etype == "tile_played":
-        what = f"{who} played {data.get('tile')} on the {data.get('end')}"
+        end = data.get("end")
+        what = gettext("%(who)s played %(tile)s %(end)s") % {
+            "who": who, "tile": data.get("tile"), "end": ENDS.get(end, end)}
     elif etype == "tile_drawn":
-        what = f"{who} drew {data.get('tile')} from the bazaar"
+        what = gettext("%(who)s drew %(tile)s from the bazaar") % {"who": who, "tile": data.get("tile")}
     elif etype == "knocked":
-        what = f"{who} knocked (no tile fits, bazaar empty)"
+        what = gettext("%(who)s knocked (no tile fits, bazaar empty)") % {"who": who}
     elif etype == "round_dealt":
-        void = " — void deal (redeal rule)" if data.get("void") else ""
-        what = f"round {data.get('round')} dealt (attempt {data.get('attempt')}){void}"
+        what = gettext("round %(round)s dealt (attempt %(attempt)s)") % {
+            "round": data.get("round"), "attempt": data.get("attempt")}
+        if data.get("void"):
+            what += gettext(" — void deal (redeal rule)")
     elif etype == "seat_taken":
-        what = f"{data.get('player')} took seat {data.get('seat')}"
+        what = gettext("%(player)s took seat %(seat)s") % {"player": data.get("player"), "seat": data.get("seat")}
     elif etype == "game_created":
-        what = f"game created: {data.get('ruleset')}, {data.get('seats')} seats"
+        what = gettext("game created: %(ruleset)s, %(seats)s seats") % {
+            "ruleset": data.get("ruleset"), "seats": data.get("seats")}
     elif etype == "seed_revealed":
-        what = f"server seed revealed: {data.get('server_seed')}"
+        what = gettext("server seed revealed: %(seed)s") % {"seed": data.get("server_seed")}
     else:
-        what = f"{who} {etype.replace('_', ' ')}".strip()
+        what = f"{who} {DONE.get(etype, etype.replace('_', ' '))}".strip()
     return f"#{event['seq']} {etype}: {what}"
 
 
@@ -144,7 +166,7 @@ def replay_context(game: Game, step: int) -> dict[str, Any]:
         shapes, bottom = row_layout(hand, top=label_y + 8,
                                     highlight=drawn if current["seat"] == seat else None)
         hands.append({
-            "seat": seat, "player": players[seat] or f"seat {seat}", "label_y": label_y,
+            "seat": seat, "player": players[seat] or gettext("seat %(seat)s") % {"seat": seat}, "label_y": label_y,
             "turn": state.turn == seat, "open": score.open if score else False,
             "score": score.score if score else 0, "remembered": score.remembered if score else 0,
             "points": points[seat] if score else 0, "tiles": shapes,

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PlayersConfig(AppConfig):
@@ -7,7 +8,7 @@ class PlayersConfig(AppConfig):
 
     name = "goat.players"
     label = "players"
-    verbose_name = "Players"
+    verbose_name = _("Players")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 
 class UsernameKey(models.Model):
@@ -14,12 +16,15 @@ class UsernameKey(models.Model):
     an older account's has no row here: the system check ``players.W001`` names both.
     """
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.CASCADE,
+                                primary_key=True,
                                 related_name="username_key")
     # Case folding can lengthen a name (ß -> ss, ﬃ -> ffi): room for four times Django's 150.
-    folded = models.CharField(max_length=600)
+    folded = models.CharField(_("folded"), max_length=600)
 
     class Meta:
+        verbose_name = _("username key")
+        verbose_name_plural = _("username keys")
         constraints = [models.UniqueConstraint(fields=["folded"], name="players_usernamekey_folded_unique")]
 
     def __str__(self) -> str:
@@ -31,9 +36,14 @@ class ComputerAccount(models.Model):
     password, so it cannot sign in (the log-in refuses it like a wrong password); ``number`` (1, 2, 3)
     is its place among the computers: a game seats computers 1..N."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, primary_key=True,
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.PROTECT,
+                                primary_key=True,
                                 related_name="computer_account")
-    number = models.PositiveSmallIntegerField(unique=True)
+    number = models.PositiveSmallIntegerField(_("number"), unique=True)
+
+    class Meta:
+        verbose_name = _("computer account")
+        verbose_name_plural = _("computer accounts")
 
     def __str__(self) -> str:
-        return f"computer {self.number}"
+        return gettext("computer %(number)s") % {"number": self.number}

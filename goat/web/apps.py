@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class WebConfig(AppConfig):
@@ -7,7 +8,7 @@ class WebConfig(AppConfig):
 
     name = "goat.web"
     label = "web"
-    verbose_name = "HTTP plumbing"
+    verbose_name = _("HTTP plumbing")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

@@ -1,0 +1,170 @@
+"""The admin in Russian (SITE.md "Principles": the admin's own strings): every label staff read.
+
+test_i18n checks that every string marked for translation has its Russian; this module checks that
+the admin's labels are marked at all: a model or field name Django derives from the code, an action
+or column described by a plain string, would stay English and pass the catalog check. So every label
+of every model of goat's apps that the admin shows (and of its inlines) must read differently in
+Russian than in English. The pages themselves are then opened in Russian.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.contrib.admin.options import InlineModelAdmin
+from django.utils import translation
+
+OUR_APPS = {"goat", "web", "players", "ratings", "tournaments"}
+
+
+def _russian_differs(value: object) -> bool:
+    with translation.override("en"):
+        english = str(value)
+    with translation.override("ru"):
+        russian = str(value)
+    return russian != english
+
+
+def untranslated(labels: Iterable[tuple[str, object]]) -> list[str]:
+    """The places whose label reads the same in Russian as in English (not marked, or not translated)."""
+    return [where for where, value in labels if not _russian_differs(value)]
+
+
+def _described(where: str, thing: object) -> list[tuple[str, object]]:
+    if isinstance(thing, str) or not hasattr(thing, "short_description"):
+        return []
+    return [(where, thing.short_description)]
+
+
+def admin_labels() -> list[tuple[str, object]]:
+    """Every label the admin shows for goat's models: apps, models, fields, choices, actions, columns,
+    filters, inlines."""
+    labels: list[tuple[str, object]] = []
+    admins: list[tuple[object, admin.ModelAdmin | InlineModelAdmin]] = []
+    for model, model_admin in admin.site._registry.items():
+        if model._meta.app_label not in OUR_APPS:
+            continue
+        admins.append((model, model_admin))
+        admins.extend((inline.model, inline(model, admin.site)) for inline in model_admin.inlines)
+    for model, model_admin in admins:
+        opts = model._meta
+        name = opts.label
+        labels.append((f"app {opts.app_label}", apps.get_app_config(opts.app_label).verbose_name))
+        labels += [(f"{name} verbose_name", opts.verbose_name),
+                   (f"{name} verbose_name_plural", opts.verbose_name_plural)]
+        for field in opts.get_fields():
+            if field.auto_created or not hasattr(field, "verbose_name"):
+                continue  # the automatic id ("ID", Django's own word) and reverse relations
+            labels.append((f"{name}.{field.name}", field.verbose_name))
+            labels += [(f"{name}.{field.name} = {value}", label) for value, label in (field.choices or [])]
+        for action in getattr(model_admin, "actions", None) or ():
+            labels += _described(f"{name} action {action}", getattr(model_admin, action, action))
+        shown = [*getattr(model_admin, "list_display", ()), *model_admin.readonly_fields]
+        for column in shown:
+            labels += _described(f"{name} column {column}", getattr(model_admin, column, column)
+                                 if isinstance(column, str) else column)
+        for list_filter in getattr(model_admin, "list_filter", ()):
+            if isinstance(list_filter, type):
+                labels.append((f"{name} filter {list_filter.__name__}", list_filter.title))
+    return labels
+
+
+def test_every_admin_label_of_goats_models_reads_in_russian():
+    labels = admin_labels()
+    assert len(labels) > 200  # models, fields, choices, actions and columns were found
+    assert untranslated(labels) == [], (
+        "admin labels without Russian: mark them (verbose_name=_(...), gettext_lazy descriptions), run "
+        "`python manage.py makemigrations` (state only) and `makemessages -l ru`, translate, compilemessages")
+
+
+def test_the_admin_label_check_catches_an_unmarked_label():
+    """The check above can fail: a label that is a plain English string, or a marked one that the
+    catalog lacks, is reported."""
+    assert untranslated([("plain", "organiser actions"), ("unknown", translation.gettext_lazy("No such words")),
+                         ("marked", translation.gettext_lazy("organiser actions"))]) == ["plain", "unknown"]
+
+
+# --- the admin's pages in Russian ----------------------------------------------------------------------
+
+RU = {"HTTP_ACCEPT_LANGUAGE": "ru"}
+
+
+@pytest.fixture
+def ru_admin(admin_client):
+    admin_client.cookies.load({"django_language": "ru"})
+    return admin_client
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+@pytest.mark.django_db
+def test_the_admin_index_and_lists_speak_russian(ru_admin, spring_cup):
+    index = ru_admin.get("/admin/", **RU).content.decode()
+    for words in ("Партии в козла", "Рейтинги, фишки и таблицы лидеров", "записи журнала рейтинга",
+                  "Турниры", "расписания турниров"):
+        assert words.lower() in index.lower(), words
+    for english in ("Goat games", "Rating ledger entries", "Tournament schedules"):
+        assert english not in index, english
+    listing = _text(ru_admin.get("/admin/tournaments/tournament/", **RU).content.decode())
+    assert "Начать выбранные турниры сейчас" in listing and "Start the selected" not in listing
+    assert "Призовой фонд" in listing and "Prize pool" not in listing  # a column head from verbose_name
+
+
+@pytest.fixture
+def spring_cup(django_user_model):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.models import Tournament
+
+    staff = django_user_model.objects.create_user(username="maker", password="x", is_staff=True)
+    return Tournament.objects.create(name="Весенний кубок", ruleset="goat-classic", options={}, format="swiss",
+                                     rounds=2, table_size=2, starts_at=timezone.now() + timedelta(hours=1),
+                                     max_players=8, created_by=staff)
+
+
+@pytest.mark.django_db
+def test_the_organisers_confirmation_page_and_message_speak_russian(ru_admin, spring_cup):
+    tournament = spring_cup
+    url = f"/admin/tournaments/tournament/{tournament.pk}/cancel/"
+    html = ru_admin.get(url, **RU).content.decode()
+    assert 'value="Да, отменить"' in html  # the confirm button
+    page = _text(html)
+    for words in ("Отменить турнир «Весенний кубок»?", "все взносы возвращаются", "Нет, вернуться",
+                  "Причина", "Показывается на страницах турнира."):
+        assert words in page, words
+    assert "Yes, cancel" not in page and "take me back" not in page
+    done = ru_admin.post(url, {"confirm": "yes", "reason": "Дождь."}, follow=True, **RU)
+    assert "отменён." in _text(done.content.decode())
+    change = _text(ru_admin.get(f"/admin/tournaments/tournament/{tournament.pk}/change/", **RU).content.decode())
+    assert "Причина отмены" in change and "Дождь." in change and "Cancel reason" not in change
+
+
+@pytest.mark.django_db
+def test_the_audit_replay_captions_speak_russian(ru_admin, django_user_model):
+    from goat.games import services
+    from goat.games.bots import bots_play
+    from goat.games.models import GameEvent
+
+    anya, borya = (django_user_model.objects.create_user(username=n, password="x") for n in ("anya", "borya"))
+    game = services.game_create(player=anya, ruleset="goat-classic", seats=2, options={"limit": 25, "move_time": 0})
+    services.game_join(game_id=game.pk, player=borya)
+    bots_play(everyone=True, game_ids=[game.pk], until_done=True, seed=3)
+    played = GameEvent.objects.filter(game=game, type="tile_played").order_by("seq").first()
+    dealt = GameEvent.objects.filter(game=game, type="round_dealt").order_by("seq").first()
+    html = ru_admin.get(f"/admin/goat/game/{game.pk}/replay/?step={played.seq}", **RU).content.decode()
+    caption = re.search(r'<p id="replay-caption">(.*?)</p>', html, re.S).group(1)
+    assert caption.startswith(f"#{played.seq} tile_played: место {played.seat} (")  # the event's type stays a code
+    assert "пошёл" in caption and ("слева" in caption or "справа" in caption) and "played" not in caption[20:]
+    html = ru_admin.get(f"/admin/goat/game/{game.pk}/replay/?step={dealt.seq}", **RU).content.decode()
+    assert f"раздача {dealt.data['round']}-го кона" in html
+    first = ru_admin.get(f"/admin/goat/game/{game.pk}/replay/?step=0", **RU).content.decode()
+    assert "Шаг 0: ещё ничего не произошло." in first
+
