@@ -141,3 +141,65 @@ def _tiles(html: str) -> list[str]:
     import re
 
     return re.findall(r'class="tile[^"]*" role="img" aria-label="(\d-\d)"', html)
+
+
+#: user-supplied text that breaks out of an element, an attribute (either quote) or a script if not escaped
+HOSTILE_NAME = "<script>alert('u')</script>\"x"
+HOSTILE_TOURNAMENT = "\"><script>alert('t')</script>"
+HOSTILE_REASON = "<script>alert(\"r\")</script> 'quoted' & \"double\""
+
+
+def _escaped(text: str) -> str:
+    from django.utils.html import escape
+
+    return escape(text)
+
+
+def test_hostile_names_and_a_cancel_reason_are_escaped_on_every_page(django_user_model, players, finished_game,
+                                                                     tournament):
+    """Usernames, tournament names and the organiser's cancel reason, each a hostile value, on every
+    page that shows them (the site, the play page, the admin's tournament and replay): each is shown
+    (escaped) and never as markup."""
+    from django.urls import reverse
+
+    from goat.games import services as games
+    from ratings.leaderboards import leaderboards_refresh
+    from tournaments import services
+
+    odd = django_user_model.objects.create_user(username=HOSTILE_NAME, password="x")  # past the API's checks
+    ben, cat = players("ben", "cat")
+    game = finished_game(odd, ben, seed=6)
+    waiting = games.game_create(player=odd, ruleset="goat-classic", seats=2, options={"limit": 25})
+    leaderboards_refresh()
+    named = tournament(name=HOSTILE_TOURNAMENT, players=[odd, ben], start=False, starts_in=timedelta(days=1))
+    cancelled = tournament(name="Rained off", players=[odd, cat], start=False, starts_in=timedelta(days=1))
+    services.tournament_cancel(tournament_id=cancelled.pk, reason=HOSTILE_REASON)
+    name, title, reason = _escaped(HOSTILE_NAME), _escaped(HOSTILE_TOURNAMENT), _escaped(HOSTILE_REASON)
+
+    anonymous, signed_in, staff = Client(), Client(), Client()
+    signed_in.force_login(odd)
+    staff.force_login(django_user_model.objects.create_superuser(username="root", password="x"))
+    expected = {  # page: the escaped texts it shows
+        (anonymous, "/"): [name, title],
+        (anonymous, reverse("page-player", args=[HOSTILE_NAME])): [name, title],
+        (anonymous, f"/games/{game.pk}/"): [name],
+        (anonymous, "/tournaments/"): [title, reason],
+        (anonymous, "/tournaments/?status=cancelled"): [reason],
+        (anonymous, f"/tournaments/{named.pk}/"): [title, name],
+        (anonymous, f"/tournaments/{cancelled.pk}/"): [reason, name],
+        (anonymous, "/leaderboards/"): [name],
+        (signed_in, "/play/"): [name],
+        (signed_in, f"/play/{waiting.pk}/"): [name],
+        (staff, f"/admin/tournaments/tournament/{cancelled.pk}/change/"): [reason],
+        (staff, f"/admin/tournaments/tournament/{named.pk}/cancel/"): [title],
+        (staff, f"/admin/goat/game/{game.pk}/replay/?step=3"): [name],
+        (staff, f"/admin/goat/game/{game.pk}/change/"): [name],
+    }
+    for (client, path), shown in expected.items():
+        page = client.get(path)
+        html = page.content.decode()
+        assert page.status_code == 200, path
+        for text in shown:
+            assert text in html, (path, text)
+        for raw in (HOSTILE_NAME, HOSTILE_TOURNAMENT, HOSTILE_REASON, "<script>alert"):
+            assert raw not in html, (path, raw)
