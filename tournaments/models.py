@@ -76,7 +76,10 @@ class Tournament(models.Model):
         verbose_name = _("tournament")
         verbose_name_plural = _("tournaments")
         ordering = ["-starts_at", "-id"]
-        indexes = [models.Index(fields=["status", "starts_at"], name="tournament_due_idx")]
+        # tournament_due_idx: the scheduler's due scan and the list by status; tournament_list_idx: the
+        # list of every status, in its order
+        indexes = [models.Index(fields=["status", "starts_at"], name="tournament_due_idx"),
+                   models.Index(fields=["-starts_at", "-id"], name="tournament_list_idx")]
         constraints = [
             models.CheckConstraint(condition=Q(table_size__gte=2, table_size__lte=4), name="tournament_table_size_2_4"),
             # one tournament per occurrence, however many beats or redelivered tasks create it

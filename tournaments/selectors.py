@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from goat.games.models import Game
 from goat.games.selectors import game_state
@@ -15,7 +16,16 @@ from .models import Bye, Registration, Seating, Standing, Table, Tournament, Tou
 
 
 def tournament_list(*, status: str | None = None) -> QuerySet[Tournament]:
-    qs = Tournament.objects.select_related("created_by").annotate(players=Count("registrations"))
+    """Tournaments, latest start first, each with its number of registered ``players``.
+
+    ``players`` is a count per row (through the index on registrations by tournament), so a
+    page of the list reads the registrations of its own tournaments only, and the pagination's count
+    is a count of tournaments: a join with every registration grouped by tournament would read them
+    all before the page is cut. The order is an index scan (tournament_list_idx, or tournament_due_idx
+    with a status)."""
+    registered = (Registration.objects.filter(tournament=OuterRef("pk")).order_by().values("tournament")
+                  .annotate(n=Count("pk")).values("n"))
+    qs = Tournament.objects.select_related("created_by").annotate(players=Coalesce(Subquery(registered), 0))
     if status:
         qs = qs.filter(status=status)
     return qs.order_by("-starts_at", "-id")
