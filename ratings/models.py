@@ -15,9 +15,9 @@ from django.utils.translation import gettext_lazy as _
 
 
 class RatingReason(models.TextChoices):
-    FINISHED = "finished", pgettext_lazy("rating reason", "finished")
-    TIMEOUT = "timeout", pgettext_lazy("rating reason", "timeout")
-    RESIGNED = "resigned", pgettext_lazy("rating reason", "resigned")
+    FINISHED = "finished", pgettext_lazy("rating reason", "Finished")
+    TIMEOUT = "timeout", pgettext_lazy("rating reason", "Timeout")
+    RESIGNED = "resigned", pgettext_lazy("rating reason", "Resigned")
 
 
 #: ``Game.result["reason"]`` -> ledger reason
@@ -72,15 +72,15 @@ class ChipAccount(models.Model):
 
 
 class ChipKind(models.TextChoices):
-    INITIAL = "initial", pgettext_lazy("chip kind", "initial")
-    STAKE = "stake", pgettext_lazy("chip kind", "stake")
-    PAYOUT = "payout", pgettext_lazy("chip kind", "payout")
+    INITIAL = "initial", pgettext_lazy("chip kind", "Initial")
+    STAKE = "stake", pgettext_lazy("chip kind", "Stake")
+    PAYOUT = "payout", pgettext_lazy("chip kind", "Payout")
     #: the stake returned when its seat is given up before the game started (left, or cancelled as expired)
-    REFUND = "refund", pgettext_lazy("chip kind", "refund")
+    REFUND = "refund", pgettext_lazy("chip kind", "Refund")
     #: tournaments: an entry fee into the prize pool (negative), its refund on withdrawal, a prize
-    ENTRY_FEE = "entry_fee", pgettext_lazy("chip kind", "entry fee")
-    ENTRY_REFUND = "entry_refund", pgettext_lazy("chip kind", "entry refund")
-    PRIZE = "prize", pgettext_lazy("chip kind", "prize")
+    ENTRY_FEE = "entry_fee", pgettext_lazy("chip kind", "Entry Fee")
+    ENTRY_REFUND = "entry_refund", pgettext_lazy("chip kind", "Entry Refund")
+    PRIZE = "prize", pgettext_lazy("chip kind", "Prize")
 
 
 class ChipLedgerEntry(models.Model):

@@ -21,16 +21,16 @@ from django.utils.translation import gettext_lazy as _
 
 
 class TournamentFormat(models.TextChoices):
-    SWISS = "swiss", pgettext_lazy("tournament format", "swiss")
-    ARENA = "arena", pgettext_lazy("tournament format", "arena")
+    SWISS = "swiss", pgettext_lazy("tournament format", "Swiss")
+    ARENA = "arena", pgettext_lazy("tournament format", "Arena")
 
 
 class TournamentStatus(models.TextChoices):
-    SCHEDULED = "scheduled", pgettext_lazy("status", "scheduled")
-    RUNNING = "running", pgettext_lazy("status", "running")
-    FINISHED = "finished", pgettext_lazy("status", "finished")
+    SCHEDULED = "scheduled", pgettext_lazy("tournament status", "Scheduled")
+    RUNNING = "running", pgettext_lazy("tournament status", "Running")
+    FINISHED = "finished", pgettext_lazy("tournament status", "Finished")
     #: stopped by staff: entry fees refunded, running games cancelled, no prizes
-    CANCELLED = "cancelled", pgettext_lazy("status", "cancelled")
+    CANCELLED = "cancelled", pgettext_lazy("tournament status", "Cancelled")
 
 
 class Tournament(models.Model):

@@ -66,7 +66,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='chipledgerentry',
             name='kind',
-            field=models.CharField(choices=[('initial', 'initial'), ('stake', 'stake'), ('payout', 'payout'), ('refund', 'refund'), ('entry_fee', 'entry fee'), ('entry_refund', 'entry refund'), ('prize', 'prize')], max_length=16, verbose_name='kind'),
+            field=models.CharField(choices=[('initial', 'Initial'), ('stake', 'Stake'), ('payout', 'Payout'), ('refund', 'Refund'), ('entry_fee', 'Entry Fee'), ('entry_refund', 'Entry Refund'), ('prize', 'Prize')], max_length=16, verbose_name='kind'),
         ),
         migrations.AlterField(
             model_name='chipledgerentry',
@@ -191,7 +191,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='ratingentry',
             name='reason',
-            field=models.CharField(choices=[('finished', 'finished'), ('timeout', 'timeout'), ('resigned', 'resigned')], max_length=16, verbose_name='reason'),
+            field=models.CharField(choices=[('finished', 'Finished'), ('timeout', 'Timeout'), ('resigned', 'Resigned')], max_length=16, verbose_name='reason'),
         ),
         migrations.AlterField(
             model_name='ratingentry',

@@ -314,7 +314,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='tournament',
             name='format',
-            field=models.CharField(choices=[('swiss', 'swiss'), ('arena', 'arena')], max_length=8, verbose_name='format'),
+            field=models.CharField(choices=[('swiss', 'Swiss'), ('arena', 'Arena')], max_length=8, verbose_name='format'),
         ),
         migrations.AlterField(
             model_name='tournament',
@@ -374,7 +374,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='tournament',
             name='status',
-            field=models.CharField(choices=[('scheduled', 'scheduled'), ('running', 'running'), ('finished', 'finished'), ('cancelled', 'cancelled')], default='scheduled', max_length=16, verbose_name='status'),
+            field=models.CharField(choices=[('scheduled', 'Scheduled'), ('running', 'Running'), ('finished', 'Finished'), ('cancelled', 'Cancelled')], default='scheduled', max_length=16, verbose_name='status'),
         ),
         migrations.AlterField(
             model_name='tournament',

@@ -121,7 +121,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='game',
             name='status',
-            field=models.CharField(choices=[('waiting', 'waiting'), ('running', 'running'), ('finished', 'finished'), ('interrupted', 'interrupted'), ('cancelled', 'cancelled')], default='waiting', max_length=16, verbose_name='status'),
+            field=models.CharField(choices=[('waiting', 'Waiting'), ('running', 'Running'), ('finished', 'Finished'), ('interrupted', 'Interrupted'), ('cancelled', 'Cancelled')], default='waiting', max_length=16, verbose_name='status'),
         ),
         migrations.AlterField(
             model_name='game',
