@@ -1,8 +1,9 @@
 """The public site in a real browser (headless Chromium from Debian's package, Selenium) against the
 production ASGI application (uvicorn serving goat.asgi, the streams included) on PostgreSQL and
-Redis: a running game's page shows a move made by another client without reloading, a tournament's
-page shows a table's end, the replay steps forward and back, the language switch works, and no page
-raises a Content-Security-Policy violation. One browser for all of it.
+Redis: a running game's page shows a move made by another client without reloading (to a signed-in
+spectator and to an anonymous visitor, neither of whom gets a tile of any hand), a tournament's page
+shows a table's end, the replay steps forward and back, the language switch works, and no page raises
+a Content-Security-Policy violation. One browser for all of it.
 
 With GOAT_SITE_SCREENSHOTS=<folder> it also saves the screenshots of docs/site.md there.
 """
@@ -10,6 +11,7 @@ With GOAT_SITE_SCREENSHOTS=<folder> it also saves the screenshots of docs/site.m
 from __future__ import annotations
 
 import os
+import re
 import socket
 import sys
 from datetime import timedelta
@@ -119,6 +121,27 @@ def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp
     assert _tiles(browser, "#line") == list(eventstore.state_load(running).table.line_str())
     assert not (set(_tiles(browser, "body")) - set(_tiles(browser, "#line"))) & hands
     assert browser_csp_violations(browser) == []
+
+    # the same game seen by an anonymous visitor (no session): live too, and no tile of any hand in the page
+    browser.delete_cookie(settings.SESSION_COOKIE_NAME)
+    visit(f"/games/{running.pk}/", "#live[data-live-heard]")
+    assert browser.get_cookie(settings.SESSION_COOKIE_NAME) is None
+    browser.execute_script("window.__sameDocument = true;")
+    state = eventstore.state_load(running)
+    before = _tiles(browser, "#line")
+    tile, end = engine.legal_moves(state)[0]
+    games.game_play_tile(game_id=running.pk, player=(ann, ben)[state.turn], tile=tile_str(tile), end=end)
+    wait.until(lambda d: len(_tiles(d, "#line")) == len(before) + 1)
+    assert browser.execute_script("return window.__sameDocument === true")
+    running.refresh_from_db()
+    state = eventstore.state_load(running)
+    line = list(state.table.line_str())
+    assert _tiles(browser, "#line") == line
+    hands = {label for seat in range(state.seats) for label in state.hands_str()[seat]}
+    labels = set(re.findall(r'aria-label="([0-6]-[0-6])"', browser.page_source))  # every tile named in the page
+    assert labels == set(line) and not labels & hands and not browser.find_elements(By.ID, "hand")
+    assert browser_csp_violations(browser) == []
+    browser.add_cookie({"name": settings.SESSION_COOKIE_NAME, "value": session, "path": "/"})  # eve again
 
     # a tournament: its table's end shows up live
     visit(f"/tournaments/{cup.pk}/", "#live[data-live-heard]", "tournament")
