@@ -18,6 +18,8 @@ from django.contrib import admin
 from django.contrib.admin.options import InlineModelAdmin
 from django.utils import translation
 
+from goat.engine.events import HANDLERS
+
 OUR_APPS = {"goat", "web", "players", "ratings", "tournaments"}
 
 
@@ -168,3 +170,20 @@ def test_the_audit_replay_captions_speak_russian(ru_admin, django_user_model):
     first = ru_admin.get(f"/admin/goat/game/{game.pk}/replay/?step=0", **RU).content.decode()
     assert "Шаг 0: ещё ничего не произошло." in first
 
+
+
+@pytest.mark.parametrize("event_type", sorted(HANDLERS))
+def test_every_event_type_has_a_russian_replay_caption(event_type):
+    """A new event type without its words would fall back to its stored name in English."""
+    from goat.games.replay_svg import describe
+
+    event = {"seq": 7, "type": event_type, "seat": 1,
+             "data": {"tile": "3-5", "end": "left", "round": 2, "attempt": 1, "player": "anya", "seat": 1,
+                      "ruleset": "goat-classic", "seats": 2, "server_seed": "ab"}}
+    with translation.override("en"):
+        english = describe(event, ["anya", "borya"])
+    with translation.override("ru"):
+        russian = describe(event, ["anya", "borya"])
+    prefix = f"#7 {event_type}: "
+    assert english.startswith(prefix) and russian.startswith(prefix)
+    assert russian != english and not any(word in russian[len(prefix):] for word in ("seat", "the ", "game"))
