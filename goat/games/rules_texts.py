@@ -6,7 +6,7 @@ A refusal's ``detail`` is translated by its words when the engine writes a fixed
 it with ``said`` (``TEMPLATES``: an option, its bounds, an end, a seat); or rebuilt from its ``code``
 and the parameters the engine passes with it (``error.context``) when the sentence names a tile, a
 seat or an end (``BY_CODE``). A refusal that matches none keeps the engine's English. The ``code`` is
-never translated. tests/goat/test_i18n.py checks that every sentence and template of the engine's
+never translated. tests/web/test_i18n.py checks that every sentence and template of the engine's
 player-facing refusals is here, translated.
 """
 

@@ -3,7 +3,7 @@
 ``title`` is the code in words, one per code (``TITLES``; the English is the code itself, capitalised);
 ``detail`` is the sentence the service or the engine wrote, translated where it is marked for
 translation (a service's lazy text, or an engine text the games app translates). The ``code`` is
-never translated. tests/goat/test_i18n.py checks that every code the project raises has a title.
+never translated. tests/web/test_i18n.py checks that every code the project raises has a title.
 """
 
 from __future__ import annotations

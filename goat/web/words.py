@@ -2,7 +2,7 @@
 
 Pages show a stored value (``running``, ``swiss``) in the visitor's language with ``{{ value|word }}``
 (goat/web/templatetags/site_words.py). The values stay English in the database and the API; only their
-words here are translated, so adding a value means adding its word (tests/goat/test_i18n.py checks that
+words here are translated, so adding a value means adding its word (tests/web/test_i18n.py checks that
 every status and format of the models has one).
 """
 

@@ -2,7 +2,7 @@
 player, auditor player}.
 
 One row per (method, path); the expected status for each caller. "staff" is a staff account with
-the ``goat.audit_game`` permission that holds no seat (staff without it: tests/goat/test_admin_audit.py).
+the ``goat.audit_game`` permission that holds no seat (staff without it: tests/games/test_admin_audit.py).
 "staff_player" is a staff account without that permission and "auditor_player" one with it, each
 holding seat 0 of a running game of its own: a seat takes the auditor's unredacted view away
 (docs/api.md), so both are refused replay and verify of that game like any player.

@@ -1,6 +1,6 @@
 """Hidden information: a scanner of every player-facing endpoint during 100 games.
 
-tests/goat/test_games_audit.py checks the game views of 50 games; this scans every answer a player
+tests/games/test_games_audit.py checks the game views of 50 games; this scans every answer a player
 (among them a staff player, an auditor player and a superuser player, who see no more while seated)
 gets while a game runs: the game view, the move response, the event log (whole and ``?after=``),
 the scoresheet, the game list, and replay/verify (which must be refused). From the unredacted

@@ -1,8 +1,8 @@
 """Races on PostgreSQL: many clients at once on the one thing only one of them can get.
 
 Already covered elsewhere (referenced, not repeated): 16 concurrent moves on one version
-(tests/goat/test_races.py) and a move against the clock at the same deadline
-(tests/goat/test_clock.py::test_move_and_clock_at_the_same_deadline_one_wins).
+(tests/games/test_races.py) and a move against the clock at the same deadline
+(tests/games/test_clock.py::test_move_and_clock_at_the_same_deadline_one_wins).
 
 Here: 16 clients join for the last seat of a game, and 16 register for the last place of a
 tournament with an entry fee. Each thread has its own connection and closes it at the end.

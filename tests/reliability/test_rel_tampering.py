@@ -2,11 +2,11 @@
 
 Covered elsewhere (referenced, not repeated):
 - PostgreSQL refuses raw UPDATE and DELETE on events:
-  tests/goat/test_eventstore.py::test_the_database_refuses_raw_update_and_delete_on_postgresql
+  tests/games/test_eventstore.py::test_the_database_refuses_raw_update_and_delete_on_postgresql
 - an altered tile_played (trigger disabled) breaks the hash chain for ``game_verify``:
-  tests/goat/test_eventstore.py::test_the_hash_chain_detects_an_altered_event
+  tests/games/test_eventstore.py::test_the_hash_chain_detects_an_altered_event
 - the nightly task flags a game with an altered event:
-  tests/goat/test_admin_audit.py::test_nightly_task_flags_a_game_whose_event_was_altered
+  tests/games/test_admin_audit.py::test_nightly_task_flags_a_game_whose_event_was_altered
 
 Added here, each checked by ``goat.games.verification.game_verify`` and by the nightly job
 (``goat.audit_tasks.games_verify_recent``): a deleted event (a gap), a rewritten deal whose hash

@@ -1,7 +1,7 @@
 """Example bodies of the games API's answers, for its OpenAPI document (goat.games.api.schema).
 
 The examples show what the service really answers; tests check them against the rules
-(tests/goat/test_schema_examples.py)."""
+(tests/games/test_schema_examples.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``/metrics`` in one process (docs/operations.md): who may read it, the text format, routes as URL
 patterns, commands by result, the scrape-time gauges. The same across real processes (gunicorn's
-workers, the Celery worker) and from a non-loopback address: tests/goat/test_metrics_run.py."""
+workers, the Celery worker) and from a non-loopback address: tests/web/test_metrics_run.py."""
 
 from __future__ import annotations
 
@@ -303,7 +303,7 @@ def test_queue_lengths_of_redis(client, settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_computer_moves_are_counted_by_level_once_each(django_user_model, monkeypatch):
-    from test_computer_players import computer_to_move
+    from games.test_computer_players import computer_to_move
 
     from apitest import token_client
     from computer_play import queue_catch

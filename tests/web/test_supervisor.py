@@ -1,7 +1,7 @@
 """``manage.py run``'s supervision (goat.web.supervisor) with real child processes: a child killed
 with SIGKILL is started again, its orphaned children are stopped first, backoff doubles, a crash
 loop stops everything, and ``stop`` leaves nothing behind. (The whole command under kill -9 is in
-tests/goat/test_run_command.py.)"""
+tests/web/test_run_command.py.)"""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_streams_run import Client, Stream
+from games.test_streams_run import Client, Stream
 
 from testkit import GroupProcess
 

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_streams_run import Client
+from games.test_streams_run import Client
 
 from testkit import GroupProcess
 
