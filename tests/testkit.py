@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -47,6 +49,13 @@ def wait_for(predicate, *, timeout: float, interval: float = 0.2, what: str = "c
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port free on ``host`` now (the kernel's pick)."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
 
 
 def test_database_url() -> str:
@@ -146,3 +155,41 @@ class GroupProcess:
         if not self.group_gone(2):  # children left behind by the main process
             self.kill_group()
             self.group_gone()
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: the settings a test's ``manage.py run`` never takes from the test run's own environment: its
+#: database, broker, cache and data directory are the embedded defaults in its own directory unless the
+#: test names them, and its secret key, environment and processes are its own
+RUN_ENV_DROPPED = frozenset({"DATABASE_URL", "CELERY_BROKER_URL", "GOAT_DATA_DIR", "CACHE_URL", "REDIS_CACHE_URL",
+                             "GOAT_ENV", "SECRET_KEY", "WEB_CONCURRENCY", "GOAT_LIVE_URL", "GOAT_ADMIN_PASSWORD"})
+
+#: throttles a test's server does not reach: the tests measure behaviour, not the rate limits
+RUN_THROTTLES_OFF = {"GOAT_THROTTLE_USER": "100000/min", "GOAT_THROTTLE_MOVES": "100000/min",
+                     "GOAT_THROTTLE_ANON": "10000/min", "GOAT_THROTTLE_SIGNUP": "10000/min",
+                     "GOAT_THROTTLE_AUTH": "10000/min"}
+
+
+class ManageRun(GroupProcess):
+    """``python manage.py run`` as an operator starts it, in ``cwd`` on a free port (or ``port``).
+
+    Its environment is the test run's without ``RUN_ENV_DROPPED`` and ``drop``, plus ``env``;
+    ``args`` go after ``run --port N`` (``--web-workers``, ``--no-worker`` ...)."""
+
+    def __init__(self, cwd: Path, *, args: list[str], env: dict[str, str] | None = None,
+                 drop: frozenset[str] | set[str] = frozenset(), port: int | None = None, host: str | None = None,
+                 log_name: str = "run.log"):
+        self.port = port or free_port("0.0.0.0" if host == "0.0.0.0" else "127.0.0.1")
+        environ = {k: v for k, v in os.environ.items() if k not in RUN_ENV_DROPPED | set(drop)}
+        environ.update({"PYTHONUNBUFFERED": "1", **(env or {})})
+        cmd = [sys.executable, str(REPO / "manage.py"), "run", *(["--host", host] if host else []),
+               "--port", str(self.port), *args]
+        super().__init__(cmd, cwd=cwd, env=environ, log_path=cwd / log_name)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def wait_healthy(self, timeout: float = 90) -> None:
+        self.wait_http_ok(f"{self.base}/health/", timeout)

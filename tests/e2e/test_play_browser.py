@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import sys
 import time
 from pathlib import Path
@@ -20,17 +19,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from testkit import GroupProcess, test_database_url
+from testkit import GroupProcess, free_port, test_database_url
 
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "domino-goat-1"
 GAME_SECONDS = 60
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
@@ -44,7 +37,7 @@ def site(live_celery, tmp_path):
         "PYTHONPATH": str(REPO),
     }
     worker = live_celery(beat=False, extra_env={"GOAT_COMPUTER_THINK_SECONDS": "0"})
-    port = _free_port()
+    port = free_port()
     web = GroupProcess([sys.executable, "-m", "gunicorn", "--config", str(REPO / "gunicorn.conf.py"), "goat.asgi",
                         "--bind", f"127.0.0.1:{port}", "--workers", "1"],
                        cwd=REPO, env={**os.environ, **env}, log_path=tmp_path / "web.log")

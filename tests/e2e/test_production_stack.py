@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -21,17 +20,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from testkit import GroupProcess, test_database_url
+from testkit import GroupProcess, free_port, test_database_url
 
 REPO = Path(__file__).resolve().parents[2]
 
 PASSWORD = "correct horse battery staple"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Http:
@@ -60,7 +53,7 @@ class Stack:
 
     def __init__(self, tmp_path: Path):
         self.tmp_path = tmp_path
-        self.port = _free_port()
+        self.port = free_port()
         broker = settings.CELERY_BROKER_URL
         cache = broker.rsplit("/", 1)[0] + "/15"  # another Redis database for the shared cache
         self.env = {

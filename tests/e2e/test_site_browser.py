@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -21,23 +20,17 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from testkit import GroupProcess, test_database_url
+from testkit import GroupProcess, free_port, test_database_url
 
 REPO = Path(__file__).resolve().parents[2]
 FAST = {"limit": 25, "move_time": 0}
 SHOTS = os.environ.get("GOAT_SITE_SCREENSHOTS")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def site(tmp_path, transactional_db):
     """The ASGI application under uvicorn, on the test database and the test's Redis."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "DATABASE_URL": test_database_url(), "GOAT_DATA_DIR": str(tmp_path / "site-data"),
            "SECRET_KEY": settings.SECRET_KEY, "CELERY_TASK_ALWAYS_EAGER": "0", "PYTHONPATH": str(REPO),
            # the channel prefix this process publishes on (derived from the database name before the
@@ -62,6 +55,7 @@ def _tiles(driver, css: str) -> list[str]:
 
 def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp_violations, django_user_model):
     from django.test import Client
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
@@ -88,7 +82,9 @@ def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp
     table_game = cup.tables.get().game_id
 
     browser = open_browser(window_size="1280,1000")
-    wait = WebDriverWait(browser, 20)
+    # a live page redraws what a stream changes: an element found just before a redraw is stale, and
+    # the next poll finds the new one
+    wait = WebDriverWait(browser, 20, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
     # eve, signed in on the site, sits at no table: a spectator
     client = Client()
     client.force_login(eve)

@@ -15,6 +15,7 @@ def test_browse_from_the_list_to_a_tournament_and_on_to_the_leaderboards(live_se
     from datetime import timedelta
 
     from django.utils import timezone
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
@@ -32,7 +33,9 @@ def test_browse_from_the_list_to_a_tournament_and_on_to_the_leaderboards(live_se
     services.tournaments_start_due()
     bots_play(until_done=True, seed=9)
 
-    wait = WebDriverWait(browser, 15)
+    # a live page redraws what a stream changes: an element found just before a redraw is stale, and
+    # the next poll finds the new one
+    wait = WebDriverWait(browser, 15, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
     browser.get(f"{live_server.url}/tournaments/")
     link = wait.until(EC.element_to_be_clickable((By.LINK_TEXT, "Browser swiss")))
     # the stylesheet is served and applied (the header is the accent colour)

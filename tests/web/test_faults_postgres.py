@@ -13,7 +13,6 @@ import json
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,9 +22,8 @@ from pathlib import Path
 import pytest
 from games.test_streams_run import Client
 
-from testkit import GroupProcess
+from testkit import RUN_THROTTLES_OFF, ManageRun, free_port
 
-REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120
 PG_BIN = next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)), None) or (
     str(Path(shutil.which("initdb")).parent) if shutil.which("initdb") else None)
@@ -54,16 +52,10 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class Cluster:
     def __init__(self):
         self.user = _pg_user()
-        self.port = _free_port()
+        self.port = free_port()
         # a directory the server's user can reach (pytest's temporary directories are private to root)
         self.root = Path(tempfile.mkdtemp(prefix="goat-faults-pg-"))
         self.root.chmod(0o755)
@@ -103,20 +95,13 @@ class Cluster:
             shutil.rmtree(self.root, ignore_errors=True)
 
 
-class Run(GroupProcess):
+class Run(ManageRun):
     def __init__(self, cwd: Path, database_url: str):
-        self.port = _free_port()
-        env = {k: v for k, v in os.environ.items()
-               if k not in {"CELERY_BROKER_URL", "GOAT_DATA_DIR", "GOAT_ENV", "SECRET_KEY", "WEB_CONCURRENCY",
-                            "GOAT_LIVE_URL", "CACHE_URL", "REDIS_CACHE_URL"}}
-        env.update(PYTHONUNBUFFERED="1", DATABASE_URL=database_url, GOAT_ADMIN_PASSWORD="staff-pass-123",
-                   GOAT_THROTTLE_USER="100000/min", GOAT_THROTTLE_MOVES="100000/min",
-                   GOAT_THROTTLE_ANON="10000/min", GOAT_THROTTLE_SIGNUP="10000/min", GOAT_THROTTLE_AUTH="10000/min")
-        super().__init__([sys.executable, str(REPO / "manage.py"), "run", "--port", str(self.port),
-                          "--web-workers", "1", "--no-worker"], cwd=cwd, env=env, log_path=cwd / "run.log")
+        super().__init__(cwd, args=["--web-workers", "1", "--no-worker"], env={
+            "DATABASE_URL": database_url, "GOAT_ADMIN_PASSWORD": "staff-pass-123", **RUN_THROTTLES_OFF})
 
-    def wait_healthy(self) -> None:
-        self.wait_http_ok(f"http://127.0.0.1:{self.port}/health/", START_TIMEOUT)
+    def wait_healthy(self, timeout: float = START_TIMEOUT) -> None:
+        super().wait_healthy(timeout)
 
 
 def test_postgresql_stopped_is_503_with_retry_after_and_heals_by_itself(tmp_path):

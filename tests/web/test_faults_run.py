@@ -24,9 +24,8 @@ from pathlib import Path
 import pytest
 from games.test_streams_run import Client, Stream
 
-from testkit import GroupProcess
+from testkit import RUN_THROTTLES_OFF, ManageRun, free_port
 
-REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 90
 PER_TOKEN = 2
 REDIS_SERVER = shutil.which("redis-server")
@@ -39,17 +38,11 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class RedisServer:
     """A redis-server of this test alone (no persistence: a restart loses everything, as a crash)."""
 
     def __init__(self, directory: Path):
-        self.port = _free_port()
+        self.port = free_port()
         self.directory = directory
         self.proc: subprocess.Popen | None = None
         self.start()
@@ -84,28 +77,15 @@ class RedisServer:
             self.proc.wait(10)
 
 
-class Run(GroupProcess):
+class Run(ManageRun):
     def __init__(self, cwd: Path, redis_port: int):
-        self.port = _free_port()
-        env = {k: v for k, v in os.environ.items()
-               if k not in {"DATABASE_URL", "GOAT_DATA_DIR", "GOAT_ENV", "SECRET_KEY", "WEB_CONCURRENCY",
-                            "GOAT_LIVE_URL", "REDIS_CACHE_URL"}}
         redis = f"redis://127.0.0.1:{redis_port}"
-        env.update(PYTHONUNBUFFERED="1", CELERY_BROKER_URL=f"{redis}/0", CACHE_URL=f"{redis}/1",
-                   GOAT_STREAMS_PER_TOKEN=str(PER_TOKEN), GOAT_STREAM_KEEPALIVE_SECONDS="1",
-                   GOAT_ADMIN_PASSWORD="staff-pass-123", GOAT_THROTTLE_USER="100000/min",
-                   GOAT_THROTTLE_MOVES="100000/min", GOAT_THROTTLE_ANON="10000/min",
-                   GOAT_THROTTLE_SIGNUP="10000/min", GOAT_THROTTLE_AUTH="10000/min")
-        super().__init__([sys.executable, str(REPO / "manage.py"), "run", "--port", str(self.port),
-                          "--web-workers", "2", "--worker-concurrency", "1"], cwd=cwd, env=env,
-                         log_path=cwd / "run.log")
+        super().__init__(cwd, args=["--web-workers", "2", "--worker-concurrency", "1"], env={
+            "CELERY_BROKER_URL": f"{redis}/0", "CACHE_URL": f"{redis}/1", "GOAT_STREAMS_PER_TOKEN": str(PER_TOKEN),
+            "GOAT_STREAM_KEEPALIVE_SECONDS": "1", "GOAT_ADMIN_PASSWORD": "staff-pass-123", **RUN_THROTTLES_OFF})
 
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def wait_healthy(self) -> None:
-        self.wait_http_ok(f"{self.base}/health/", START_TIMEOUT)
+    def wait_healthy(self, timeout: float = START_TIMEOUT) -> None:
+        super().wait_healthy(timeout)
 
 
 def _game(client: Client, token: str, options=None) -> int:

@@ -24,9 +24,8 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from testkit import GroupProcess, wait_for
+from testkit import RUN_THROTTLES_OFF, ManageRun, wait_for
 
-REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 90
 TOKEN = "scrape-token-for-the-test"
 pytestmark = [
@@ -49,36 +48,23 @@ def _non_loopback_address() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("0.0.0.0", 0))
-        return sock.getsockname()[1]
-
-
-class Run(GroupProcess):
+class Run(ManageRun):
     def __init__(self, cwd: Path):
-        self.port = _free_port()
         self.data = cwd / "goat-data"
-        env = {k: v for k, v in os.environ.items()
-               if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "GOAT_DATA_DIR", "CACHE_URL", "REDIS_CACHE_URL",
-                            "GOAT_ENV", "SECRET_KEY", "WEB_CONCURRENCY", "GOAT_LIVE_URL", "PROMETHEUS_MULTIPROC_DIR",
-                            "GOAT_METRICS_ALLOW", "GOAT_TRUSTED_PROXIES"}}
         outside = _non_loopback_address()
         hosts = ["localhost", "127.0.0.1", *([outside, f"[{outside}]"] if outside else [])]
-        env.update(PYTHONUNBUFFERED="1", GOAT_METRICS_TOKEN=TOKEN, ALLOWED_HOSTS=",".join(hosts),
-                   GOAT_ADMIN_PASSWORD="staff-pass-123",
-                   GOAT_THROTTLE_USER="100000/min", GOAT_THROTTLE_ANON="100000/min",
-                   GOAT_THROTTLE_SIGNUP="10000/min", GOAT_THROTTLE_AUTH="10000/min")
-        super().__init__([sys.executable, str(REPO / "manage.py"), "run", "--host", "0.0.0.0", "--port",
-                          str(self.port), "--web-workers", "2", "--worker-concurrency", "1"], cwd=cwd, env=env,
-                         log_path=cwd / "run.log")
+        super().__init__(cwd, host="0.0.0.0", args=["--web-workers", "2", "--worker-concurrency", "1"],
+                         drop={"PROMETHEUS_MULTIPROC_DIR", "GOAT_METRICS_ALLOW", "GOAT_TRUSTED_PROXIES"},
+                         env={"GOAT_METRICS_TOKEN": TOKEN, "ALLOWED_HOSTS": ",".join(hosts),
+                              "GOAT_ADMIN_PASSWORD": "staff-pass-123", **RUN_THROTTLES_OFF,
+                              "GOAT_THROTTLE_ANON": "100000/min"})
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     server = Run(tmp_path_factory.mktemp("metrics-run"))
     try:
-        server.wait_http_ok(f"http://127.0.0.1:{server.port}/health/", START_TIMEOUT)
+        server.wait_healthy(START_TIMEOUT)
         yield server
     finally:
         server.stop()

@@ -11,35 +11,19 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from testkit import GroupProcess
+from testkit import ManageRun, free_port
 
-REPO = Path(__file__).resolve().parents[2]
 # Upper bounds, not performance checks: a first start migrates and collects the static files, and on a
 # loaded machine (the suite's other processes, a shared CI runner) that has taken over 20 s.
 START_TIMEOUT = 60
 STOP_TIMEOUT = 25
 REAP_TIMEOUT = 5
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "GOAT_DATA_DIR", "GOAT_ADMIN_PASSWORD",
-                        "CACHE_URL", "REDIS_CACHE_URL", "GOAT_ENV", "SECRET_KEY", "WEB_CONCURRENCY"}}
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 def _python_children(pid: int) -> dict[int, str]:
@@ -53,19 +37,19 @@ def _python_children(pid: int) -> dict[int, str]:
     return out
 
 
-class Run(GroupProcess):
+class Run(ManageRun):
+    """``run`` as a newcomer starts it: the embedded defaults, no admin password given."""
+
     def __init__(self, cwd: Path, port: int, log_name: str):
-        self.port = port
-        super().__init__([sys.executable, str(REPO / "manage.py"), "run", "--port", str(port), "--web-workers", "1",
-                          "--worker-concurrency", "1"], cwd=cwd, env=_env(), log_path=cwd / log_name)
+        super().__init__(cwd, args=["--web-workers", "1", "--worker-concurrency", "1"], port=port, log_name=log_name)
 
     def output(self, chars: int | None = None) -> str:
         """The whole log unless ``chars`` is given (the staff account line is near its start)."""
         text = self.log_path.read_text(errors="replace")
         return text if chars is None else text[-chars:]
 
-    def wait_healthy(self) -> None:
-        self.wait_http_ok(f"http://127.0.0.1:{self.port}/health/", START_TIMEOUT)
+    def wait_healthy(self, timeout: float = START_TIMEOUT) -> None:
+        super().wait_healthy(timeout)
 
     def child(self, name: str, missing_ok: bool = False) -> int | None:
         """The pid of ``run``'s child ``name`` (web: the gunicorn master; worker, beat: Celery's)."""
@@ -82,7 +66,7 @@ class Run(GroupProcess):
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_path):
-    first = Run(tmp_path, _free_port(), "first.log")
+    first = Run(tmp_path, free_port(), "first.log")
     try:
         first.wait_healthy()
         out = first.output()
@@ -97,7 +81,7 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
 
     assert (tmp_path / "goat.sqlite3").exists() and (tmp_path / "goat-data" / "secret_key").exists()
 
-    second = Run(tmp_path, _free_port(), "second.log")
+    second = Run(tmp_path, free_port(), "second.log")
     try:
         second.wait_healthy()
         out = second.output()
