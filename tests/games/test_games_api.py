@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from apitest import assert_problem, token_client
 from goat import engine
+from goat.engine import deal as dealing
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, services
 from goat.games.models import Game, GameEvent
@@ -485,9 +486,19 @@ def test_resign_ends_the_game_and_reveals_everything(players):
 # --- events -----------------------------------------------------------------------------------
 
 
-def test_events_are_redacted_for_each_viewer_while_running(players, staff_client, django_user_model):
+#: a server seed whose first deal of a 2-seat goat-classic game (no client seeds) has five doubles in a hand
+VOID_FIRST_DEAL = f"{15:064x}"
+
+
+@pytest.mark.parametrize("server_seed", [None, VOID_FIRST_DEAL], ids=["random", "redealt"])
+def test_events_are_redacted_for_each_viewer_while_running(players, staff_client, django_user_model, monkeypatch,
+                                                           server_seed):
+    if server_seed:
+        monkeypatch.setattr(dealing, "new_server_seed", lambda: server_seed)
     gid = started_game(players)
     state = state_of(gid)
+    if server_seed:  # the fixed seed's first deal is void and dealt again
+        assert [e.data["void"] for e in GameEvent.objects.filter(game_id=gid, type="round_dealt")] == [True, False]
 
     mine = players[0][1].get(f"/api/games/{gid}/events/")
     assert mine.status_code == 200 and mine["ETag"] == f'"{state.version}"'
