@@ -7,22 +7,15 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from apitest import token_client
 from ratings.leaderboards import board_key
 from ratings.models import LeaderboardRow
 from tournaments import services
 from tournaments.models import Registration, Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
 
 
 def create(director_client, **entry):
@@ -39,7 +32,7 @@ def board(player, ruleset: str, rating: int, games: int) -> None:
 
 
 def register(user, tournament_id: int, **body):
-    return client_for(user).post(f"/api/tournaments/{tournament_id}/registration/", body or None, format="json")
+    return token_client(user).post(f"/api/tournaments/{tournament_id}/registration/", body or None, format="json")
 
 
 def test_rating_and_games_conditions_on_the_rulesets_board(bots, staff):
@@ -47,26 +40,26 @@ def test_rating_and_games_conditions_on_the_rulesets_board(bots, staff):
     board(veteran, "goat-classic", rating=150, games=20)
     board(strong, "goat-classic", rating=900, games=200)
     board(elsewhere, "goat-gamesburg", rating=150, games=50)  # another ruleset's board does not count
-    data = create(client_for(staff), min_games=10, min_rating=100, max_rating=500)
+    data = create(token_client(staff), min_games=10, min_rating=100, max_rating=500)
     assert data["entry"] == {"min_games": 10, "min_rating": 100, "max_rating": 500, "invite_only": False}
     for user, condition in ((newbie, "min_games"), (elsewhere, "min_games"), (strong, "max_rating")):
         response = register(user, data["id"])
         assert response.status_code == 422 and response.json()["code"] == "entry_condition_not_met"
         assert response.json()["detail"].startswith(condition)
     assert register(veteran, data["id"]).status_code == 201
-    low = create(client_for(staff), min_rating=200)
+    low = create(token_client(staff), min_rating=200)
     response = register(veteran, low["id"])
     assert response.status_code == 422 and response.json()["detail"].startswith("min_rating")
 
 
 def test_invite_code_is_required_compared_and_never_shown(bots, staff):
     invited, guesser = bots(2)
-    data = create(client_for(staff), invite_code="river-7731")
+    data = create(token_client(staff), invite_code="river-7731")
     assert data["entry"]["invite_only"] is True
     tournament = Tournament.objects.get(pk=data["id"])
     assert "river-7731" not in str(data) and "river-7731" not in tournament.invite_code_digest
     assert tournament.invite_code_digest == services.invite_code_digest("river-7731")
-    for shown in (client_for(invited).get(f"/api/tournaments/{data['id']}/"), APIClient().get("/tournaments/"),
+    for shown in (token_client(invited).get(f"/api/tournaments/{data['id']}/"), APIClient().get("/tournaments/"),
                   APIClient().get(f"/tournaments/{data['id']}/")):
         assert b"river-7731" not in shown.content and b"invite_code_digest" not in shown.content
     missing = register(guesser, data["id"])
@@ -98,7 +91,7 @@ def test_the_code_is_compared_in_constant_time(monkeypatch, bots, make_tournamen
 def test_bad_entry_conditions_are_400_naming_the_field(staff, entry, field):
     body = {"name": "x", "ruleset": "goat-classic", "format": "swiss", "rounds": 1, "table_size": 2,
             "starts_at": (timezone.now() + timedelta(hours=1)).isoformat(), "max_players": 8, "entry": entry}
-    response = client_for(staff).post("/api/tournaments/", body, format="json")
+    response = token_client(staff).post("/api/tournaments/", body, format="json")
     assert response.status_code == 400 and response.json()["code"] == "invalid"
     assert field in response.json()["errors"]
     assert not Tournament.objects.exists()

@@ -8,10 +8,10 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from tournament_helpers import chips_granted, chips_total, play_out
 
+from apitest import token_client
 from goat.games.bots import bots_play
 from goat.games.models import Game, GameEvent
 from ratings.models import ChipAccount, ChipKind, ChipLedgerEntry, RatingEntry
@@ -23,16 +23,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PROBLEM = "application/problem+json"
 
 
-def client_for(user) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
 @pytest.fixture
 def director(staff):
-    return client_for(staff)
+    return token_client(staff)
 
 
 def later(**kwargs):
@@ -73,15 +66,15 @@ def test_only_staff_act(bots, make_tournament, api_client):
     player, other = bots(2)
     tournament = registered(make_tournament, [player], **later())
     for action, payload in (("start", {}), ("cancel", {"reason": "no"})):
-        refused(client_for(player).post(f"/api/tournaments/{tournament.pk}/{action}/", payload, format="json"),
+        refused(token_client(player).post(f"/api/tournaments/{tournament.pk}/{action}/", payload, format="json"),
                 403, "permission_denied")
         refused(api_client.post(f"/api/tournaments/{tournament.pk}/{action}/", payload, format="json"),
                 401, "not_authenticated")
-    refused(client_for(other).post(f"/api/tournaments/{tournament.pk}/withdraw/", {"player": player.username},
+    refused(token_client(other).post(f"/api/tournaments/{tournament.pk}/withdraw/", {"player": player.username},
                                    format="json"), 403, "permission_denied")
     tournament.refresh_from_db()
     assert tournament.status == "scheduled"
-    refused(client_for(player).post("/api/tournaments/999999/start/"), 403, "permission_denied")
+    refused(token_client(player).post("/api/tournaments/999999/start/"), 403, "permission_denied")
 
 
 def test_start_and_cancel_of_an_unknown_tournament_are_404(director):
@@ -116,7 +109,7 @@ def test_cancel_a_scheduled_tournament_refunds_every_fee(bots, make_tournament, 
     assert services.standings_rebuild(tournament_id=tournament.pk) == 0  # never started: no lines
     page = APIClient().get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "Not enough players." in page
-    assert [t["name"] for t in client_for(players[0]).get("/api/tournaments/?status=cancelled").json()["results"]] \
+    assert [t["name"] for t in token_client(players[0]).get("/api/tournaments/?status=cancelled").json()["results"]] \
         == [tournament.name]
 
 
@@ -180,14 +173,14 @@ def test_a_player_withdraws_from_a_running_swiss(bots, make_tournament, settings
     services.tournaments_start_due()
     table = Table.objects.get(tournament=tournament, seatings__player=quitter)
     url = f"/api/tournaments/{tournament.pk}/withdraw/"
-    response = client_for(quitter).post(url)
+    response = token_client(quitter).post(url)
     assert response.status_code == 200, response.content
     assert response.json()["player"] == quitter.username and response.json()["withdrawn_by"] == quitter.username
     table.game.refresh_from_db()
     assert table.game.status == "interrupted" and table.game.result["reason"] == "resigned"
     seat = table.seatings.get(player=quitter).seat
     assert table.game.result["goats"] == [seat] and table.game.result["rating_points"][seat] == 0
-    refused(client_for(quitter).post(url), 409, "already_withdrawn")
+    refused(token_client(quitter).post(url), 409, "already_withdrawn")
     assert ChipAccount.objects.get(player=quitter).balance == 90  # no refund once started
     line = Standing.objects.get(tournament=tournament, player=quitter)
     assert line.withdrawn and line.games == 1
@@ -198,11 +191,11 @@ def test_a_player_withdraws_from_a_running_swiss(bots, make_tournament, settings
     # seated no more: one game only; the other three share the rounds (one bye a round among them)
     assert Seating.objects.filter(tournament=tournament, player=quitter).count() == 1
     assert Standing.objects.get(tournament=tournament, player=quitter).withdrawn
-    standings = client_for(players[1]).get(f"/api/tournaments/{tournament.pk}/standings/").json()["results"]
+    standings = token_client(players[1]).get(f"/api/tournaments/{tournament.pk}/standings/").json()["results"]
     assert [s["withdrawn"] for s in standings if s["player"] == quitter.username] == [True]
     assert sum(p.amount for p in Prize.objects.filter(tournament=tournament)) == 40
     assert chips_total() == chips_granted()
-    refused(client_for(quitter).post(url), 409, "tournament_not_running")
+    refused(token_client(quitter).post(url), 409, "tournament_not_running")
     mine = APIClient().get(f"/api/players/{quitter.username}/tournaments/").json()["results"]
     assert mine[0]["withdrawn"] is True
 
@@ -232,8 +225,8 @@ def test_staff_withdraw_a_player_from_an_arena(bots, make_tournament, director):
 def test_withdraw_before_the_start_is_the_registration_delete(bots, make_tournament):
     [player] = bots(1)
     tournament = registered(make_tournament, [player], **later())
-    refused(client_for(player).post(f"/api/tournaments/{tournament.pk}/withdraw/"), 409, "tournament_not_running")
-    assert client_for(player).delete(f"/api/tournaments/{tournament.pk}/registration/").status_code == 204
+    refused(token_client(player).post(f"/api/tournaments/{tournament.pk}/withdraw/"), 409, "tournament_not_running")
+    assert token_client(player).delete(f"/api/tournaments/{tournament.pk}/registration/").status_code == 204
 
 
 def test_a_swiss_left_with_one_player_plays_out_its_rounds_as_byes(bots, make_tournament):

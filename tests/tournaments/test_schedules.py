@@ -8,10 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import close_old_connections, connection
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 from tournament_helpers import FAST
 
+from apitest import token_client
 from tournaments import schedules
 from tournaments.models import Tournament, TournamentSchedule
 from tournaments.tasks import tournament_schedules_run
@@ -23,16 +22,9 @@ TEMPLATE = {"name": "Nightly arena", "ruleset": "goat-classic", "options": dict(
             "table_size": 2, "duration_minutes": 60, "max_players": 50, "entry_fee": 10}
 
 
-def client_for(user) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
 @pytest.fixture
 def director(staff):
-    return client_for(staff)
+    return token_client(staff)
 
 
 def create(director, **changes):
@@ -168,8 +160,8 @@ def test_bad_updates_are_400_and_change_nothing(director):
 def test_only_staff_schedule(bots, api_client):
     [player] = bots(1)
     body = {"template": TEMPLATE, "first_start": T0.isoformat(), "every": "P1D"}
-    assert client_for(player).post("/api/tournament-schedules/", body, format="json").status_code == 403
-    assert client_for(player).get("/api/tournament-schedules/").status_code == 403
+    assert token_client(player).post("/api/tournament-schedules/", body, format="json").status_code == 403
+    assert token_client(player).get("/api/tournament-schedules/").status_code == 403
     assert api_client.get("/api/tournament-schedules/").status_code == 401
     assert not TournamentSchedule.objects.exists()
 

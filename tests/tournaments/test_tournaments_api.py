@@ -6,10 +6,10 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from tournament_helpers import FAST, chips_granted, chips_total
 
+from apitest import token_client
 from ratings.models import ChipAccount
 from tournaments import services
 from tournaments.models import Registration, Table, Tournament
@@ -17,13 +17,6 @@ from tournaments.models import Registration, Table, Tournament
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PROBLEM = "application/problem+json"
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
 
 
 def body(**changes):
@@ -36,7 +29,7 @@ def body(**changes):
 
 @pytest.fixture
 def director(staff):
-    return client_for(staff)
+    return token_client(staff)
 
 
 def test_staff_create_a_tournament(director):
@@ -61,7 +54,7 @@ def test_create_is_idempotent_with_a_key(director):
 
 def test_only_staff_create(bots, api_client):
     [player] = bots(1)
-    response = client_for(player).post("/api/tournaments/", body(), format="json")
+    response = token_client(player).post("/api/tournaments/", body(), format="json")
     assert response.status_code == 403 and response["Content-Type"] == PROBLEM
     assert response.json()["code"] == "permission_denied"
     assert api_client.post("/api/tournaments/", body(), format="json").status_code == 401
@@ -112,31 +105,31 @@ def test_register_withdraw_and_every_refusal(bots, make_tournament, settings):
     tournament = make_tournament(starts_at=timezone.now() + timedelta(hours=1), max_players=2, entry_fee=60,
                                  table_size=2)
     url = f"/api/tournaments/{tournament.pk}/registration/"
-    response = client_for(a).post(url)
+    response = token_client(a).post(url)
     assert response.status_code == 201 and response.json()["fee_paid"] == 60
     assert ChipAccount.objects.get(player=a).balance == 40
-    again = client_for(a).post(url)
+    again = token_client(a).post(url)
     assert again.status_code == 409 and again.json()["code"] == "already_registered"
 
     ChipAccount.objects.create(player=poor, balance=0)
     from ratings.models import ChipLedgerEntry
     ChipLedgerEntry.objects.create(player=poor, amount=0, kind="initial", at=timezone.now())
-    broke = client_for(poor).post(url)
+    broke = token_client(poor).post(url)
     assert broke.status_code == 422 and broke.json()["code"] == "insufficient_chips"
 
-    assert client_for(b).post(url).status_code == 201
-    full = client_for(c).post(url)
+    assert token_client(b).post(url).status_code == 201
+    full = token_client(c).post(url)
     assert full.status_code == 422 and full.json()["code"] == "tournament_full"
     tournament.refresh_from_db()
     assert tournament.prize_pool == 120
     assert chips_total() == chips_granted()
 
     # withdraw before the start: refunded, and the place is free again
-    assert client_for(b).delete(url).status_code == 204
+    assert token_client(b).delete(url).status_code == 204
     assert ChipAccount.objects.get(player=b).balance == 100
-    missing = client_for(b).delete(url)
+    missing = token_client(b).delete(url)
     assert missing.status_code == 404 and missing.json()["code"] == "not_registered"
-    assert client_for(c).post(url).status_code == 201
+    assert token_client(c).post(url).status_code == 201
     tournament.refresh_from_db()
     assert tournament.prize_pool == 120
     assert chips_total() == chips_granted()
@@ -144,13 +137,13 @@ def test_register_withdraw_and_every_refusal(bots, make_tournament, settings):
     # after the start (swiss): closed both ways
     Tournament.objects.filter(pk=tournament.pk).update(starts_at=timezone.now() - timedelta(seconds=1))
     services.tournaments_start_due()
-    late = client_for(b).post(url)
+    late = token_client(b).post(url)
     assert late.status_code == 422 and late.json()["code"] == "registration_closed"
-    leave = client_for(a).delete(url)
+    leave = token_client(a).delete(url)
     assert leave.status_code == 422 and leave.json()["code"] == "registration_closed"
     assert Registration.objects.filter(tournament=tournament).count() == 2
 
-    assert client_for(a).post("/api/tournaments/999999/registration/").status_code == 404
+    assert token_client(a).post("/api/tournaments/999999/registration/").status_code == 404
     assert APIClient().post(url).status_code == 401
 
 
