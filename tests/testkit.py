@@ -12,7 +12,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
 from django.db import connection, connections
 
 
@@ -170,14 +169,6 @@ RUN_ENV_DROPPED = frozenset({"DATABASE_URL", "CELERY_BROKER_URL", "GOAT_DATA_DIR
 RUN_THROTTLES_OFF = {"GOAT_THROTTLE_USER": "100000/min", "GOAT_THROTTLE_MOVES": "100000/min",
                      "GOAT_THROTTLE_ANON": "10000/min", "GOAT_THROTTLE_SIGNUP": "10000/min",
                      "GOAT_THROTTLE_AUTH": "10000/min"}
-
-
-#: for a module whose servers run on the embedded defaults in every pass (they leave out the test run's
-#: database and broker): .ci/run's first pass (SQLite) runs it, and its second pass (GOAT_E2E=1, on
-#: PostgreSQL + Redis) would run exactly the same again
-EMBEDDED_DEFAULTS_ONLY = pytest.mark.skipif(
-    os.environ.get("GOAT_E2E") == "1",
-    reason="its server runs on the embedded defaults whatever the pass: the pass without GOAT_E2E runs it")
 
 
 class ManageRun(GroupProcess):

@@ -21,6 +21,8 @@ import pytest
 
 from testkit import GroupProcess, free_port, test_database_url
 
+pytestmark = [pytest.mark.browser, pytest.mark.database]  # a real Celery worker, on PostgreSQL + Redis
+
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "domino-goat-1"
 GAME_SECONDS = 60

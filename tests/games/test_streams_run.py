@@ -23,15 +23,14 @@ from pathlib import Path
 
 import pytest
 
-from testkit import EMBEDDED_DEFAULTS_ONLY, RUN_THROTTLES_OFF, ManageRun
+from testkit import RUN_THROTTLES_OFF, ManageRun
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 90
 PER_TOKEN = 3
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX"),
-    EMBEDDED_DEFAULTS_ONLY,
-    pytest.mark.slow,  # a real `manage.py run` per module: minutes (GOAT_FULL=1, as .ci/run sets)
+    pytest.mark.realprocess,  # a real `manage.py run`, on the embedded defaults in its own directory
 ]
 
 

@@ -25,7 +25,7 @@ from testkit import run_together
 from tournaments import services as tournament_services
 from tournaments.models import Registration, Tournament
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.database, pytest.mark.django_db(transaction=True)]
 
 THREADS = 16
 

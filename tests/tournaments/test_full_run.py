@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from tournament_helpers import FAST, chips_granted, chips_total
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = [pytest.mark.database, pytest.mark.django_db(transaction=True)]
 
 
 def client_for(user) -> APIClient:

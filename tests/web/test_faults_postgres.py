@@ -46,9 +46,7 @@ pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes"),
     pytest.mark.skipif(PG_BIN is None, reason="needs PostgreSQL's server binaries (.ci/run installs them)"),
     pytest.mark.skipif(_pg_user() == "missing", reason="as root, needs a postgres system user for initdb"),
-    pytest.mark.slow,
-    # one pass of .ci/run is enough (the test brings its own server): the PostgreSQL + Redis one
-    pytest.mark.skipif(os.environ.get("GOAT_E2E") != "1", reason="runs with GOAT_E2E=1 (.ci/run's second pass)"),
+    pytest.mark.realprocess,  # brings its own servers
 ]
 
 

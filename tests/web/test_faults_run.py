@@ -13,7 +13,6 @@ game out through the restarted broker.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -32,9 +31,7 @@ REDIS_SERVER = shutil.which("redis-server")
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX"),
     pytest.mark.skipif(REDIS_SERVER is None, reason="needs redis-server (.ci/run installs it)"),
-    pytest.mark.slow,
-    # one pass of .ci/run is enough (the test brings its own server): the PostgreSQL + Redis one
-    pytest.mark.skipif(os.environ.get("GOAT_E2E") != "1", reason="runs with GOAT_E2E=1 (.ci/run's second pass)"),
+    pytest.mark.realprocess,  # brings its own servers
 ]
 
 

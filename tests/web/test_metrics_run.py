@@ -24,14 +24,13 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from testkit import EMBEDDED_DEFAULTS_ONLY, RUN_THROTTLES_OFF, ManageRun, wait_for
+from testkit import RUN_THROTTLES_OFF, ManageRun, wait_for
 
 START_TIMEOUT = 90
 TOKEN = "scrape-token-for-the-test"
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX"),
-    EMBEDDED_DEFAULTS_ONLY,
-    pytest.mark.slow,  # a real `manage.py run`: GOAT_FULL=1, as .ci/run sets
+    pytest.mark.realprocess,  # a real `manage.py run`, on the embedded defaults in its own directory
 ]
 
 
