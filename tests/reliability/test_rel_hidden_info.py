@@ -21,9 +21,9 @@ import re
 import pytest
 from django.contrib.auth.models import Permission
 from rest_framework import throttling
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from apitest import token_client
 from goat.engine.tiles import tile_str
 from goat.games import eventstore
 from goat.games.models import Game
@@ -88,12 +88,6 @@ class Scanner:
         self.leak(where, seat, tiles_mentioned({k: v for k, v in sheet.items() if k != "rounds"}) & hidden)
 
 
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
-
-
 def scan_everything(scanner: Scanner, client: APIClient, game_id: int, seat: int, username: str) -> None:
     hidden, round_no = scanner.hidden(game_id, seat)
     scanner.view("view", seat, client.get(f"/api/games/{game_id}/").json(), hidden)
@@ -119,7 +113,7 @@ def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_mo
     users = [django_user_model.objects.create_user(username=f"h{i}", password="pw-" * 4, is_staff=i < 3,
                                                    is_superuser=i == 2) for i in range(4)]
     users[1].user_permissions.add(Permission.objects.get(codename="audit_game"))
-    clients = [client_for(u) for u in users]
+    clients = [token_client(u) for u in users]
     scanner = Scanner()
     ended = 0
     for n in block:
@@ -158,4 +152,5 @@ def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_mo
         assert not scanner.leaks, scanner.leaks[:10]
     assert ended == len(block)
     assert scanner.answers > len(block) * 50, scanner.answers
-    print(f"hidden-information scan: games {block.start}-{block.stop - 1} of {GAMES}, {scanner.answers} answers scanned, 0 leaks")
+    print(f"hidden-information scan: games {block.start}-{block.stop - 1} of {GAMES}, "
+          f"{scanner.answers} answers scanned, 0 leaks")

@@ -22,11 +22,6 @@ TEMPLATE = {"name": "Nightly arena", "ruleset": "goat-classic", "options": dict(
             "table_size": 2, "duration_minutes": 60, "max_players": 50, "entry_fee": 10}
 
 
-@pytest.fixture
-def director(staff):
-    return token_client(staff)
-
-
 def create(director, **changes):
     body = {"template": TEMPLATE, "first_start": T0.isoformat(), "every": "P1D", "announce_before": "PT12H"}
     body.update(changes)
