@@ -73,7 +73,7 @@ class PlayerRatingsView(generics.ListAPIView):
     @extend_schema(
         operation_id="players_ratings_list",
         summary="A player's rating ledger",
-        description="Rating points earned per ended game (RULES.md §9), newest first. The rating is their sum.",
+        description="Rating points earned per ended game (docs/rules.md §9), newest first. The rating is their sum.",
         responses={200: RatingEntrySerializer, **problem_responses(401, 404)},
         examples=[
             _page_example("finished", {"game": 42, "points": 8, "reason": "finished", "at": "2025-06-01T12:00:00Z"}),

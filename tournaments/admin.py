@@ -251,7 +251,7 @@ class TournamentAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(self._change_url(tournament))
         return self._confirm(request, [tournament],
                              title=gettext("Withdraw a player from %(name)s?") % {"name": tournament.name},
-                             explanation=gettext("The player's running game is resigned (RULES.md D-12); they are "
+                             explanation=gettext("The player's running game is resigned (docs/rules.md D-12); they are "
                                                  "seated no more; their standings line stays, marked withdrawn."),
                              confirm_label=gettext("Yes, withdraw them"), form=form,
                              back_url=self._change_url(tournament))

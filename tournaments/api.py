@@ -501,7 +501,7 @@ class TournamentWithdrawView(APIView):
         operation_id="tournaments_withdraw_running",
         summary="Withdraw from a running tournament",
         description="The player themself (no body), or staff (`{\"player\"}`), during a running tournament: a seat "
-                    "in a running game resigns it (RULES.md D-12), the player is seated no more, the standings "
+                    "in a running game resigns it (docs/rules.md D-12), the player is seated no more, the standings "
                     "line stays marked `withdrawn`; the entry fee is not refunded. 409 `tournament_not_running` "
                     "before the start (DELETE the registration instead) or after the end, `already_withdrawn` "
                     "the second time; 404 `not_registered`; 403 when a player names someone else.",
@@ -555,7 +555,7 @@ class TournamentStandingsView(PublicStandingsView):
     @extend_schema(
         operation_id="tournaments_standings",
         summary="Standings",
-        description="Ranked by points (the rating points of RULES.md §9 each game gave, plus byes); ties: fewer "
+        description="Ranked by points (the rating points of docs/rules.md §9 each game gave, plus byes); ties: fewer "
                     "goats, then higher `opponents_points` (over the player's games, the sum of the mean "
                     "standings points of the others at the table), then lower total game points, then earlier "
                     "registration. Before the start: the registered players in registration order.",
