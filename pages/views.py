@@ -57,7 +57,7 @@ def _step(request: HttpRequest, last: int) -> int:
 
 
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A game: live while it runs (pages/static/site/live.js swaps in ``?part=main`` on each update of
+    """A game: live while it runs (goat/web/static/site/live.js swaps in ``?part=main`` on each update of
     the game stream); once ended, the step-through replay (``?step=``) and the fairness panel."""
     game = _game_or_404(game_id)
     context = selectors.game(game=game, user=request.user)
