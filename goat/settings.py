@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "goat.web",
+    "goat.serve",
     "goat.games",
     "goat.players",
     "ratings",
@@ -499,7 +500,7 @@ GOAT_COMPUTER_THINK_SECONDS = max(0.0, env_float("GOAT_COMPUTER_THINK_SECONDS", 
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
 
-# --- Live delivery (goat/web/live.py; docs/architecture.md "Live delivery") ---------------------
+# --- Live delivery (goat/live/fanout.py; docs/architecture.md "Live delivery") ---------------------
 
 # The fan-out channel: a Redis URL (production; by default the broker's when it is Redis) or "local"
 # (Unix datagram sockets in GOAT_DATA_DIR/live: one machine, every process of `manage.py run`).

@@ -32,7 +32,7 @@ from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse
 from rest_framework.utils.encoders import JSONEncoder
 
-from goat.web import live, streaming
+from goat.live import fanout, streaming
 from goat.web.errors import ServiceError
 from goat.web.pagination import Pagination
 from goat.web.throttling import client_ip
@@ -94,7 +94,7 @@ def _resume_from(request: HttpRequest) -> str | None:
 async def _body(tournament_id: int, first: dict[str, Any], seen: str | None, fmt: str, key: str, claim: str
                 ) -> AsyncIterator[bytes]:
     try:
-        async with live.listen(services.tournament_channel(tournament_id), hold=(key, claim)) as listener:
+        async with fanout.listen(services.tournament_channel(tournament_id), hold=(key, claim)) as listener:
             # read again once subscribed: a change committed from here on is heard, none before it is unread
             message = await _read_async(tournament_id) or first
             last = _digest(message)
@@ -117,7 +117,7 @@ async def _body(tournament_id: int, first: dict[str, Any], seen: str | None, fmt
                     yield streaming.encode(fmt, "update", message, digest)
                 if message["status"] in FINAL:
                     return
-    except live.Closed:
+    except fanout.Closed:
         return
     finally:
         await streaming.slot_release(key, claim)

@@ -7,7 +7,7 @@ published by their own services with ``feed_publish``. Publishing happens on com
 never hears of a version that a rollback took back.
 
 A message published while a web process's subscription was down is lost to that process; its
-streams then catch up from the database (goat.web.live ``RESYNC``): a game stream from the event
+streams then catch up from the database (goat.live.fanout ``RESYNC``): a game stream from the event
 store, the feed from ``feed_catch_up``, which derives from the rows what the feed would have told
 since a moment. Apps that publish feed events of their own derive theirs as receivers of
 ``goat.games.signals.feed_catch_up`` (the tournaments app for ``tournament_table``).
@@ -23,7 +23,7 @@ from typing import Any
 from goat.engine.status import CANCELLED, OPEN, RUNNING, WAITING
 from goat.games import signals
 from goat.games.models import Game, Seat
-from goat.web import live
+from goat.live import fanout
 
 #: seat -> player id of running games (seats do not change once a game runs): the feed's your_turn
 #: on every move would otherwise cost a query
@@ -41,7 +41,7 @@ def player_channel(player_id: int) -> str:
 
 def feed_publish(player_ids: Iterable[int], kind: str, data: dict[str, Any]) -> None:
     """The feed event ``kind`` to each of ``player_ids``, in one payload."""
-    live.publish_all([(player_channel(player_id), feed_message(kind, data)) for player_id in player_ids])
+    fanout.publish_all([(player_channel(player_id), feed_message(kind, data)) for player_id in player_ids])
 
 
 def feed_message(kind: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -83,7 +83,7 @@ def command_committed(game: Game, was_status: str) -> Callable[[], None]:
             if turn is not None and turn in seats:
                 turn_data = {"game": game_id, "version": version, "deadline": deadline}
                 messages.append((player_channel(seats[turn]), feed_message("your_turn", turn_data)))
-        live.publish_all(messages)  # one payload: one round trip to the backend per command
+        fanout.publish_all(messages)  # one payload: one round trip to the backend per command
 
     return send
 

@@ -21,7 +21,7 @@ from gunicorn.arbiter import Arbiter
 from uvicorn.server import Server
 from uvicorn_worker import UvicornWorker
 
-from goat.web import live
+from goat.live import fanout
 
 #: seconds a stopping worker keeps its idle kept-alive connections, answering a request on one with
 #: "Connection: close" (as gunicorn >= 27.0.1's gthread worker does; docs/reliability.md section 8)
@@ -197,7 +197,7 @@ class _Server(Server):
     async def shutdown(self, sockets=None) -> None:
         # Streams never finish on their own: end them first, or the graceful stop would wait for
         # them until gunicorn's graceful_timeout and then kill the worker.
-        live.close_listeners()
+        fanout.close_listeners()
         _State.draining = True
         # uvicorn would close idle kept-alive connections at once, and a request a client sends on one
         # at that moment is lost (a reset): stop accepting, keep them DRAIN_SECONDS, answer with

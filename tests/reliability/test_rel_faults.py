@@ -24,8 +24,8 @@ from rest_framework.authtoken.models import Token
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, services
 from goat.games.models import Game, GameEvent
+from goat.serve.supervisor import children_of
 from goat.web.models import IdempotencyRecord
-from goat.web.supervisor import children_of
 
 pytestmark = [pytest.mark.realprocess, pytest.mark.database, pytest.mark.django_db(transaction=True)]
 

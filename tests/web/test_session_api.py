@@ -20,7 +20,7 @@ from apitest import assert_problem, token_client
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, selectors, services
 from goat.games.models import Game, GameEvent
-from goat.web import live
+from goat.live import fanout
 
 PASSWORD = "correct horse battery staple"
 NEW_GAME = {"ruleset": "goat-classic", "seats": 2, "options": {"move_time": 0}}
@@ -127,7 +127,7 @@ def local_live(settings, tmp_path, monkeypatch):
     settings.GOAT_LIVE_URL = "local"
     settings.GOAT_LIVE_PREFIX = f"goat:test-{uuid.uuid4().hex[:8]}:live:"
     settings.GOAT_STREAMS_PER_TOKEN = 1
-    monkeypatch.setattr(live, "_closing", False)
+    monkeypatch.setattr(fanout, "_closing", False)
 
 
 async def _first_message(response) -> str:

@@ -5,7 +5,7 @@ the web server (gunicorn with uvicorn workers: the API and the live streams on o
 Celery worker and one Celery beat, and prints the URLs.
 Ctrl-C (or SIGTERM) stops every child cleanly. A second start reuses the data directory.
 
-The children are supervised (goat.web.supervisor): one that dies (a crash, kill -9, an
+The children are supervised (goat.serve.supervisor): one that dies (a crash, kill -9, an
 unrecoverable error of the Celery worker when Redis restarts) is logged and started again after a
 backoff; only Ctrl-C, or a crash loop (one child exiting 5 times in a minute), stops everything.
 The children stay in this command's process group (a terminal's Ctrl-C reaches them too) and are
@@ -27,8 +27,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from goat.serve.supervisor import Supervisor
 from goat.web import metrics
-from goat.web.supervisor import Supervisor
 
 GUNICORN_CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
 STOP_TIMEOUT_SECONDS = 20
