@@ -36,7 +36,7 @@ pytestmark = [
 
 class Run(ManageRun):
     def __init__(self, cwd: Path):
-        super().__init__(cwd, args=["--web-workers", "2", "--worker-concurrency", "1"], env={
+        super().__init__(cwd, args=["--web-workers", "2", "--worker-concurrency", "1"], migrated=True, env={
             "GOAT_CLOCK_SWEEP_SECONDS": "1", "GOAT_STREAMS_PER_TOKEN": str(PER_TOKEN),
             "GOAT_COMPUTER_THINK_SECONDS": "0", "GOAT_STREAM_KEEPALIVE_SECONDS": "1",
             "GOAT_ADMIN_PASSWORD": "staff-pass-123", **RUN_THROTTLES_OFF})

@@ -77,7 +77,7 @@ class RedisServer:
 class Run(ManageRun):
     def __init__(self, cwd: Path, redis_port: int):
         redis = f"redis://127.0.0.1:{redis_port}"
-        super().__init__(cwd, args=["--web-workers", "2", "--worker-concurrency", "1"], env={
+        super().__init__(cwd, args=["--web-workers", "2", "--worker-concurrency", "1"], migrated=True, env={
             "CELERY_BROKER_URL": f"{redis}/0", "CACHE_URL": f"{redis}/1", "GOAT_STREAMS_PER_TOKEN": str(PER_TOKEN),
             "GOAT_STREAM_KEEPALIVE_SECONDS": "1", "GOAT_ADMIN_PASSWORD": "staff-pass-123", **RUN_THROTTLES_OFF})
 

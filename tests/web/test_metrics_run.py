@@ -54,7 +54,7 @@ class Run(ManageRun):
         outside = _non_loopback_address()
         hosts = ["localhost", "127.0.0.1", *([outside, f"[{outside}]"] if outside else [])]
         super().__init__(cwd, host="0.0.0.0", args=["--web-workers", "2", "--worker-concurrency", "1"],
-                         drop={"PROMETHEUS_MULTIPROC_DIR", "GOAT_METRICS_ALLOW", "GOAT_TRUSTED_PROXIES"},
+                         migrated=True, drop={"PROMETHEUS_MULTIPROC_DIR", "GOAT_METRICS_ALLOW", "GOAT_TRUSTED_PROXIES"},
                          env={"GOAT_METRICS_TOKEN": TOKEN, "ALLOWED_HOSTS": ",".join(hosts),
                               "GOAT_ADMIN_PASSWORD": "staff-pass-123", **RUN_THROTTLES_OFF,
                               "GOAT_THROTTLE_ANON": "100000/min"})
