@@ -225,6 +225,7 @@ def test_a_bad_host_is_a_400_with_one_warning_line_and_no_traceback(client):
             logging.getLogger(name).removeHandler(handler)
 
     assert (api.status_code, page.status_code) == (400, 400)
+    assert (api["Content-Type"], api.json()["code"]) == ("application/problem+json", "bad_request")
     loud = {(r.name, r.levelname, r.getMessage(), bool(r.exc_info)) for r in records if r.levelno >= logging.WARNING}
     assert len(loud) == 2, loud  # one line per request
     assert all(level == "WARNING" and not traceback for _, level, _, traceback in loud), loud
