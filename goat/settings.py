@@ -322,6 +322,17 @@ GOAT_METRICS_TOKEN = env_str("GOAT_METRICS_TOKEN", "")
 
 # The API takes small JSON bodies only.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+# What the web server (goat.web.limits) lets a request hold before Django sees it: a slow or oversized
+# request is refused in the event loop and never takes a thread (docs/reliability.md "Limits").
+# Request line and headers: received within GOAT_HEADER_TIMEOUT_SECONDS of the connection opening (or of
+# the previous answer on a kept-alive one), at most GOAT_MAX_HEADER_BYTES in all, at most GOAT_MAX_HEADERS
+# fields (431 past either). The body: whole within GOAT_BODY_TIMEOUT_SECONDS of the headers (408), at most
+# GOAT_MAX_BODY_BYTES (413; Django's own 64 KiB limit answers the API's bodies below that).
+GOAT_HEADER_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_HEADER_TIMEOUT_SECONDS", 10.0))
+GOAT_BODY_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_BODY_TIMEOUT_SECONDS", 10.0))
+GOAT_MAX_HEADER_BYTES = max(4096, env_int("GOAT_MAX_HEADER_BYTES", 32 * 1024))
+GOAT_MAX_HEADERS = max(16, env_int("GOAT_MAX_HEADERS", 100))
+GOAT_MAX_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, env_int("GOAT_MAX_BODY_BYTES", 256 * 1024))
 # An Idempotency-Key claimed by a request that died (a killed worker) may be taken over after this long.
 GOAT_IDEMPOTENCY_STALE_SECONDS = env_int("GOAT_IDEMPOTENCY_STALE_SECONDS", 60)
 # Stored Idempotency-Key answers are kept this long, then purged hourly (docs/api.md: at least 24 h).

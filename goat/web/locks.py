@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterator
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 
 logger = logging.getLogger(__name__)
 
@@ -84,3 +84,41 @@ def _file_lock(name: str) -> Iterator[bool]:
             fcntl.flock(descriptor, fcntl.LOCK_UN)
     finally:
         os.close(descriptor)
+
+
+#: the PostgreSQL advisory lock under which migrations run (``migrations_lock``): the bytes "goat-mig"
+#: as a signed 64-bit number, fixed so that every node and version of goat takes the same one
+MIGRATIONS_LOCK_KEY = 0x676F61742D6D6967  # 7453283059927705959
+_migrations_lock_held = False
+
+
+@contextlib.contextmanager
+def migrations_lock(alias: str = "default") -> Iterator[None]:
+    """Wait for, then hold, the migrations lock of database ``alias`` (PostgreSQL; elsewhere nothing).
+
+    Nodes started together each run ``migrate``: the first to get the lock migrates, the others wait
+    here, then find nothing left to do. The lock is taken on a connection of its own (a session lock,
+    released at the end of the block, and by PostgreSQL if the process dies); the block runs on the
+    usual connections. Re-entrant within the process: ``manage.py run`` holds it around ``migrate``,
+    which takes it too.
+    """
+    global _migrations_lock_held
+    if _migrations_lock_held or connections[alias].vendor != "postgresql":
+        yield
+        return
+    holder = connections.create_connection(alias)
+    try:
+        with holder.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [MIGRATIONS_LOCK_KEY])
+            if not cursor.fetchone()[0]:
+                logger.warning("another node is migrating database %r: waiting for it", alias)
+                cursor.execute("SELECT pg_advisory_lock(%s)", [MIGRATIONS_LOCK_KEY])
+        _migrations_lock_held = True
+        try:
+            yield
+        finally:
+            _migrations_lock_held = False
+            with holder.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [MIGRATIONS_LOCK_KEY])
+    finally:
+        holder.close()

@@ -22,7 +22,7 @@ def test_compose_runs_the_production_process_set_and_monitoring_only_in_its_prof
     services = _compose()["services"]
 
     process_set = {name for name, service in services.items() if "profiles" not in service}
-    assert process_set == {"postgres", "redis", "migrate", "web", "worker", "beat"}
+    assert process_set == {"proxy", "postgres", "redis", "migrate", "web", "worker", "beat"}
     assert {name: services[name]["profiles"] for name in set(services) - process_set} == {
         "prometheus": ["monitoring"], "grafana": ["monitoring"]}
     # beat may be scaled (one per node): nothing pins it to one replica, and each keeps its own schedule file
@@ -44,6 +44,20 @@ def test_compose_runs_the_production_process_set_and_monitoring_only_in_its_prof
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
         assert services[name]["environment"]["GOAT_ENV"] == "production"
     assert "gunicorn.conf.py" in " ".join(services["web"]["command"])
+
+
+def test_compose_publishes_nginx_only_and_trusts_its_network():
+    compose = _compose()
+    services = compose["services"]
+
+    published = {name for name, service in services.items() if "ports" in service and "profiles" not in service}
+    assert published == {"proxy"}  # gunicorn is reached through nginx only
+    assert services["proxy"]["image"].startswith("nginx:")
+    assert "./docs/operations/nginx.conf:/etc/nginx/nginx.conf:ro" in services["proxy"]["volumes"]
+    assert services["proxy"]["depends_on"]["web"]["condition"] == "service_healthy"
+    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    trusted = services["web"]["environment"]["GOAT_TRUSTED_PROXIES"]
+    assert subnet.split(":-")[1].rstrip("}") == trusted.split(":-")[1].rstrip("}")
 
 
 def test_compose_restarts_every_long_running_service_and_not_the_one_shot_migrate():
