@@ -10,7 +10,8 @@ import logging
 
 import pytest
 
-from goat.web import limits, server
+from goat.serve import server
+from goat.web import limits
 
 
 def _app(seen: list):

@@ -8,7 +8,7 @@ import io
 import pytest
 from django.contrib.auth import get_user_model
 
-from goat.web.management.commands.run import Command
+from goat.serve.management.commands.run import Command
 
 
 @pytest.mark.django_db(transaction=True)
