@@ -198,7 +198,7 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
     # goat's fixed SQL texts (goat/web/rows.py fixed_cursor: the token lookup, the event store's game
     # load, append and stream load) are prepared once per connection; Django's own queries never are
     # (client-side binding). Behind PgBouncer they are not prepared unless DB_PREPARED_STATEMENTS=1 says
-    # so (PgBouncer 1.21+ with max_prepared_statements); behind another transaction-mode pooler without
+    # so (PgBouncer 1.22+ with max_prepared_statements); behind another transaction-mode pooler without
     # that support, set DB_PREPARED_STATEMENTS=0.
     _prepare = env_bool("DB_PREPARED_STATEMENTS", DATABASE_POOLER != "pgbouncer")
     _db.setdefault("OPTIONS", {})["prepare_threshold"] = 5 if _prepare else None

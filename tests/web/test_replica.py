@@ -193,7 +193,7 @@ def test_pgbouncer_mode_turns_off_server_side_cursors_and_prepared_statements():
     assert pooled["OPTIONS"]["prepare_threshold"] is None and pooled["DISABLE_SERVER_SIDE_CURSORS"] is True
     asked = _settings_of(DATABASE_URL="postgres://u@db:6432/goat", DATABASE_POOLER="pgbouncer",
                          DB_PREPARED_STATEMENTS="1")["dbs"]["default"]
-    assert asked["OPTIONS"]["prepare_threshold"] == 5  # PgBouncer 1.21+ with max_prepared_statements
+    assert asked["OPTIONS"]["prepare_threshold"] == 5  # PgBouncer 1.22+ with max_prepared_statements
 
 
 @pytest.mark.django_db
