@@ -218,3 +218,26 @@ def test_health_reports_both_sides_and_answers_while_either_does(api_client, mon
         assert response.status_code == status
         assert response.json() == {"status": state, "database": primary, "broker": True, "replica": standby[0],
                                    "replica_lag_seconds": standby[1]}
+
+
+def test_the_lag_is_measured_at_most_once_per_check_interval(monkeypatch, settings):
+    measured = []
+
+    def measure():
+        measured.append(1)
+        return replica.Standby(reachable=True, lag_seconds=0.0, checked_at=time.monotonic())
+
+    monkeypatch.setattr(replica, "_measure", measure)
+    replica.forget()
+    try:
+        settings.GOAT_REPLICA_CHECK_SECONDS = 60
+        for _ in range(5):
+            assert replica.standby().usable
+        assert len(measured) == 1
+        replica.standby(fresh=True)  # /health/, and a failure that must know now
+        assert len(measured) == 2
+        settings.GOAT_REPLICA_CHECK_SECONDS = 0
+        replica.standby()
+        assert len(measured) == 3
+    finally:
+        replica.forget()
