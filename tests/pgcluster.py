@@ -61,16 +61,20 @@ class Cluster:
         self.root.chmod(0o755)
         self.data = self.root / "data"
         self._chown(self.root)  # the server writes its log and socket there
-        if data_from is None:
-            self.run("initdb", "-D", str(self.data), "--auth=trust", "--username=goat", "--encoding=UTF8",
-                     "--locale=C")
-            self.start()
-            self.run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "goat", "goat")
-        else:
-            # -R: standby.signal and primary_conninfo; -X stream: the WAL of the copy comes along
-            self.run("pg_basebackup", "-h", "127.0.0.1", "-p", str(data_from.port), "-U", "goat", "-D",
-                     str(self.data), "-R", "-X", "stream", "-c", "fast")
-            self.start()
+        try:
+            if data_from is None:
+                self.run("initdb", "-D", str(self.data), "--auth=trust", "--username=goat", "--encoding=UTF8",
+                         "--locale=C")
+                self.start()
+                self.run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "goat", "goat")
+            else:
+                # -R: standby.signal and primary_conninfo; -X stream: the WAL of the copy comes along
+                self.run("pg_basebackup", "-h", "127.0.0.1", "-p", str(data_from.port), "-U", "goat", "-D",
+                         str(self.data), "-R", "-X", "stream", "-c", "fast")
+                self.start()
+        except BaseException:
+            self.destroy()  # a server that started, a directory that was made
+            raise
 
     @classmethod
     def standby_of(cls, primary: Cluster) -> Cluster:
