@@ -115,6 +115,9 @@ class Standby:
 
 _checked: Standby | None = None
 _check_lock = threading.Lock()
+#: an unreachable standby is tried again after this many seconds (or GOAT_REPLICA_CHECK_SECONDS if
+#: longer): a standby that drops packets costs the request that tries it up to its connect timeout
+UNREACHABLE_RETRY_SECONDS = 5.0
 
 
 def max_lag() -> float:
@@ -123,11 +126,15 @@ def max_lag() -> float:
 
 def standby(*, fresh: bool = False) -> Standby:
     """The standby's state as last checked (checked now if that was more than GOAT_REPLICA_CHECK_SECONDS
-    ago, or ``fresh``). One thread checks; the others use the last answer meanwhile."""
+    ago, UNREACHABLE_RETRY_SECONDS for one found unreachable, or ``fresh``). One thread checks; the
+    others use the last answer meanwhile."""
     global _checked
     now = time.monotonic()
     last = _checked
-    if not fresh and last is not None and now - last.checked_at < settings.GOAT_REPLICA_CHECK_SECONDS:
+    interval = settings.GOAT_REPLICA_CHECK_SECONDS
+    if last is not None and not last.reachable:
+        interval = max(interval, UNREACHABLE_RETRY_SECONDS)
+    if not fresh and last is not None and now - last.checked_at < interval:
         return last
     if not _check_lock.acquire(blocking=fresh or last is None):
         return last  # type: ignore[return-value]  # another thread is checking: the last answer meanwhile

@@ -239,5 +239,12 @@ def test_the_lag_is_measured_at_most_once_per_check_interval(monkeypatch, settin
         settings.GOAT_REPLICA_CHECK_SECONDS = 0
         replica.standby()
         assert len(measured) == 3
+        # one found unreachable is tried again after a few seconds, not at every request
+        monkeypatch.setattr(replica, "_measure", lambda: measured.append(1) or replica.Standby(
+            reachable=False, lag_seconds=None, checked_at=time.monotonic()))
+        replica.standby(fresh=True)
+        for _ in range(5):
+            assert not replica.standby().usable
+        assert len(measured) == 4
     finally:
         replica.forget()
