@@ -70,15 +70,14 @@ def test_compose_reads_through_pgbouncer_from_the_primary_and_a_streaming_standb
     dockerfile = (REPO / pgbouncer["build"]["dockerfile"]).read_text()
     assert "apt-get install" in dockerfile and "pgbouncer" in dockerfile and "USER postgres" in dockerfile
     entrypoint = (REPO / "docker/pgbouncer/entrypoint.sh").read_text()
-    assert "pool_mode = transaction" in entrypoint
-    assert {pgbouncer["environment"]["PGBOUNCER_PRIMARY_HOST"], pgbouncer["environment"]["PGBOUNCER_STANDBY_HOST"]} \
-        == {"postgres", "standby"}
+    assert "pool_mode = transaction" in entrypoint and "query_wait_timeout" in entrypoint
+    assert pgbouncer["environment"]["PGBOUNCER_PRIMARY_HOST"] == "postgres"
 
     for name in ("web", "worker", "beat"):
         environment = services[name]["environment"]
         assert environment["DATABASE_POOLER"] == "pgbouncer"
         assert "@pgbouncer:6432/goat" in environment["DATABASE_URL"]
-        assert "@pgbouncer:6432/goat_standby" in environment["DATABASE_REPLICA_URL"]
+        assert "@standby:5432/goat" in environment["DATABASE_REPLICA_URL"]
     migrate = services["migrate"]["environment"]  # schema changes straight to the primary
     assert "@postgres:5432/goat" in migrate["DATABASE_URL"] and migrate["DATABASE_POOLER"] == ""
     assert migrate["GOAT_ENV"] == "production"
