@@ -220,11 +220,13 @@ def public_read(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
         first = STANDBY if _anonymous(request) and standby().usable else None
         outcome = run(first)
         if _unavailable(outcome):
+            # Which side failed: only the standby is probed (a primary behind PgBouncer would hold the
+            # probe for query_wait_timeout); with the standby answering, it was the primary.
             if first == STANDBY and not reachable(REPLICA):
                 forget()
                 logger.warning("standby away on %s: answered from the primary", request.path)
                 outcome = run(None)
-            elif not reachable(DEFAULT_DB_ALIAS) and standby(fresh=True).reachable:
+            elif standby(fresh=True).reachable:
                 logger.warning("primary away on %s: answered from the standby", request.path)
                 outcome = run(STANDBY_ONLY)
         if isinstance(outcome, BaseException):
