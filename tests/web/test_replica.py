@@ -248,3 +248,25 @@ def test_the_lag_is_measured_at_most_once_per_check_interval(monkeypatch, settin
         assert len(measured) == 4
     finally:
         replica.forget()
+
+
+@pytest.mark.django_db
+def test_a_game_the_standby_shows_running_or_lacks_is_read_on_the_primary():
+    from factories import make_players, start_game
+
+    from goat.games import selectors, services
+    from goat.web.errors import ServiceError
+
+    players = make_players("rep-a", "rep-b")
+    game = start_game(players)
+    with replica.reads_from(replica.STANDBY):
+        assert selectors.game_get(game_id=game.pk).pk == game.pk
+        assert not replica.reading_replica()  # running: this request goes on on the primary
+    services.game_resign(game_id=game.pk, player=players[0])
+    with replica.reads_from(replica.STANDBY):
+        assert selectors.game_get(game_id=game.pk).ended
+        assert replica.reading_replica()  # ended: the standby's copy is the primary's
+    with replica.reads_from(replica.STANDBY):
+        with pytest.raises(ServiceError):
+            selectors.game_get(game_id=game.pk + 1000)
+        assert not replica.reading_replica()  # not there (yet): asked of the primary too
