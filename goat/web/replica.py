@@ -146,9 +146,15 @@ def standby(*, fresh: bool = False) -> Standby:
 
 
 def forget() -> None:
-    """Drop the last check (tests; a failure that says the standby went away)."""
+    """Drop the last check (tests)."""
     global _checked
     _checked = None
+
+
+def _found_unreachable() -> None:
+    """A request found the standby away: no public read tries it until the next check."""
+    global _checked
+    _checked = Standby(reachable=False, lag_seconds=None, checked_at=time.monotonic())
 
 
 def _measure() -> Standby:
@@ -223,7 +229,7 @@ def public_read(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
             # Which side failed: only the standby is probed (a primary behind PgBouncer would hold the
             # probe for query_wait_timeout); with the standby answering, it was the primary.
             if first == STANDBY and not reachable(REPLICA):
-                forget()
+                _found_unreachable()
                 logger.warning("standby away on %s: answered from the primary", request.path)
                 outcome = run(None)
             elif standby(fresh=True).reachable:
