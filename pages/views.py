@@ -12,6 +12,7 @@ from goat.games import selectors as games
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.pages import page_of, pager_links
+from goat.web.replica import public_read
 from tournaments import selectors as tournaments
 
 from . import selectors
@@ -21,10 +22,12 @@ PLAYER_GAMES_PAGE = 20
 PLAYER_TOURNAMENTS_SHOWN = 20
 
 
+@public_read
 def home_page(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/home.html", selectors.home())
 
 
+@public_read
 def player_page(request: HttpRequest, username: str) -> HttpResponse:
     try:
         user = players.player_get(username=username)
@@ -56,6 +59,7 @@ def _step(request: HttpRequest, last: int) -> int:
     return int(raw)
 
 
+@public_read
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     """A game: live while it runs (goat/web/static/site/live.js swaps in ``?part=main`` on each update of
     the game stream); once ended, the step-through replay (``?step=``) and the fairness panel."""
@@ -68,6 +72,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "pages/_game_main.html" if part else "pages/game.html", context)
 
 
+@public_read
 def game_events_download(request: HttpRequest, game_id: int) -> HttpResponse:
     """An ended game's whole event log as the JSON file ``python -m goat.engine verify`` reads (the
     API's /events/ shows the same events once the game has ended: nothing is hidden any more)."""

@@ -31,6 +31,7 @@ from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerialize
 from goat.web.idempotency import idempotent
 from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
+from goat.web.replica import PublicReadView
 from goat.web.schema import COMMON_PROBLEMS, ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED
 
 from . import schedules, selectors, services
@@ -263,7 +264,7 @@ class IsStaffForPost(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
 
 
-class TournamentListCreateView(generics.ListAPIView):
+class TournamentListCreateView(PublicReadView, generics.ListAPIView):
     serializer_class = TournamentSerializer
     pagination_class = Pagination
     filter_backends: list = []
@@ -337,7 +338,7 @@ class TournamentListCreateView(generics.ListAPIView):
         return idempotent(self, request, create)
 
 
-class TournamentDetailView(APIView):
+class TournamentDetailView(PublicReadView, APIView):
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="tournaments_retrieve",
@@ -539,7 +540,7 @@ class TournamentWithdrawView(APIView):
                          "withdrawn_at": registration.withdrawn_at, "withdrawn_by": request.user.get_username()})
 
 
-class PublicStandingsView(generics.ListAPIView):
+class PublicStandingsView(PublicReadView, generics.ListAPIView):
     """A public, paginated list read from standings rows (the standings, the crosstable, a player's
     tournaments): the views differ only in their serializer and in the ``get`` that picks the rows."""
 
@@ -688,7 +689,7 @@ class TournamentCrosstableView(PublicStandingsView):
         return self.get_paginated_response(selectors.tournament_crosstable(tournament=tournament, standings=page))
 
 
-class TournamentResultsCSVView(APIView):
+class TournamentResultsCSVView(PublicReadView, APIView):
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     content_negotiation_class = JSONForErrors
 

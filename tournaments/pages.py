@@ -12,11 +12,13 @@ from django.shortcuts import render
 
 from goat.engine.status import RUNNING
 from goat.web.pages import frame, page_of, pager_links
+from goat.web.replica import public_read
 
 from . import selectors
 from .models import TournamentFormat, TournamentStatus
 
 
+@public_read
 def tournament_list_page(request: HttpRequest) -> HttpResponse:
     status = request.GET.get("status") if request.GET.get("status") in TournamentStatus.values else ""
     page = page_of(request, selectors.tournament_list(status=status or None))
@@ -25,6 +27,7 @@ def tournament_list_page(request: HttpRequest) -> HttpResponse:
     })
 
 
+@public_read
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = selectors.tournament_get(tournament_id=tournament_id)
     if tournament is None:

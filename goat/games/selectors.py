@@ -23,17 +23,33 @@ from goat.engine.tiles import tile_str, tiles_str
 from goat.games import eventstore
 from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, Seat
+from goat.web import replica
 from goat.web.errors import ServiceError
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
 
 
 def game_get(*, game_id: int) -> Game:
-    """The game row (head and read model); 404 ``not_found`` if there is none."""
+    """The game row (head and read model); 404 ``not_found`` if there is none.
+
+    In a public read (goat.web.replica) a game that has not ended on the standby is read again on the
+    primary, and so is the rest of the request: a running game is always shown as the primary has it
+    (an ended game cannot change, so the standby's copy of it is the primary's). So is one the standby
+    does not have yet."""
+    game = _game_row(game_id)
+    if (game is None or not game.ended) and replica.reading_replica():
+        replica.read_primary()
+        game = _game_row(game_id)
+    if game is None:
+        raise ServiceError("not_found", GAME_NOT_FOUND, status=404)
+    return game
+
+
+def _game_row(game_id: int) -> Game | None:
     try:
         return Game.objects.get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
-        raise ServiceError("not_found", GAME_NOT_FOUND, status=404) from None
+        return None
 
 
 def game_state(*, game: Game, upto: int | None = None) -> GameState:

@@ -7,6 +7,13 @@ same timeouts, two catch-ups applying the same projection and rolling one back) 
 
 * PostgreSQL: a session-level advisory lock (``pg_try_advisory_lock``) on the task's connection,
   released at the end of the block, and by PostgreSQL if the process dies (its session ends).
+* PostgreSQL behind PgBouncer in transaction mode (``DATABASE_POOLER=pgbouncer``), where a session lock
+  would be taken on one server connection and released on another: a transaction-level advisory lock
+  (``pg_try_advisory_xact_lock``) in a transaction held open, for the block, on a connection of its
+  own (the block's queries go on as usual on the task's connection). The pooler keeps that transaction
+  on one server connection; the lock ends with it, at the end of the block or when the process dies
+  (its client connection closes and PgBouncer rolls the transaction back). It holds one server
+  connection of the pool while the block runs.
 * SQLite (one machine by nature): an exclusive ``flock`` on a file in ``GOAT_DATA_DIR/locks/``,
   released at the end of the block or when the process dies.
 """
@@ -21,7 +28,7 @@ import os
 from collections.abc import Iterator
 
 from django.conf import settings
-from django.db import connection, connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +42,10 @@ def key_of(name: str) -> int:
 def held(name: str) -> Iterator[bool]:
     """Try to take the lock ``name`` without waiting; yield whether this process has it (then it is
     released at the end of the block). A caller that gets False skips its work."""
-    if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql" and settings.DATABASE_POOLER == "pgbouncer":
+        with _advisory_in_transaction(name) as got:
+            yield got
+    elif connection.vendor == "postgresql":
         with _advisory(name) as got:
             yield got
     else:
@@ -63,6 +73,26 @@ def _advisory(name: str) -> Iterator[bool]:
         except Exception:  # the connection broke: its session, and so the lock, is gone with it
             logger.warning("lock %s: not released (connection lost)", name, exc_info=True)
             connection.close()
+
+
+@contextlib.contextmanager
+def _advisory_in_transaction(name: str) -> Iterator[bool]:
+    own = connections.create_connection(DEFAULT_DB_ALIAS)  # a connection of its own, closed below
+    try:
+        own.set_autocommit(False)
+        with own.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [key_of(name)])
+            got = bool(cursor.fetchone()[0])
+        if not got:
+            logger.debug("lock %s: held elsewhere, skipping", name)
+        yield got
+    finally:
+        try:
+            own.rollback()  # ends the transaction, and the lock with it
+        except Exception:  # the connection broke: its transaction, and so the lock, is gone with it
+            logger.warning("lock %s: transaction not ended (connection lost)", name, exc_info=True)
+        finally:
+            own.close()
 
 
 @contextlib.contextmanager
