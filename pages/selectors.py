@@ -122,7 +122,7 @@ def replay(*, game: Game, step: int) -> dict[str, Any]:
     if step == 0:
         return out
     event = log[step - 1]
-    full = games.full_state(games.game_state(game=game, upto=step))
+    full = games.full_state(games.game_state(game=game, upto=step), game=game)
     played = event["data"].get("tile") if event["type"] in ("tile_played", "tile_drawn") else None
     players = [s["player"] for s in full["seats"]]
     out.update(
