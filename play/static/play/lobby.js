@@ -1,5 +1,6 @@
 // The lobby: open games and my games from the API, the new-game form, join buttons, and the player feed
-// (GET /api/stream/) that says when a game starts, when it is my turn, when a game ends or a rematch is offered.
+// (GET /api/stream/) that says when a game starts, when it is my turn, when a game ends or a rematch is offered,
+// and when a game of the lobby changes (`lobby`): the open games follow it live.
 
 import { api, newKey } from "./api.js";
 import { element, playerLink, say, t } from "./words.js";
@@ -45,12 +46,47 @@ async function fillList(list, path, withJoin, emptyKey) {
   list.replaceChildren(...(rows.length ? rows : [element("li", { class: "empty", text: t(emptyKey) })]));
 }
 
+const OPEN_GAMES = "/api/games/?status=waiting&open=true";
+
+// The open games after a `lobby` event {game, status}: a game that left the lobby (started, cancelled) goes
+// at once; any other change (a new game, a seat taken or left; game null: anything) reads the list again,
+// one read at a time and one more if events came during it.
+function lobbyFollower(list) {
+  let reading = false;
+  let again = false;
+  async function reread() {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        await fillList(list, OPEN_GAMES, true, "none_open");
+      } while (again);
+    } catch (error) {
+      say(t("error", { detail: error.message }));
+    } finally {
+      reading = false;
+    }
+  }
+  return ({ game, status }) => {
+    if (game !== null && status !== "waiting") {
+      list.querySelector(`li[data-game="${game}"]`)?.remove();
+      if (!list.querySelector("li")) list.append(element("li", { class: "empty", text: t("none_open") }));
+      return;
+    }
+    reread();
+  };
+}
+
 export async function refreshLobby() {
   const open = document.getElementById("open-games");
   const mine = document.getElementById("my-games");
   try {
     await Promise.all([
-      open && fillList(open, "/api/games/?status=waiting&open=true", true, "none_open"),
+      open && fillList(open, OPEN_GAMES, true, "none_open"),
       mine && fillList(mine, "/api/players/me/games/", false, "none_mine"),
     ]);
   } catch (error) {
@@ -99,6 +135,11 @@ function followFeed(current) {
     if (game !== current) say(t("your_turn_at", { game }), link(game));
   });
   feed.addEventListener("game_ended", () => refreshLobby());
+  const open = document.getElementById("open-games");
+  if (open) {
+    const follow = lobbyFollower(open);
+    feed.addEventListener("lobby", (e) => follow(JSON.parse(e.data)));
+  }
   feed.addEventListener("rematch_offered", (e) => {
     const data = JSON.parse(e.data);
     say(t("rematch_offered", { player: data.from }), joinButton(data.game));
