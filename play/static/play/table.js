@@ -57,6 +57,40 @@ export function startTable(section) {
     }));
   }
 
+  // The bazaar's note: who took tiles from it in the update just shown (your own by name). It stays while
+  // the one who drew plays, and goes with the next turn's update or a new deal.
+  let drawers = [];
+  function noteDraws(events, next) {
+    const note = byId("bazaar-note");
+    const drawn = new Map();
+    for (const e of events) {
+      if (e.type === "round_dealt") drawn.clear();
+      if (e.type !== "tile_drawn") continue;
+      if (!drawn.has(e.seat)) drawn.set(e.seat, []);
+      drawn.get(e.seat).push(e.data.tile);
+    }
+    if (!drawn.size) {
+      const played = events.filter((e) => e.type === "tile_played").map((e) => e.seat);
+      const dealt = events.some((e) => e.type === "round_dealt");
+      if (!dealt && played.length === 1 && drawers.includes(played[0])) return;
+      drawers = [];
+      note.hidden = true;
+      return;
+    }
+    drawers = [...drawn.keys()];
+    const lines = [...drawn].map(([seat, tiles]) => {
+      if (seat === next.your_seat && tiles.every(Boolean)) {
+        return element("span", { class: "drawn mine", text: t("drew_mine", { tiles: tiles.join(", ") }) });
+      }
+      const [before, after] = t("drew", { player: "\u0000", n: tiles.length }).split("\u0000");
+      const player = next.seats[seat] && next.seats[seat].player;
+      return element("span", { class: "drawn" }, document.createTextNode(before), playerLink(player),
+        document.createTextNode(after ?? ""));
+    });
+    note.replaceChildren(...lines.flatMap((line, i) => (i ? [document.createTextNode(" "), line] : [line])));
+    note.hidden = false;
+  }
+
   function drawMoves() {
     const moves = byId("moves");
     const count = {};
@@ -156,7 +190,7 @@ export function startTable(section) {
     const table = byId("rounds");
     const head = element("tr", {}, element("th", { scope: "col", text: t("round", { round: "" }).trim() }),
       element("th", { scope: "col", text: "" }),
-      ...view.seats.map((s) => element("th", { scope: "col", text: seatName(view, s.seat) })));
+      ...view.seats.map((s) => element("th", { scope: "col" }, playerLink(s.player))));
     const rows = sheet.rounds.map((r) => {
       const how = r.end === "out" ? t("went_out", { player: seatName(view, r.seat) })
         : t("fish", { player: seatName(view, r.seat) });
@@ -226,7 +260,11 @@ export function startTable(section) {
   function follow() {
     stream = new EventSource(`/api/games/${id}/stream/`);
     stream.addEventListener("state", (e) => render(JSON.parse(e.data)));
-    stream.addEventListener("update", (e) => render(JSON.parse(e.data).game));
+    stream.addEventListener("update", (e) => {
+      const update = JSON.parse(e.data);
+      if (!view || update.version > view.version) noteDraws(update.events || [], update.game);
+      render(update.game);
+    });
     stream.addEventListener("open", () => say(""));
     stream.addEventListener("error", () => {
       if (!stream) return;
