@@ -139,6 +139,8 @@ function followFeed(current) {
   if (open) {
     const follow = lobbyFollower(open);
     feed.addEventListener("lobby", (e) => follow(JSON.parse(e.data)));
+    // the feed listens from its hello on: the list is live (a hook for styles and tests)
+    feed.addEventListener("hello", () => { open.dataset.live = "true"; });
   }
   feed.addEventListener("rematch_offered", (e) => {
     const data = JSON.parse(e.data);
