@@ -45,10 +45,21 @@ def player_channel(player_id: int) -> str:
 LOBBY_CHANNEL = "lobby"
 
 
-def lobby_message(game_id: int | None, status: str | None) -> dict[str, Any]:
+def lobby_message(game_id: int | None, status: str | None, summary: dict[str, Any] | None = None
+                  ) -> dict[str, Any]:
     """The feed event that tells a lobby waiting game ``game_id`` is now at ``status`` (``None``, None:
-    anything may have changed, after the feed's subscription was lost)."""
-    return feed_message("lobby", {"game": game_id, "status": status})
+    anything may have changed, after the feed's subscription was lost); a game still waiting comes
+    with its ``summary`` as the game list shows it, so a lobby updates its row without a request."""
+    return feed_message("lobby", {"game": game_id, "status": status, **({"summary": summary} if summary else {})})
+
+
+def lobby_summary(game_id: int) -> dict[str, Any] | None:
+    """``game_id`` as GET /api/games/ lists it (its seats and players: two queries)."""
+    from goat.games.api.serializers import GameSummarySerializer  # the list's own shape
+    from goat.games.selectors import seats_prefetch
+
+    game = Game.objects.prefetch_related(seats_prefetch()).filter(pk=game_id).first()
+    return dict(GameSummarySerializer(game).data) if game is not None else None
 
 
 def feed_publish(player_ids: Iterable[int], kind: str, data: dict[str, Any]) -> None:
@@ -81,7 +92,8 @@ def command_committed(game: Game, was_status: str) -> Callable[[], None]:
     def send() -> None:
         messages = [(game_channel(game_id), {"version": version})]
         if was_status == WAITING:  # a game of the lobby: created, a seat taken or left, started, cancelled
-            messages.append((LOBBY_CHANNEL, lobby_message(game_id, status)))
+            summary = lobby_summary(game_id) if status == WAITING else None
+            messages.append((LOBBY_CHANNEL, lobby_message(game_id, status, summary)))
         started = was_status == WAITING and status == RUNNING
         ended = was_status in OPEN and status not in OPEN
         if started or ended or turn is not None:

@@ -56,19 +56,26 @@ def test_the_lobbys_open_games_come_and_go_without_a_reload(site, open_browser, 
                                                             browser_csp_violations):
     from goat.games import services
 
-    olga, petr = (django_user_model.objects.create_user(username=n, password=PASSWORD) for n in ("olga", "petr"))
+    olga, petr, ivan = (django_user_model.objects.create_user(username=n, password=PASSWORD)
+                        for n in ("olga", "petr", "ivan"))
     browser = open_browser(window_size="390,844")
     wait = _signed_up(browser, site, "masha")
     assert _open_games(browser) == []
     browser.execute_script("window.__sameDocument = true")  # gone if the page reloads
     # the feed's hello came: it listens, so what follows is heard live
     wait.until(lambda d: d.find_element("id", "open-games").get_attribute("data-live") == "true")
+    reads = "return performance.getEntriesByType('resource').filter(e => e.name.includes('open=true')).length"
+    before = browser.execute_script(reads)
 
-    game = services.game_create(player=olga, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=olga, ruleset="goat-classic", seats=3)
     wait.until(lambda d: _open_games(d) == [game.pk])
     assert "olga" in browser.find_element("id", "open-games").text
-    services.game_join(game_id=game.pk, player=petr)  # it starts: no longer open
+    services.game_join(game_id=game.pk, player=petr)  # a seat taken: the row says so
+    wait.until(lambda d: "petr" in d.find_element("id", "open-games").text)
+    assert _open_games(browser) == [game.pk]
+    services.game_join(game_id=game.pk, player=ivan)  # the last seat: it starts, no longer open
     wait.until(lambda d: _open_games(d) == [])
+    assert browser.execute_script(reads) == before  # the events carried the rows: no list read again
     assert browser.execute_script("return window.__sameDocument === true")
     assert browser_csp_violations(browser) == []
 

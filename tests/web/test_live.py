@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import transaction
+from rest_framework.test import APIClient
 
 from goat.games import notify, services
 from goat.web import live
@@ -161,8 +162,9 @@ def test_commands_publish_after_commit_and_a_rollback_publishes_nothing(publishe
     alice = django_user_model.objects.create_user("alice", password="x")
     bob = django_user_model.objects.create_user("bob", password="x")
     game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
-    assert published == [(notify.game_channel(game.pk), {"version": 2}),
-                         (notify.LOBBY_CHANNEL, {"kind": "lobby", "data": {"game": game.pk, "status": "waiting"}})]
+    assert [(channel, message.get("kind")) for channel, message in published] == [
+        (notify.game_channel(game.pk), None), (notify.LOBBY_CHANNEL, "lobby")]
+    assert published[0][1] == {"version": 2}
     published.clear()
     with pytest.raises(RuntimeError), transaction.atomic():
         services.game_join(game_id=game.pk, player=bob)
@@ -218,14 +220,18 @@ def test_the_lobby_changes_reach_every_players_feed_and_moves_do_not(published, 
     game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
     services.game_join(game_id=game.pk, player=bob)
     lobby = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
-    assert lobby == [{"game": game.pk, "status": "waiting"}, {"game": game.pk, "status": "running"}]
+    assert [(m["game"], m["status"]) for m in lobby] == [(game.pk, "waiting"), (game.pk, "running")]
+    # a game still waiting comes with its summary; one that left the lobby without
+    assert [s["player"] for s in lobby[0]["summary"]["seats"]] == ["alice"] and "summary" not in lobby[1]
     published.clear()
     services.game_resign(game_id=game.pk, player=alice)  # a running game is no longer the lobby's
     assert not [c for c, _ in published if c == notify.LOBBY_CHANNEL]
     other = services.game_create(player=bob, ruleset="goat-classic", seats=3)
+    listed = APIClient().get("/api/games/", {"status": "waiting"}).json()["results"]
     services.game_leave(game_id=other.pk, player=bob)  # the last player out cancels it
-    assert [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL] == [
-        {"game": other.pk, "status": "waiting"}, {"game": other.pk, "status": "cancelled"}]
+    lobby = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
+    assert [(m["game"], m["status"]) for m in lobby] == [(other.pk, "waiting"), (other.pk, "cancelled")]
+    assert listed == [lobby[0]["summary"]]  # the row as the open games' list shows it
 
 
 @pytest.mark.django_db(transaction=True)
@@ -248,7 +254,9 @@ def test_a_players_feed_streams_the_lobby_as_games_open_fill_and_start(backend, 
         try:
             assert (await next_message(body))["kind"] == "hello"
             game = await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)
-            assert await next_message(body) == {"kind": "lobby", "game": game.pk, "status": "waiting"}
+            message = await next_message(body)
+            assert (message["kind"], message["game"], message["status"]) == ("lobby", game.pk, "waiting")
+            assert [s["player"] for s in message["summary"]["seats"]] == ["alice"]
             await asyncio.to_thread(services.game_join, game_id=game.pk, player=bob)
             assert await next_message(body) == {"kind": "lobby", "game": game.pk, "status": "running"}
         finally:

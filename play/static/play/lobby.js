@@ -48,10 +48,13 @@ async function fillList(list, path, withJoin, emptyKey) {
 
 const OPEN_GAMES = "/api/games/?status=waiting&open=true";
 
-// The open games after a `lobby` event {game, status}: a game that left the lobby (started, cancelled) goes
-// at once; any other change (a new game, a seat taken or left; game null: anything) reads the list again,
-// one read at a time and one more if events came during it.
+// The open games after a `lobby` event {game, status, summary}: a game still waiting comes with its summary
+// (as the game list shows it), so its row is put in, replaced or taken out here, without a request: it is
+// open to me while it has a free seat and I hold none of its seats. A game that left the lobby (started,
+// cancelled) goes. Without a summary (game null: the feed healed from a lost subscription; anything may have
+// changed) the list is read again, one read at a time and one more if events came during it.
 function lobbyFollower(list) {
+  const me = document.getElementById("whoami")?.textContent;
   let reading = false;
   let again = false;
   async function reread() {
@@ -71,13 +74,35 @@ function lobbyFollower(list) {
       reading = false;
     }
   }
-  return ({ game, status }) => {
+  function showEmpty() {
+    if (list.querySelector("li[data-game]")) return;
+    list.replaceChildren(element("li", { class: "empty", text: t("none_open") }));
+  }
+  return ({ game, status, summary }) => {
     if (game !== null && status !== "waiting") {
       list.querySelector(`li[data-game="${game}"]`)?.remove();
-      if (!list.querySelector("li")) list.append(element("li", { class: "empty", text: t("none_open") }));
+      showEmpty();
       return;
     }
-    reread();
+    if (!summary) {
+      reread();
+      return;
+    }
+    const old = list.querySelector(`li[data-game="${game}"]`);
+    const open = summary.seats.length < summary.seat_count && !summary.seats.some((s) => s.player === me);
+    if (!open) {
+      old?.remove();
+      showEmpty();
+      return;
+    }
+    const row = gameRow(summary, true);
+    if (old) {
+      old.replaceWith(row);
+      return;
+    }
+    list.querySelector("li.empty")?.remove();
+    const later = [...list.querySelectorAll("li[data-game]")].find((li) => Number(li.dataset.game) < game);
+    list.insertBefore(row, later || null); // newest first, as the list is read
   };
 }
 
