@@ -57,6 +57,7 @@ def _played_tournament(names, **fields):
 def test_the_crosstable_links_every_player_opponent_and_game():
     cup = _played_tournament(["ann", "ben", "cat", "dan"])
     html = Client().get(f"/tournaments/{cup.pk}/").content.decode()
+    assert 'id="tournament-rules" href="/rules/goat-classic/"' in html
     crosstable = _section(html, "crosstable")
     for name in ("ann", "ben", "cat", "dan"):
         # the row's player and, in another row, the same name as an opponent
