@@ -104,6 +104,12 @@ def test_sign_up_play_a_computer_to_the_end_by_clicking_and_open_the_replay(site
     assert "Unrated game" in result.text
     rounds = "return Array.from(document.querySelectorAll('#rounds tr.round-result'), r => r.dataset.round)"
     wait.until(lambda d: d.execute_script(rounds) == ["1", "2", "3"])  # the scoresheet, fetched at the end
+    # every name is a link: the winners, the rounds' enders, the scoresheet's columns
+    links = ("return ['#result-winners a', '#rounds tr.round-result a', '#rounds thead a'].map(q => "
+             "Array.from(document.querySelectorAll(q), a => new URL(a.href).pathname))")
+    winners, enders, columns = browser.execute_script(links)
+    assert winners and enders and set(columns) == {"/players/masha/", "/players/computer-1/"}
+    assert {*winners, *enders} <= set(columns)
     assert browser.find_element(By.ID, "rematch").is_displayed()
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
     assert browser_csp_violations(browser) == []
