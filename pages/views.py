@@ -15,7 +15,7 @@ from goat.web.pages import page_of, pager_links
 from goat.web.replica import public_read
 from tournaments import selectors as tournaments
 
-from . import selectors
+from . import rules, selectors
 
 PLAYER_GAMES_PAGE = 20
 #: the player page lists this many of the player's latest tournaments (the API pages through all of them)
@@ -83,3 +83,15 @@ def game_events_download(request: HttpRequest, game_id: int) -> HttpResponse:
                             content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="game-{game.pk}.json"'
     return response
+
+
+def rules_index_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "pages/rules_index.html", {"rulesets": rules.rules_index()})
+
+
+def rules_page(request: HttpRequest, ruleset: str) -> HttpResponse:
+    """A ruleset's rules for players (pages/rules.py), in the visitor's language."""
+    page = rules.rules_page(ruleset)
+    if page is None:
+        raise Http404(_("No such ruleset."))
+    return render(request, "pages/rules.html", {**page, "rulesets": rules.rules_index()})

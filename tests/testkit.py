@@ -12,7 +12,10 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 from django.db import connection, connections
 
@@ -215,3 +218,20 @@ class ManageRun(GroupProcess):
 
     def wait_healthy(self, timeout: float = 90) -> None:
         self.wait_http_ok(f"{self.base}/health/", timeout)
+
+
+@contextmanager
+def gunicorn_site(tmp_path: Path, env: dict[str, str] | None = None) -> Iterator[SimpleNamespace]:
+    """gunicorn (one of goat's uvicorn workers, so the streams stream) serving goat.asgi on the test
+    database, with ``env`` over this process's environment: ``SimpleNamespace(url, web)`` while it runs."""
+    port = free_port()
+    environ = {**os.environ, "DATABASE_URL": test_database_url(), "GOAT_DATA_DIR": str(tmp_path / "web-data"),
+               "PYTHONPATH": str(REPO), **(env or {})}
+    web = GroupProcess([sys.executable, "-m", "gunicorn", "--config", str(REPO / "gunicorn.conf.py"), "goat.asgi",
+                        "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+                       cwd=REPO, env=environ, log_path=tmp_path / "web.log")
+    try:
+        web.wait_http_ok(f"http://127.0.0.1:{port}/health/", timeout=40)
+        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", web=web)
+    finally:
+        web.stop()

@@ -33,6 +33,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     if tournament is None:
         raise Http404("No tournament with that id.")
     detail = selectors.tournament_detail(tournament)
+    detail["prizes"] = [p for p in detail["prizes"] if p["amount"] > 0]  # a free tournament pays nothing to list
     standings = page_of(request, selectors.tournament_standings(tournament=tournament))
     standings.object_list = [selectors.standing_row(s) | {"line": s} for s in standings.object_list]
     tables = detail["tables"]

@@ -197,12 +197,16 @@ def scoresheet(*, game: Game, state: GameState) -> dict[str, Any]:
     }
 
 
-def full_state(state: GameState) -> dict[str, Any]:
-    """Everything, hands and bazaar order included (ended games, staff)."""
+def full_state(state: GameState, *, game: Game | None = None) -> dict[str, Any]:
+    """Everything, hands and bazaar order included (ended games, staff). With ``game``, each seat
+    says whether a computer player holds it, as in the game view (the API's replay)."""
     kind, seat = pending(state)
     t = state.table
+    public = state.public_dict()
+    if game is not None:
+        public["seats"] = [{**s, "computer": game.computer_seat(s["seat"])} for s in public["seats"]]
     return {
-        **state.public_dict(),
+        **public,
         "hands": state.hands_str(),
         "bazaar_tiles": tiles_str(t.bazaar) if t is not None else [],
         "must_lead": tile_str(t.must_lead) if t is not None and t.must_lead else None,

@@ -13,7 +13,7 @@ Async views served under ASGI. Before the stream starts every refusal is a probl
   (several commands committed while it was reading) sends what they appended as one update. It
   closes after the update that ends the game;
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
-  events published for the caller.
+  events published for the caller, and the lobby's ``lobby`` events (goat.games.notify).
 
 Both are catch-up subscriptions (goat.live.fanout): when the process's subscription comes back after
 a loss (Redis restarting), every listener hears ``RESYNC`` and its stream reads what it may have
@@ -247,7 +247,7 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
 
 async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
-        async with fanout.listen(notify.player_channel(user.pk), hold=(key, claim)) as listener:
+        async with fanout.listen(notify.player_channel(user.pk), notify.LOBBY_CHANNEL, hold=(key, claim)) as listener:
             since = timezone.now()
             hello = await sync_to_async(_feed_hello, thread_sensitive=False)(user)
             sent = FeedSent.from_hello(hello["games"])
@@ -260,7 +260,7 @@ async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[byte
                 items = [item for item in batch if not fanout.is_resync(item)]
                 if len(items) < len(batch):  # the subscription is back: what did it miss?
                     missed = await sync_to_async(_feed_missed, thread_sensitive=False)(user, since)
-                    items = [*missed, *items]
+                    items = [*missed, notify.lobby_message(None, None), *items]
                 for item in items:
                     if sent.first(item["kind"], item["data"]):
                         yield streaming.encode(fmt, item["kind"], item["data"])
@@ -288,8 +288,11 @@ class FeedSent:
         return sent
 
     def first(self, kind: str, data: dict[str, Any]) -> bool:
-        """Whether ``kind``/``data`` is news to the client (and note that it is told now)."""
+        """Whether ``kind``/``data`` is news to the client (and note that it is told now). Each ``lobby``
+        event is: a waiting game changes several times."""
         game = data.get("game")
+        if kind == "lobby":
+            return True
         if kind == "your_turn":
             version = data.get("version") or 0
             if version <= self.turns.get(game, -1):

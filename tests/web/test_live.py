@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import transaction
+from rest_framework.test import APIClient
 
 from goat.games import notify, services
 from goat.live import fanout
@@ -163,7 +164,9 @@ def test_commands_publish_after_commit_and_a_rollback_publishes_nothing(publishe
     alice = django_user_model.objects.create_user("alice", password="x")
     bob = django_user_model.objects.create_user("bob", password="x")
     game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
-    assert published == [(notify.game_channel(game.pk), {"version": 2})]
+    assert [(channel, message.get("kind")) for channel, message in published] == [
+        (notify.game_channel(game.pk), None), (notify.LOBBY_CHANNEL, "lobby")]
+    assert published[0][1] == {"version": 2}
     published.clear()
     with pytest.raises(RuntimeError), transaction.atomic():
         services.game_join(game_id=game.pk, player=bob)
@@ -211,3 +214,54 @@ def test_a_tournament_table_is_told_on_each_players_feed(published, django_user_
     tables = [(c, m["data"]) for c, m in published if m.get("kind") == "tournament_table"]
     assert sorted(c for c, _ in tables) == sorted(notify.player_channel(p.pk) for p in players)
     assert all(data["tournament"] == tournament.pk for _, data in tables)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lobby_changes_reach_every_players_feed_and_moves_do_not(published, django_user_model):
+    alice, bob = (django_user_model.objects.create_user(name, password="x") for name in ("alice", "bob"))
+    game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
+    services.game_join(game_id=game.pk, player=bob)
+    lobby = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
+    assert [(m["game"], m["status"]) for m in lobby] == [(game.pk, "waiting"), (game.pk, "running")]
+    # a game still waiting comes with its summary; one that left the lobby without
+    assert [s["player"] for s in lobby[0]["summary"]["seats"]] == ["alice"] and "summary" not in lobby[1]
+    published.clear()
+    services.game_resign(game_id=game.pk, player=alice)  # a running game is no longer the lobby's
+    assert not [c for c, _ in published if c == notify.LOBBY_CHANNEL]
+    other = services.game_create(player=bob, ruleset="goat-classic", seats=3)
+    listed = APIClient().get("/api/games/", {"status": "waiting"}).json()["results"]
+    services.game_leave(game_id=other.pk, player=bob)  # the last player out cancels it
+    lobby = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
+    assert [(m["game"], m["status"]) for m in lobby] == [(other.pk, "waiting"), (other.pk, "cancelled")]
+    assert listed == [lobby[0]["summary"]]  # the row as the open games' list shows it
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_players_feed_streams_the_lobby_as_games_open_fill_and_start(backend, django_user_model):
+    """The feed of a player who is at no table hears each change of a waiting game: another player's
+    new game, a seat taken, the start (through the live backend, as a web process hears it)."""
+    from goat.games import streams
+
+    alice, bob, carol = (django_user_model.objects.create_user(n, password="x") for n in ("alice", "bob", "carol"))
+
+    async def next_message(body):
+        while True:
+            line = await asyncio.wait_for(body.__anext__(), 30)
+            if line.strip():  # not a keep-alive
+                return json.loads(line)
+
+    async def scenario():
+        claim = fanout.stream_claim("user:carol", 8)
+        body = streams._feed_body(carol, "application/x-ndjson", "user:carol", claim)
+        try:
+            assert (await next_message(body))["kind"] == "hello"
+            game = await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)
+            message = await next_message(body)
+            assert (message["kind"], message["game"], message["status"]) == ("lobby", game.pk, "waiting")
+            assert [s["player"] for s in message["summary"]["seats"]] == ["alice"]
+            await asyncio.to_thread(services.game_join, game_id=game.pk, player=bob)
+            assert await next_message(body) == {"kind": "lobby", "game": game.pk, "status": "running"}
+        finally:
+            await body.aclose()
+
+    asyncio.run(scenario())

@@ -282,7 +282,7 @@ class GameReplayView(PublicReadView, GameAPIView):
             raise ServiceError("invalid", f"at: {message}", status=400, errors={"at": [message]})
         state = selectors.game_state(game=game, upto=at)
         audit.audit_record_hidden_view(user=request.user, game=game, what="api_replay")  # only if running
-        return Response(selectors.full_state(state))
+        return Response(selectors.full_state(state, game=game))
 
 
 class GameVerifyView(PublicReadView, GameAPIView):
