@@ -19,7 +19,7 @@ from testkit import gunicorn_site
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "domino-goat-1"
 
-pytestmark = [pytest.mark.browser, pytest.mark.realprocess]
+pytestmark = [pytest.mark.browser, pytest.mark.realprocess, pytest.mark.database]  # gunicorn on the test database
 
 
 @pytest.fixture
