@@ -30,8 +30,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
 from goat.games import selectors
-from goat.games.table import tile_set
 from goat.games.models import Game, GameStatus
+from goat.games.table import tile_set
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.throttling import ScopedRateThrottle

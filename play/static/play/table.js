@@ -47,7 +47,7 @@ export function startTable(section) {
         element("strong", { class: "player" }, playerLink(s.player)),
         document.createTextNode(tags.length ? ` (${tags.join(", ")})` : ""),
         element("span", { class: "counts" },
-          element("span", { class: "tiles", text: t("tiles", { n: s.tiles }) }),
+          element("span", { class: "tile-count", text: t("tiles", { n: s.tiles }) }),
           document.createTextNode(" · "),
           element("span", { class: "points", text: t("points", { n: s.points }) })));
       if (view.status === "running" && view.turn === s.seat) li.classList.add("to-move");
