@@ -11,16 +11,12 @@ computed styles of the page.
 
 from __future__ import annotations
 
-import os
-import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.utils import timezone
-
-from testkit import GroupProcess, free_port, test_database_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.realprocess]
 
@@ -59,23 +55,6 @@ return out;
 """
 
 
-@pytest.fixture
-def site(tmp_path, transactional_db):
-    """The ASGI application under uvicorn, on the test database."""
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": test_database_url(), "GOAT_DATA_DIR": str(tmp_path / "site-data"),
-           "SECRET_KEY": settings.SECRET_KEY, "CELERY_TASK_ALWAYS_EAGER": "0", "PYTHONPATH": str(REPO),
-           "GOAT_LIVE_PREFIX": settings.GOAT_LIVE_PREFIX}
-    server = GroupProcess([sys.executable, "-m", "uvicorn", "goat.asgi:application", "--host", "127.0.0.1",
-                           "--port", str(port), "--no-access-log"], cwd=REPO, env=env,
-                          log_path=tmp_path / "uvicorn.log")
-    try:
-        server.wait_http_ok(f"http://127.0.0.1:{port}/health/", timeout=60)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.stop()
-
-
 def _low_contrast(browser, css: str) -> list:
     texts = browser.execute_script(CONTRASTS, css)
     assert texts, f"no text under {css}"
@@ -92,7 +71,7 @@ def _bottoms(browser, css: str) -> list[float]:
         "return Array.from(document.querySelectorAll(arguments[0]), e => e.getBoundingClientRect().bottom)", css)
 
 
-def test_a_four_seat_table_plays_on_a_phone_without_scrolling(site, open_browser, django_user_model,
+def test_a_four_seat_table_plays_on_a_phone_without_scrolling(uvicorn_site, open_browser, django_user_model,
                                                                browser_csp_violations):
     from django.test import Client
     from factories import finished_game, play, start_game
@@ -103,6 +82,7 @@ def test_a_four_seat_table_plays_on_a_phone_without_scrolling(site, open_browser
     from goat.games import eventstore
     from tournaments import services as tournaments
 
+    site = uvicorn_site
     users = [django_user_model.objects.create_user(username=n, password="x" * 12)
              for n in (LONG_NAME, "ann", "ben", "cat")]
     game = start_game(users, options={"limit": 101, "move_time": 0})
