@@ -101,21 +101,26 @@ def test_a_four_seat_table_plays_on_a_phone_without_scrolling(uvicorn_site, open
         browser.add_cookie({"name": settings.SESSION_COOKIE_NAME, "value": session, "path": "/"})
 
     def check_table_of_the_player_to_move(what: str) -> None:
+        """In English and in Russian (longer words): the hand and the moves on the first screen."""
         game.refresh_from_db()
         state = eventstore.state_load(game)
         sign_in(users[state.turn])
-        browser.get(f"{site}/play/{game.pk}/")
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves button.move")
-                   and len(d.find_elements(By.CSS_SELECTOR, "#hand .tile")) == len(state.hands_str()[state.turn]))
-        height = browser.execute_script("return window.innerHeight")
-        assert (browser.execute_script("return window.innerWidth"), height) == (390, 844)
-        assert browser.execute_script("return window.scrollY") == 0
-        hand, moves = _bottoms(browser, "#hand .tile"), _bottoms(browser, "#moves button.move")
-        assert max(hand) <= height, f"{what}: the hand ends at {max(hand)} px, below the first screen ({height} px)"
-        assert max(moves) <= height, f"{what}: a move button ends at {max(moves)} px, below the first screen"
-        assert _overflow(browser) <= 0, what
-        assert _low_contrast(browser, "#table .felt") == [], what
-        assert browser_csp_violations(browser) == [], what
+        for language in ("en", "ru"):
+            browser.add_cookie({"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "path": "/"})
+            browser.get(f"{site}/play/{game.pk}/")
+            assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == language
+            wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves button.move")
+                       and len(d.find_elements(By.CSS_SELECTOR, "#hand .tile")) == len(state.hands_str()[state.turn]))
+            where = f"{what} ({language})"
+            height = browser.execute_script("return window.innerHeight")
+            assert (browser.execute_script("return window.innerWidth"), height) == (390, 844)
+            assert browser.execute_script("return window.scrollY") == 0
+            hand, moves = _bottoms(browser, "#hand .tile"), _bottoms(browser, "#moves button.move")
+            assert max(hand) <= height, f"{where}: the hand ends at {max(hand)} px, below the first screen"
+            assert max(moves) <= height, f"{where}: a move button ends at {max(moves)} px, below the first screen"
+            assert _overflow(browser) <= 0, where
+            assert _low_contrast(browser, "#table .felt") == [], where
+            assert browser_csp_violations(browser) == [], where
 
     check_table_of_the_player_to_move("the first turn")
     while True:  # late in the first round: a long line, the player to move with a move to make
