@@ -10,6 +10,7 @@ from typing import Any
 
 from goat.engine.status import RUNNING
 from goat.games import selectors as games
+from goat.games import table as tables
 from goat.games import verification
 from goat.games.models import Game
 from ratings import selectors as ratings
@@ -17,8 +18,6 @@ from tournaments import selectors as tournaments
 from tournaments.models import TournamentStatus
 
 from .charts import rating_chart
-from .events import caption_html
-from .tiles import tiles
 
 HOME_TOURNAMENTS = 10
 HOME_UPCOMING = 5
@@ -109,7 +108,7 @@ def game(*, game: Game, user) -> dict[str, Any]:
     return {
         "game": game, "view": view, "seats": seats, "ended": game.ended, "bazaar_draws": draws,
         "clock_seconds": view["remaining_ms"] // 1000 if view["remaining_ms"] is not None else None,
-        "line": tiles(view["line"]["tiles"]), "hand": tiles(view["hand"]),
+        "table_now": tables.table_live(view),
         "scoresheet": sheet, "table": tournaments.table_of_game(game_id=game.pk),
     }
 
@@ -143,31 +142,6 @@ def bazaar_draws(events: list[dict[str, Any]], players: list[str | None], *, vie
         if entry["tiles"] is not None and event["data"].get("tile"):
             entry["tiles"].append(event["data"]["tile"])
     return list(by_seat.values())
-
-
-def replay(*, game: Game, step: int) -> dict[str, Any]:
-    """An ended game's table after event ``step`` (0 … version) with every hand and the bazaar face
-    up, as the API's replay shows it after the end (games.full_state), the event that led there and
-    where each round was dealt. Three queries."""
-    log = games.event_log(game=game)
-    rounds = [{"round": e["data"].get("round"), "step": e["seq"]} for e in log
-              if e["type"] == "round_dealt" and not e["data"].get("void")]
-    out: dict[str, Any] = {"step": step, "last": game.version, "prev": max(step - 1, 0),
-                           "next": min(step + 1, game.version), "rounds": rounds, "event": None, "state": None}
-    if step == 0:
-        return out
-    event = log[step - 1]
-    full = games.full_state(games.game_state(game=game, upto=step), game=game)
-    played = event["data"].get("tile") if event["type"] in ("tile_played", "tile_drawn") else None
-    players = [s["player"] for s in full["seats"]]
-    out.update(
-        event=event, caption=caption_html(event, players), state=full,
-        line=tiles(full["line"]["tiles"], highlight=played if event["type"] == "tile_played" else None),
-        hands=[{**s, "tiles": tiles(full["hands"][s["seat"]], highlight=played if event["seat"] == s["seat"] else None),
-                "to_move": full["pending"]["seat"] == s["seat"] and full["pending"]["action"] is not None}
-               for s in full["seats"]],
-        bazaar=tiles(full["bazaar_tiles"]))
-    return out
 
 
 def fairness(*, game: Game, view: dict[str, Any]) -> dict[str, Any]:

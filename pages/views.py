@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 
 from goat.games import selectors as games
+from goat.games import table as tables
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.pager import page_of, pager_links
@@ -66,7 +67,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _game_or_404(game_id)
     context = selectors.game(game=game, user=request.user)
     if game.ended:
-        context["replay"] = selectors.replay(game=game, step=_step(request, game.version))
+        context["replay"] = tables.table_replay(game=game, step=_step(request, game.version), user=request.user)
         context["fairness"] = selectors.fairness(game=game, view=context["view"])
     part = request.GET.get("part") == "main"
     return render(request, "pages/_game_main.html" if part else "pages/game.html", context)

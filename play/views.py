@@ -31,6 +31,7 @@ from django.views.decorators.http import require_GET, require_POST
 from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
 from goat.games import selectors
 from goat.games.models import Game, GameStatus
+from goat.games.table import tile_set
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.throttling import ScopedRateThrottle
@@ -137,6 +138,7 @@ def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, 
             "move_times": MOVE_TIMES,
             "default_move_time": PRESETS[RULESETS[0]]["move_time"],
             "strings": _script_strings(),
+            "tile_set": tile_set() if game_id is not None else (),
         })
     return render(request, "play/play.html", context, status=status)
 

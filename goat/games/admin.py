@@ -6,7 +6,7 @@
   scoresheet, the seats and the event log (50 per page), all read-only, with buttons for the replay,
   verification and exports. Games are never added, changed or deleted here.
 * Custom views (``get_urls``), each requiring the ``goat.audit_game`` permission: the replay
-  ``<id>/replay/?step=N`` (the table after event N as server-rendered SVG), ``<id>/verify/`` (POST),
+  ``<id>/replay/?step=N`` (the table after event N, drawn by goat.games.table as on the site), ``<id>/verify/`` (POST),
   ``<id>/export/events.json`` (the log that ``python -m goat.engine verify`` reads) and
   ``<id>/export/scoresheet.csv``.
 * ``GameEventAdmin`` and ``HiddenInfoViewAdmin`` are read-only lists.
@@ -32,7 +32,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from goat.games import audit, selectors
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
-from goat.games.replay_svg import replay_context
+from goat.games.table import table_replay
 from goat.web.words import word
 
 EVENTS_PER_PAGE = 50
@@ -288,7 +288,8 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
             "title": gettext("Replay of game %(game)s") % {"game": game.pk},
             "game": game,
             "change_url": reverse("admin:goat_game_change", args=[game.pk]),
-            **replay_context(game, step),
+            "replay": (replay := table_replay(game=game, step=step, user=request.user)),
+            "event_json": json.dumps(replay["event"]["data"], ensure_ascii=False) if replay["event"] else "",
         }
         return TemplateResponse(request, "admin/goat/game/replay.html", context)
 

@@ -33,21 +33,21 @@ def test_replay_steps_forward_with_the_arrow_key(live_server, browser, django_us
     browser.get(f"{live_server.url}/admin/login/?next=/admin/goat/game/{game.pk}/replay/?step=2")
     browser.find_element(By.NAME, "username").send_keys("root")
     browser.find_element(By.NAME, "password").send_keys(PASSWORD + Keys.ENTER)
-    wait.until(EC.presence_of_element_located((By.ID, "replay-svg")))
+    wait.until(EC.presence_of_element_located((By.ID, "replay-table")))
 
     def step() -> int:
         return int(browser.find_element(By.ID, "step-number").text)
 
     assert step() == 2
-    svg_before = browser.find_element(By.ID, "replay-svg").get_attribute("outerHTML")
+    table_before = browser.find_element(By.ID, "replay-table").get_attribute("outerHTML")
     for expected in range(3, 13):
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
         wait.until(lambda d, n=expected: d.find_element(By.ID, "step-number").text == str(n))
     assert step() == 12
     assert browser.current_url.endswith("?step=12")
-    svg_after = browser.find_element(By.ID, "replay-svg").get_attribute("outerHTML")
-    assert svg_after != svg_before
-    line = browser.find_elements(By.CSS_SELECTOR, "#replay-svg g.line g.tile")
+    table_after = browser.find_element(By.ID, "replay-table").get_attribute("outerHTML")
+    assert table_after != table_before
+    line = browser.find_elements(By.CSS_SELECTOR, "#replay-line .tile")
     assert [t.get_attribute("data-tile") for t in line] == eventstore.state_rebuild(game, upto=12).table.line_str()
 
     browser.find_element(By.ID, "nav-prev").click()

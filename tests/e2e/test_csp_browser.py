@@ -64,12 +64,12 @@ def test_pages_admin_and_replay_work_under_the_policy(live_server, browser, brow
     verified = browser.find_element(By.ID, "verify-form")
     assert verified.value_of_css_property("padding-top") == "8px"  # audit.css, not an inline style
 
-    visit(f"/admin/goat/game/{game.pk}/replay/?step=2", (By.ID, "replay-svg"))
+    visit(f"/admin/goat/game/{game.pk}/replay/?step=2", (By.ID, "replay-table"))
     for expected in (3, 4):  # replay.js, a file the policy allows, steps on the arrow key
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
         wait.until(lambda d, n=expected: d.find_element(By.ID, "step-number").text == str(n))
     assert browser_csp_violations(browser) == []
-    background = browser.find_element(By.ID, "replay-svg").value_of_css_property("background-color")
-    assert background in ("rgb(31, 111, 63)", "rgba(31, 111, 63, 1)")  # replay.css applied
+    background = browser.find_element(By.ID, "replay-table").value_of_css_property("background-color")
+    assert background in ("rgb(31, 111, 63)", "rgba(31, 111, 63, 1)")  # goat/table.css applied
 
     visit("/api/docs/", (By.CSS_SELECTOR, ".swagger-ui .info"))  # Swagger UI renders the schema

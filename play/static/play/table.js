@@ -46,10 +46,10 @@ export function startTable(section) {
       const li = element("li", { "data-seat": s.seat },
         element("strong", { class: "player" }, playerLink(s.player)),
         document.createTextNode(tags.length ? ` (${tags.join(", ")})` : ""),
-        element("br"),
-        element("span", { class: "tiles", text: t("tiles", { n: s.tiles }) }),
-        document.createTextNode(" · "),
-        element("span", { class: "points", text: t("points", { n: s.points }) }));
+        element("span", { class: "counts" },
+          element("span", { class: "tile-count", text: t("tiles", { n: s.tiles }) }),
+          document.createTextNode(" · "),
+          element("span", { class: "points", text: t("points", { n: s.points }) })));
       if (view.status === "running" && view.turn === s.seat) li.classList.add("to-move");
       if (result && result.goats.includes(s.seat)) li.classList.add("goat");
       if (result && result.winners.includes(s.seat)) li.classList.add("winner");
@@ -106,7 +106,7 @@ export function startTable(section) {
       button.addEventListener("click", () => play(m));
       return button;
     });
-    moves.replaceChildren(...(buttons.length ? buttons : [element("span", { class: "meta", text: t("no_moves") })]));
+    moves.replaceChildren(...(buttons.length ? buttons : [element("span", { class: "felt-note", text: t("no_moves") })]));
   }
 
   function drawResult() {
@@ -216,7 +216,7 @@ export function startTable(section) {
     drawSeats();
     const line = byId("line");
     line.replaceChildren(...(view.line.tiles.length ? view.line.tiles.map(tileElement)
-      : [element("span", { class: "meta", text: t("line_empty") })]));
+      : [element("span", { class: "felt-note", text: t("line_empty") })]));
     byId("hand").replaceChildren(...view.hand.map(tileElement));
     drawMoves();
     drawResult();

@@ -9,23 +9,14 @@ export function t(key, params = {}) {
   return text.replace(/%\((\w+)\)s/g, (_, name) => (name in params ? String(params[name]) : ""));
 }
 
-// A domino as the page draws it: two halves, its name ("3-5") as its accessible label and title.
+// A domino as the server draws it (table/_tile.html): a copy of the tile of that name from the page's
+// tile set (<template id="tile-set">), with its name ("3-5") as its accessible label and title.
+const tileSet = document.getElementById("tile-set");
+
 export function tileElement(name) {
-  const [a, b] = name.split("-");
-  const tile = document.createElement("span");
-  tile.className = a === b ? "tile double" : "tile";
-  tile.setAttribute("role", "img");
-  tile.setAttribute("aria-label", name);
-  tile.title = name;
-  tile.dataset.tile = name;
-  for (const pips of [a, b]) {
-    const half = document.createElement("span");
-    half.className = "half";
-    half.setAttribute("aria-hidden", "true");
-    half.textContent = pips;
-    tile.append(half);
-  }
-  return tile;
+  const drawn = tileSet && tileSet.content.querySelector(`[data-tile="${CSS.escape(name)}"]`);
+  if (!drawn) throw new Error(`no tile ${name} in the page's tile set`);
+  return drawn.cloneNode(true);
 }
 
 export function element(tag, props = {}, ...children) {
