@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from typing import Any
 
 from django.http import HttpResponse
@@ -26,6 +25,7 @@ from goat.games.api.serializers import options_schema
 from goat.games.api.stream_schema import stream_operation
 from goat.players.backends import user_by_username
 from goat.players.services import player_get
+from goat.web.csvfiles import csv_writer
 from goat.web.errors import ServiceError
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
 from goat.web.idempotency import idempotent
@@ -709,7 +709,7 @@ class TournamentResultsCSVView(APIView):
         tournament = _tournament_or_404(tournament_id)
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}-results.csv"'
-        writer = csv.writer(response)
+        writer = csv_writer(response)
         writer.writerow(selectors.RESULTS_COLUMNS)
         for row in selectors.tournament_results_rows(tournament=tournament):
             writer.writerow([_csv_cell(row[column]) for column in selectors.RESULTS_COLUMNS])
@@ -717,12 +717,9 @@ class TournamentResultsCSVView(APIView):
 
 
 def _csv_cell(value: object) -> object:
-    """A cell as text: booleans as true/false; a text that a spreadsheet would read as a formula
-    (a username may start with ``+``, ``-``, ``@`` or ``=``) gets a leading apostrophe."""
+    """A cell as text: booleans as true/false (the writer escapes a text that begins like a formula)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
     return value
 
 
