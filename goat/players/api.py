@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.players import services as players
+from goat.players.usernames import username_shape_check
 from goat.web.fields import StrictCharField
 from goat.web.problems import problem_example, problem_responses
 from goat.web.schema import UNAUTHENTICATED
@@ -33,6 +34,8 @@ class NewPasswordField(StrictCharField):
 
 
 class SignupSerializer(CredentialsSerializer):
+    #: the username rule's shape (goat.players.usernames); the service gives look-alikes their own code
+    username = StrictCharField(max_length=150, validators=[username_shape_check])
     password = NewPasswordField(max_length=1024, write_only=True, trim_whitespace=False)
 
 
