@@ -202,8 +202,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache (throttle counters, idempotency locks) -----------------------------------------------
 
-# Without CACHE_URL each process has its own local-memory cache, so rate limits are counted per
-# process; with Redis every web process shares the counters.
+# Without CACHE_URL each process has its own local-memory cache (idempotency locks); the rate limits
+# count in GOAT_RATES_PATH then. With Redis every web process shares both.
 CACHE_URL = env_str("CACHE_URL", os.environ.get("REDIS_CACHE_URL", ""))
 if CACHE_URL:
     CACHES = {
@@ -216,6 +216,10 @@ if CACHE_URL:
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
+
+# Every rate limit counts in one store all web processes share (goat/web/rates.py): Redis when the
+# cache is Redis, else this SQLite file (one machine; not the game database).
+GOAT_RATES_PATH = env_str("GOAT_RATES_PATH", str(GOAT_DATA_DIR / "rates.sqlite3"))
 
 # --- Auth ---------------------------------------------------------------------------------------
 
@@ -361,6 +365,9 @@ REST_FRAMEWORK = {
         "moves": env_str("GOAT_THROTTLE_MOVES", "1200/min"),
         "signup": env_str("GOAT_THROTTLE_SIGNUP", "20/min"),
         "auth": env_str("GOAT_THROTTLE_AUTH", "30/min"),
+        # wrong invite codes (tournaments.services.entry_check): per player, and per tournament
+        "invite_player": env_str("GOAT_THROTTLE_INVITE_PLAYER", "10/hour"),
+        "invite_tournament": env_str("GOAT_THROTTLE_INVITE_TOURNAMENT", "100/hour"),
     },
     "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",

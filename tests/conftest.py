@@ -22,12 +22,26 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=SLOW_REASON))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _rates_path(tmp_path_factory):
+    """The rate store's file of this test process (parallel test processes would share the default)."""
+    from django.test import override_settings
+
+    with override_settings(GOAT_RATES_PATH=str(tmp_path_factory.mktemp("rates") / "rates.sqlite3")):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _clear_cache():
-    """Throttle counters live in the cache: start every test with none."""
+    """Throttle counters live in the rate store (goat.web.rates), idempotency locks in the cache:
+    start every test with none."""
+    from goat.web.rates import rates_clear
+
     cache.clear()
+    rates_clear()
     yield
     cache.clear()
+    rates_clear()
 
 
 @pytest.fixture(autouse=True)
