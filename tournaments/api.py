@@ -47,6 +47,11 @@ class TournamentOptionsField(serializers.DictField):
     """Overrides of the ruleset's options for every game of the tournament (no ante)."""
 
 
+#: the shortest invite code a tournament takes: with wrong codes throttled (``invite_player``,
+#: ``invite_tournament``), 8 characters leave no code to guess in a tournament's lifetime
+INVITE_CODE_MIN_LENGTH = 8
+
+
 class EntrySerializer(StrictSerializer):
     min_games = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, allow_null=True,
                                    help_text="Games played on the ruleset's all-time board, at least.")
@@ -54,8 +59,10 @@ class EntrySerializer(StrictSerializer):
                                     help_text="Rating on the ruleset's all-time board, at least.")
     max_rating = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True,
                                     help_text="Rating on the ruleset's all-time board, at most.")
-    invite_code = StrictCharField(min_length=4, max_length=64, required=False, allow_null=True, trim_whitespace=False,
-                                  write_only=True, help_text="Registration needs this code; never shown back.")
+    invite_code = StrictCharField(min_length=INVITE_CODE_MIN_LENGTH, max_length=64, required=False, allow_null=True,
+                                  trim_whitespace=False, write_only=True,
+                                  help_text=f"Registration needs this code; never shown back. At least "
+                                            f"{INVITE_CODE_MIN_LENGTH} characters.")
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
