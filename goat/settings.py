@@ -461,6 +461,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _timedelta(minutes=5),
         "options": {"expires": 300},
     },
+    # unclocked games with a computer and no command for GOAT_COMPUTER_GAME_IDLE_HOURS: the player to
+    # move times out (unrated: games with a computer always are)
+    "games-end-idle": {
+        "task": "goat.tasks.games_end_idle",
+        "schedule": _timedelta(minutes=5),
+        "options": {"expires": 300},
+    },
     # projections of ended games that no task applied (a killed worker, a lost message)
     "projections-catch-up": {
         "task": "goat.tasks.projections_catch_up",
@@ -503,6 +510,11 @@ GOAT_WAITING_GAME_HOURS = env_int("GOAT_WAITING_GAME_HOURS", 24)
 # A computer player's think time: its move is a task run this many seconds after its turn began
 # (0: at once). Docs: docs/computer.md.
 GOAT_COMPUTER_THINK_SECONDS = max(0.0, env_float("GOAT_COMPUTER_THINK_SECONDS", 1.0))
+#: open (waiting or running) games with a computer player one player may hold a seat in; one more is
+#: 409 too_many_computer_games
+GOAT_COMPUTER_GAMES_PER_PLAYER = max(1, env_int("GOAT_COMPUTER_GAMES_PER_PLAYER", 5))
+#: an unclocked game with a computer player and no command for this long ends: the player to move times out
+GOAT_COMPUTER_GAME_IDLE_HOURS = max(1, env_int("GOAT_COMPUTER_GAME_IDLE_HOURS", 24))
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
 
