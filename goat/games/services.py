@@ -49,7 +49,7 @@ GAME_FULL = gettext_lazy("Every seat of this game is taken.")
 COMPUTER_SEAT = gettext_lazy("This seat is a computer player's: only the computer moves for it.")
 COMPUTER_PLAYER = gettext_lazy("A computer player takes seats only in the games that ask for it.")
 TOO_MANY_COMPUTER_GAMES = gettext_lazy(
-    "You already have {limit} open games against the computer; finish or leave one first.")
+    "You already hold the limit of open games against the computer ({limit}); finish or leave one first.")
 COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no ante: leave out 'ante' or make it 0.")
 
 #: the engine's refusals of a command's precondition, answered as ServiceErrors with their status: the
