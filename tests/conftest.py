@@ -93,3 +93,17 @@ def _eager_celery():
     app.conf.task_eager_propagates = True
     yield
     app.conf.task_always_eager = False
+
+
+@pytest.fixture
+def local_live(settings, tmp_path, monkeypatch):
+    """The local fan-out substitute in a folder of this test's own, one stream slot per account or token."""
+    import uuid
+
+    from goat.web import live
+
+    settings.GOAT_DATA_DIR = tmp_path
+    settings.GOAT_LIVE_URL = "local"
+    settings.GOAT_LIVE_PREFIX = f"goat:test-{uuid.uuid4().hex[:8]}:live:"
+    settings.GOAT_STREAMS_PER_TOKEN = 1
+    monkeypatch.setattr(live, "_closing", False)

@@ -5,7 +5,6 @@ budget of open streams across game and tournament streams (goat/web/streaming.py
 from __future__ import annotations
 
 import asyncio
-import uuid
 from datetime import timedelta
 
 import pytest
@@ -14,7 +13,6 @@ from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
 from goat.games import services
-from goat.web import live
 from tournaments import services as tournament_services
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,14 +21,9 @@ NDJSON = "application/x-ndjson"
 
 
 @pytest.fixture
-def local_live(settings, tmp_path, monkeypatch):
-    """The local fan-out substitute in a folder of this test's own, one stream slot per caller."""
-    settings.GOAT_DATA_DIR = tmp_path
-    settings.GOAT_LIVE_URL = "local"
-    settings.GOAT_LIVE_PREFIX = f"goat:test-{uuid.uuid4().hex[:8]}:live:"
-    settings.GOAT_STREAMS_PER_TOKEN = 1
+def local_live(local_live, settings):
+    """The shared fixture (tests/conftest.py), behind the trusted proxy 127.0.0.1 (the test client's peer)."""
     settings.GOAT_TRUSTED_PROXIES = ["127.0.0.1"]
-    monkeypatch.setattr(live, "_closing", False)
 
 
 @pytest.fixture
