@@ -18,6 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
@@ -234,7 +235,7 @@ def _computer_games_check(player) -> None:
     ``GOAT_COMPUTER_GAMES_PER_PLAYER`` open (waiting or running) games with a computer player. The
     player's row is locked first, so two of their requests at once cannot both take the last place."""
     limit = settings.GOAT_COMPUTER_GAMES_PER_PLAYER
-    list(type(player)._default_manager.select_for_update().filter(pk=player.pk).values_list("pk", flat=True))
+    list(get_user_model()._default_manager.select_for_update().filter(pk=player.pk).values_list("pk", flat=True))
     held = Seat.objects.filter(player=player, game__computers__gt=0,
                                game__status__in=(GameStatus.WAITING, GameStatus.RUNNING)).count()
     if held >= limit:

@@ -100,3 +100,19 @@ def test_an_idle_unclocked_computer_game_is_cancelled_by_the_engine_unrated(hana
         other.refresh_from_db()
         assert other.status == GameStatus.RUNNING
     assert create(token_client(hana)).status_code == 201  # and the cancelled game frees its place
+
+
+def test_the_play_pages_session_meets_the_same_limit(hana, queued, settings):
+    """The play page creates games through the API with the session (request.user is Django's lazy user)."""
+    from django.test import Client
+
+    settings.GOAT_COMPUTER_GAMES_PER_PLAYER = 1
+    browser = Client()
+    browser.force_login(hana)
+    browser.get("/play/")
+    csrf = {"HTTP_X_CSRFTOKEN": browser.cookies["csrftoken"].value}
+    body = {"ruleset": "goat-classic", "seats": 2, "computer_players": 1, "options": {"move_time": 0}}
+    first = browser.post("/api/games/", body, content_type="application/json", **csrf)
+    second = browser.post("/api/games/", body, content_type="application/json", **csrf)
+    assert first.status_code == 201
+    assert_problem(second, 409, "too_many_computer_games")
