@@ -16,8 +16,9 @@ the scopes, the rates): the throttles give it an empty history to read and count
 instead. Redis is not on the game path: when the store fails, the throttles count in this process's
 own memory for a while (the limits then hold per process: the documented degraded mode).
 
-``rate_limit`` applies a named rate (``DEFAULT_THROTTLE_RATES``) to any key outside a DRF view: the
-stream opens, the invite-code attempts.
+``rate_limit`` applies a named rate (``DEFAULT_THROTTLE_RATES``) to any key outside a DRF view (the
+invite-code attempts); an anonymous stream open runs ``AnonRateThrottle`` itself (goat.web.streaming),
+so it shares the count of the address's anonymous API reads.
 """
 
 from __future__ import annotations
