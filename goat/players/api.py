@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.players import services as players
-from goat.players.usernames import username_shape_check
+from goat.players.usernames import USERNAME_FORMULA, username_shape_check
 from goat.web.fields import StrictCharField
 from goat.web.problems import problem_example, problem_responses
 from goat.web.schema import UNAUTHENTICATED
@@ -90,6 +90,7 @@ class PlayerSignupView(APIView):
             OpenApiExample("sign-up", value={"username": "alice", "password": "correct horse battery"},
                            request_only=True),
             OpenApiExample("created", value={"username": "alice"}, response_only=True, status_codes=["201"]),
+            problem_example(400, "invalid", f"username: {USERNAME_FORMULA}", {"username": [USERNAME_FORMULA]}),
             problem_example(400, "username_taken", players.USERNAME_TAKEN, {"username": [players.USERNAME_TAKEN]}),
             problem_example(400, "username_confusable", players.USERNAME_CONFUSABLE,
                             {"username": [players.USERNAME_CONFUSABLE]}),
