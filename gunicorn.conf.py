@@ -19,8 +19,8 @@ bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # WEB_CONCURRENCY (the usual platform variable) or 2 x cores + 1
 workers = _int("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1)
 # uvicorn event loops serving goat.asgi: the streams async, the API on GUNICORN_THREADS threads per worker
-# (goat/web/server.py). GUNICORN_WORKER_CLASS=gthread with goat.wsgi serves the API without the streams.
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "").strip() or "goat.web.server.Worker"
+# (goat/serve/server.py). GUNICORN_WORKER_CLASS=gthread with goat.wsgi serves the API without the streams.
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "").strip() or "goat.serve.server.Worker"
 threads = _int("GUNICORN_THREADS", 4)
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)

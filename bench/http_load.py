@@ -72,7 +72,8 @@ def start_server(port: int, workers: int, threads: int, kind: str = "gthread") -
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.bench_settings", "LOG_LEVEL": "WARNING",
            "GUNICORN_THREADS": str(threads)}
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    worker, app = ("gthread", "goat.wsgi") if kind == "gthread" else ("goat.web.server.Worker", "goat.asgi:application")
+    worker, app = (("gthread", "goat.wsgi") if kind == "gthread"
+                   else ("goat.serve.server.Worker", "goat.asgi:application"))
     proc = subprocess.Popen(
         [gunicorn, "--config", os.devnull, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
          "--worker-class", worker, "--threads", str(threads), "--keep-alive", "60", "--log-level", "warning",

@@ -1,6 +1,6 @@
-"""ASGI entry point: the streams on Django's async handler (goat.web.server.stream_handler),
-everything else on the WSGI app in a thread pool (goat/web/server.py explains why).
-``gunicorn -k goat.web.server.Worker goat.asgi``."""
+"""ASGI entry point: the streams on Django's async handler (goat.serve.server.stream_handler),
+everything else on the WSGI app in a thread pool (goat/serve/server.py explains why).
+``gunicorn -k goat.serve.server.Worker goat.asgi``."""
 
 import os
 
@@ -9,7 +9,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "goat.settings")
 import django  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
-from goat.web.server import split, stream_handler  # noqa: E402
+from goat.serve.server import split, stream_handler  # noqa: E402
 
 #: the paths served by the async handler: the live streams (docs/api.md "Live play", docs/tournaments.md)
 ASGI_PATHS = r"^/api/(?:games/[^/]+/|tournaments/[^/]+/)?stream/$"

@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "goat.web",
+    "goat.serve",
     "goat.games",
     "goat.players",
     "ratings",
@@ -164,6 +165,12 @@ TEMPLATES = [
 
 DATABASE_URL = env_str("DATABASE_URL", "sqlite:///" + str(Path.cwd() / "goat.sqlite3"))
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
+#: "pgbouncer" when DATABASE_URL points at PgBouncer in transaction mode (see below); empty otherwise
+DATABASE_POOLER = env_str("DATABASE_POOLER", "").strip().lower()
+if DATABASE_POOLER not in {"", "pgbouncer"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"DATABASE_POOLER must be empty or 'pgbouncer', not {DATABASE_POOLER!r}")
 _db = DATABASES["default"]
 if _db["ENGINE"] == "django.db.backends.sqlite3":
     _db["CONN_MAX_AGE"] = 0
@@ -181,11 +188,21 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
     # One file per test process, so that test runs started side by side never share a database.
     _db["TEST"] = {"NAME": str(GOAT_DATA_DIR / f"test-goat-{os.getpid()}.sqlite3")}
 elif _db["ENGINE"] == "django.db.backends.postgresql":
+    # DATABASE_POOLER=pgbouncer: PostgreSQL is reached through PgBouncer in transaction mode, where one
+    # client connection's transactions may run on different server connections (docs/operations.md
+    # "PgBouncer"): no server-side cursors (Django's .iterator() would open one in a transaction and
+    # read it in another), no prepared statements unless asked for (PgBouncer before 1.21 cannot keep
+    # them), and goat's own session-level locks take their transaction-level form (goat.web.locks,
+    # goat.web.idempotency).
+    if DATABASE_POOLER == "pgbouncer":
+        _db["DISABLE_SERVER_SIDE_CURSORS"] = True
     # goat's fixed SQL texts (goat/web/rows.py fixed_cursor: the token lookup, the event store's game
     # load, append and stream load) are prepared once per connection; Django's own queries never are
-    # (client-side binding). Django turns psycopg's preparing off for PgBouncer in transaction mode:
-    # behind one older than 1.22, or without its max_prepared_statements, set DB_PREPARED_STATEMENTS=0.
-    _db.setdefault("OPTIONS", {})["prepare_threshold"] = 5 if env_bool("DB_PREPARED_STATEMENTS", True) else None
+    # (client-side binding). Behind PgBouncer they are not prepared unless DB_PREPARED_STATEMENTS=1 says
+    # so (PgBouncer 1.22+ with max_prepared_statements); behind another transaction-mode pooler without
+    # that support, set DB_PREPARED_STATEMENTS=0.
+    _prepare = env_bool("DB_PREPARED_STATEMENTS", DATABASE_POOLER != "pgbouncer")
+    _db.setdefault("OPTIONS", {})["prepare_threshold"] = 5 if _prepare else None
     if env_bool("DB_POOL", False):
         # psycopg 3's connection pool (Django 5.1+), one pool per process; needs CONN_MAX_AGE = 0.
         _db["CONN_MAX_AGE"] = 0
@@ -197,6 +214,29 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
     else:
         _db["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60)
         _db["CONN_HEALTH_CHECKS"] = True
+
+# DATABASE_REPLICA_URL: a PostgreSQL streaming standby of DATABASE_URL that serves the public reads
+# (goat/web/replica.py; docs/operations.md "A standby for reads"). Unset: one database, as always.
+DATABASE_REPLICA_URL = env_str("DATABASE_REPLICA_URL", "")
+if DATABASE_REPLICA_URL:
+    _replica = dj_database_url.parse(DATABASE_REPLICA_URL)
+    _replica_options = _replica.setdefault("OPTIONS", {})
+    # a standby that is away costs a public read at most this long before it goes to the primary
+    _replica_options.setdefault("connect_timeout", env_int("GOAT_REPLICA_CONNECT_TIMEOUT", 2))
+    for _option in ("prepare_threshold", "pool"):  # as the primary's
+        if _option in _db.get("OPTIONS", {}):
+            _replica_options[_option] = _db["OPTIONS"][_option]
+    _replica["CONN_MAX_AGE"] = _db.get("CONN_MAX_AGE", 0)
+    _replica["CONN_HEALTH_CHECKS"] = True
+    _replica["DISABLE_SERVER_SIDE_CURSORS"] = _db.get("DISABLE_SERVER_SIDE_CURSORS", False)
+    # tests: the standby is the test database itself (no second test database is made)
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES["replica"] = _replica
+    DATABASE_ROUTERS = ["goat.web.replica.ReplicaRouter"]
+#: a standby further behind than this many seconds is not read (its reads go to the primary)
+GOAT_REPLICA_MAX_LAG_SECONDS = env_float("GOAT_REPLICA_MAX_LAG_SECONDS", 2.0)
+#: each process measures the standby's lag at most this often
+GOAT_REPLICA_CHECK_SECONDS = env_float("GOAT_REPLICA_CHECK_SECONDS", 1.0)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -325,6 +365,17 @@ GOAT_METRICS_TOKEN = env_str("GOAT_METRICS_TOKEN", "")
 
 # The API takes small JSON bodies only.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+# What the web server (goat.web.limits) lets a request hold before Django sees it: a slow or oversized
+# request is refused in the event loop and never takes a thread (docs/reliability.md "Limits").
+# Request line and headers: received within GOAT_HEADER_TIMEOUT_SECONDS of the connection opening (or of
+# the previous answer on a kept-alive one), at most GOAT_MAX_HEADER_BYTES in all, at most GOAT_MAX_HEADERS
+# fields (431 past either). The body: whole within GOAT_BODY_TIMEOUT_SECONDS of the headers (408), at most
+# GOAT_MAX_BODY_BYTES (413; Django's own 64 KiB limit answers the API's bodies below that).
+GOAT_HEADER_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_HEADER_TIMEOUT_SECONDS", 10.0))
+GOAT_BODY_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_BODY_TIMEOUT_SECONDS", 10.0))
+GOAT_MAX_HEADER_BYTES = max(4096, env_int("GOAT_MAX_HEADER_BYTES", 32 * 1024))
+GOAT_MAX_HEADERS = max(16, env_int("GOAT_MAX_HEADERS", 100))
+GOAT_MAX_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, env_int("GOAT_MAX_BODY_BYTES", 256 * 1024))
 # An Idempotency-Key claimed by a request that died (a killed worker) may be taken over after this long.
 GOAT_IDEMPOTENCY_STALE_SECONDS = env_int("GOAT_IDEMPOTENCY_STALE_SECONDS", 60)
 # Stored Idempotency-Key answers are kept this long, then purged hourly (docs/api.md: at least 24 h).
@@ -518,7 +569,7 @@ GOAT_COMPUTER_GAME_IDLE_HOURS = max(1, env_int("GOAT_COMPUTER_GAME_IDLE_HOURS", 
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
 
-# --- Live delivery (goat/web/live.py; docs/architecture.md "Live delivery") ---------------------
+# --- Live delivery (goat/live/fanout.py; docs/architecture.md "Live delivery") ---------------------
 
 # The fan-out channel: a Redis URL (production; by default the broker's when it is Redis) or "local"
 # (Unix datagram sockets in GOAT_DATA_DIR/live: one machine, every process of `manage.py run`).

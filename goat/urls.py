@@ -40,5 +40,6 @@ urlpatterns = [
     path("", include("play.urls")),  # the play page: play/, play/<id>/, play/sign{in,up,out}/
 ]
 
+handler400 = "goat.web.problems.handler400"
 handler404 = "goat.web.problems.handler404"
 handler500 = "goat.web.problems.handler500"

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
+
+from goat.web.templatetags.site_links import player_link
 
 
 def describe(event: dict[str, Any], players: list[str | None]) -> str:
@@ -40,3 +44,25 @@ def describe(event: dict[str, Any], players: list[str | None]) -> str:
     if kind == "seed_revealed":
         return _("The server seed is revealed: the game can be checked.")
     return kind.replace("_", " ")
+
+
+def _mark(index: int) -> str:
+    """A stand-in for the ``index``-th name of a caption: text no name, translation or escaping holds."""
+    return f"\x02{index}\x03"
+
+
+def caption_html(event: dict[str, Any], players: list[str | None]) -> SafeString:
+    """``describe(event, players)`` as HTML in which each player's name links to their page (every name
+    is a link, SITE.md): the sentence is made with stand-ins for the names, escaped, and each stand-in
+    replaced by its link."""
+    names = [name for name in players if name]
+    data = event.get("data") or {}
+    if data.get("player"):
+        names.append(data["player"])
+    names = list(dict.fromkeys(names))
+    marked = {name: _mark(i) for i, name in enumerate(names)}
+    shown = {**event, "data": {**data, "player": marked[data["player"]]}} if data.get("player") else event
+    text = str(escape(describe(shown, [marked.get(name) if name else name for name in players])))
+    for name, mark in marked.items():
+        text = text.replace(mark, str(player_link(name)))
+    return mark_safe(text)  # escaped above; the links escape their names

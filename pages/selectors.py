@@ -17,7 +17,7 @@ from tournaments import selectors as tournaments
 from tournaments.models import TournamentStatus
 
 from .charts import rating_chart
-from .events import describe
+from .events import caption_html
 from .tiles import tiles
 
 HOME_TOURNAMENTS = 10
@@ -102,12 +102,47 @@ def game(*, game: Game, user) -> dict[str, Any]:
         rating_points = result.get("rating_points") or ()
         s["rating_points"] = rating_points[s["seat"]] if s["seat"] < len(rating_points) else None
     sheet = games.scoresheet(game=game, state=state)
+    draws = []
+    if view["status"] == RUNNING:  # the events of the last turns, redacted for the viewer as the API's
+        recent = games.events_for(game=game, user=user, after=max(0, game.version - RECENT_EVENTS), seat=seat)
+        draws = bazaar_draws(recent, [s["player"] for s in view["seats"]], viewer=seat)
     return {
-        "game": game, "view": view, "seats": seats, "ended": game.ended,
+        "game": game, "view": view, "seats": seats, "ended": game.ended, "bazaar_draws": draws,
         "clock_seconds": view["remaining_ms"] // 1000 if view["remaining_ms"] is not None else None,
         "line": tiles(view["line"]["tiles"]), "hand": tiles(view["hand"]),
         "scoresheet": sheet, "table": tournaments.table_of_game(game_id=game.pk),
     }
+
+
+#: how many of a running game's last events the game page reads for the bazaar's note (more than the
+#: draws of two turns can hold: 28 tiles)
+RECENT_EVENTS = 40
+
+
+def bazaar_draws(events: list[dict[str, Any]], players: list[str | None], *, viewer: int | None
+                 ) -> list[dict[str, Any]]:
+    """Who took tiles from the bazaar in the turn under way and the turn just played (the draws before
+    the last tile played, or since it), per seat in the order drawn: ``{"seat", "player", "count",
+    "tiles"}``; ``tiles`` only for the ``viewer``'s own seat (the others' are hidden while the game
+    runs), else None. Empty when nobody drew."""
+    drawn: list[dict[str, Any]] = []
+    played = False
+    for event in reversed(events):
+        if event["type"] == "tile_drawn":
+            drawn.append(event)
+        elif event["type"] == "tile_played" and not played and not drawn:
+            played = True  # the last move: the draws just before it were its player's
+        else:
+            break
+    by_seat: dict[int, dict[str, Any]] = {}
+    for event in reversed(drawn):
+        seat = event["seat"]
+        entry = by_seat.setdefault(seat, {"seat": seat, "player": players[seat] if seat < len(players) else None,
+                                          "count": 0, "tiles": [] if seat == viewer else None})
+        entry["count"] += 1
+        if entry["tiles"] is not None and event["data"].get("tile"):
+            entry["tiles"].append(event["data"]["tile"])
+    return list(by_seat.values())
 
 
 def replay(*, game: Game, step: int) -> dict[str, Any]:
@@ -122,11 +157,11 @@ def replay(*, game: Game, step: int) -> dict[str, Any]:
     if step == 0:
         return out
     event = log[step - 1]
-    full = games.full_state(games.game_state(game=game, upto=step))
+    full = games.full_state(games.game_state(game=game, upto=step), game=game)
     played = event["data"].get("tile") if event["type"] in ("tile_played", "tile_drawn") else None
     players = [s["player"] for s in full["seats"]]
     out.update(
-        event=event, caption=describe(event, players), state=full,
+        event=event, caption=caption_html(event, players), state=full,
         line=tiles(full["line"]["tiles"], highlight=played if event["type"] == "tile_played" else None),
         hands=[{**s, "tiles": tiles(full["hands"][s["seat"]], highlight=played if event["seat"] == s["seat"] else None),
                 "to_move": full["pending"]["seat"] == s["seat"] and full["pending"]["action"] is not None}

@@ -1,4 +1,5 @@
-"""The public pages of this app (included at the root): /, /players/{username}/, /games/{id}/."""
+"""The public pages of this app (included at the root): /, /players/{username}/, /games/{id}/, /rules/
+and /rules/{ruleset}/."""
 
 from django.urls import path
 
@@ -12,4 +13,6 @@ urlpatterns = [
     path("players/<path:username>/", views.player_page, name="page-player"),
     path("games/<id:game_id>/", views.game_page, name="page-game"),
     path("games/<id:game_id>/events.json", views.game_events_download, name="page-game-events"),
+    path("rules/", views.rules_index_page, name="page-rules-index"),
+    path("rules/<slug:ruleset>/", views.rules_page, name="page-rules"),
 ]

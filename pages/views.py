@@ -12,19 +12,22 @@ from goat.games import selectors as games
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.pages import page_of, pager_links
+from goat.web.replica import public_read
 from tournaments import selectors as tournaments
 
-from . import selectors
+from . import rules, selectors
 
 PLAYER_GAMES_PAGE = 20
 #: the player page lists this many of the player's latest tournaments (the API pages through all of them)
 PLAYER_TOURNAMENTS_SHOWN = 20
 
 
+@public_read
 def home_page(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/home.html", selectors.home())
 
 
+@public_read
 def player_page(request: HttpRequest, username: str) -> HttpResponse:
     try:
         user = players.player_get(username=username)
@@ -56,8 +59,9 @@ def _step(request: HttpRequest, last: int) -> int:
     return int(raw)
 
 
+@public_read
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A game: live while it runs (pages/static/site/live.js swaps in ``?part=main`` on each update of
+    """A game: live while it runs (goat/web/static/site/live.js swaps in ``?part=main`` on each update of
     the game stream); once ended, the step-through replay (``?step=``) and the fairness panel."""
     game = _game_or_404(game_id)
     context = selectors.game(game=game, user=request.user)
@@ -68,6 +72,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "pages/_game_main.html" if part else "pages/game.html", context)
 
 
+@public_read
 def game_events_download(request: HttpRequest, game_id: int) -> HttpResponse:
     """An ended game's whole event log as the JSON file ``python -m goat.engine verify`` reads (the
     API's /events/ shows the same events once the game has ended: nothing is hidden any more)."""
@@ -78,3 +83,15 @@ def game_events_download(request: HttpRequest, game_id: int) -> HttpResponse:
                             content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="game-{game.pk}.json"'
     return response
+
+
+def rules_index_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "pages/rules_index.html", {"rulesets": rules.rules_index()})
+
+
+def rules_page(request: HttpRequest, ruleset: str) -> HttpResponse:
+    """A ruleset's rules for players (pages/rules.py), in the visitor's language."""
+    page = rules.rules_page(ruleset)
+    if page is None:
+        raise Http404(_("No such ruleset."))
+    return render(request, "pages/rules.html", {**page, "rulesets": rules.rules_index()})

@@ -105,6 +105,7 @@ def _script_strings() -> dict[str, str]:
         "error": _("Something went wrong: %(detail)s"), "no_clock": _("no clock"),
         "resign_confirm": _("Resign this game?"), "total": _("Total"), "line_empty": _("No tile on the table yet."),
         "bazaar": _("Bazaar"), "game": _("Game #%(game)s"),
+        "drew_mine": _("You take from the bazaar: %(tiles)s."), "drew": _("%(player)s takes from the bazaar: %(n)s."),
         "player_url": reverse("page-player", args=[PLAYER_PLACEHOLDER]),  # a name's page: the script puts it in
         # stored values (statuses, how a game ended) in the words of every page (goat.web.words)
         **{f"status_{status}": word(status) for status in GameStatus.values},
@@ -112,11 +113,13 @@ def _script_strings() -> dict[str, str]:
     }
 
 
-def _page(request: HttpRequest, *, game_id: int | None = None, signin_form: CredentialsForm | None = None,
-          signup_form: CredentialsForm | None = None, status: int = 200, notice: str = "") -> HttpResponse:
+def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, Any] | None = None,
+          signin_form: CredentialsForm | None = None, signup_form: CredentialsForm | None = None,
+          status: int = 200, notice: str = "") -> HttpResponse:
     user = request.user
     context: dict[str, Any] = {
         "game_id": game_id,
+        "table": table,
         "signup_open": settings.GOAT_SIGNUP_OPEN,
         "signin_form": signin_form or _signin_form(),
         "signup_form": signup_form or _signup_form(),
@@ -141,9 +144,12 @@ def _page(request: HttpRequest, *, game_id: int | None = None, signin_form: Cred
 @require_GET
 @ensure_csrf_cookie  # the script sends it back in X-CSRFToken
 def play_page(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
-    if game_id is not None and not Game.objects.filter(pk=game_id).exists():
-        raise Http404("No game with that id.")
-    return _page(request, game_id=game_id)
+    table = None
+    if game_id is not None:  # its ruleset and options: the rules link and the scoresheet's legend
+        table = Game.objects.filter(pk=game_id).values("ruleset", "options").first()
+        if table is None:
+            raise Http404("No game with that id.")
+    return _page(request, game_id=game_id, table=table)
 
 
 def _next(request: HttpRequest) -> str:

@@ -12,6 +12,7 @@ from goat.engine import RULESETS
 from goat.players import services as players
 from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
+from goat.web.replica import PublicReadView
 from goat.web.schema import UNAUTHENTICATED
 
 from . import selectors
@@ -62,7 +63,7 @@ def _page_example(name: str, row: dict) -> OpenApiExample:
     return OpenApiExample(name, value=row, response_only=True, status_codes=["200"])
 
 
-class PlayerRatingsView(generics.ListAPIView):
+class PlayerRatingsView(PublicReadView, generics.ListAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     serializer_class = RatingEntrySerializer
     pagination_class = Pagination
@@ -73,7 +74,7 @@ class PlayerRatingsView(generics.ListAPIView):
     @extend_schema(
         operation_id="players_ratings_list",
         summary="A player's rating ledger",
-        description="Rating points earned per ended game (RULES.md §9), newest first. The rating is their sum.",
+        description="Rating points earned per ended game (docs/rules.md §9), newest first. The rating is their sum.",
         responses={200: RatingEntrySerializer, **problem_responses(401, 404)},
         examples=[
             _page_example("finished", {"game": 42, "points": 8, "reason": "finished", "at": "2025-06-01T12:00:00Z"}),
@@ -90,7 +91,7 @@ class PlayerRatingsView(generics.ListAPIView):
         return selectors.rating_ledger(player=players.player_get(username=self.kwargs["username"]))
 
 
-class RankedListView(generics.ListAPIView):
+class RankedListView(PublicReadView, generics.ListAPIView):
     """A board read in rank order; ``row()`` gets the rank as the position (page offset + index + 1).
     The rating board pages through a ``selectors.RankedBoard`` (materialised ranks, R-9): same page
     numbers, ``count``, ``next``/``previous`` and 404 for a page out of range as any list."""

@@ -7,11 +7,13 @@ from django.shortcuts import render
 
 from goat.engine import RULESETS
 from goat.web.pages import PAGE_SIZE, page_of, pager_links
+from goat.web.replica import public_read
 
 from . import selectors as boards
 from .leaderboards import PERIODS
 
 
+@public_read
 def leaderboards_page(request: HttpRequest) -> HttpResponse:
     board = request.GET.get("board") if request.GET.get("board") in ("ratings", "skill") else "ratings"
     period = request.GET.get("period") if request.GET.get("period") in PERIODS else "all"

@@ -1,25 +1,48 @@
-"""Shared fixtures: API clients with and without credentials; the ``slow`` marker's switch."""
+"""Shared fixtures: API clients with and without credentials; what each test tier needs to run.
+
+The tiers are pytest markers (docs/development.md "Tests"): unmarked tests are the fast tier, and
+``database``, ``realprocess`` and ``browser`` are chosen with ``-m``. A plain ``pytest`` runs the fast
+tier (pyproject's addopts); ``.ci/run`` runs the others against PostgreSQL and Redis.
+"""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 PASSWORD = "correct horse battery staple"
-SLOW_REASON = "slow (minutes): runs with GOAT_FULL=1, as both passes of .ci/run set (docs/development.md)"
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
-def pytest_collection_modifyitems(config, items):
-    """Tests marked ``slow`` run only with GOAT_FULL=1, so that a plain ``pytest`` stays short."""
-    if os.environ.get("GOAT_FULL") == "1":
-        return
-    for item in items:
-        if item.get_closest_marker("slow") is not None:
-            item.add_marker(pytest.mark.skip(reason=SLOW_REASON))
+def _on_postgres() -> bool:
+    return settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
+def _unmet(item) -> str | None:
+    """Why ``item``'s tier cannot run here, or None. A tier's test is chosen by its marker; this only
+    says what is missing, so that ``pytest -m database`` on SQLite explains itself instead of failing."""
+    database = item.get_closest_marker("database") is not None
+    processes = item.get_closest_marker("realprocess") or item.get_closest_marker("browser")
+    if database and not _on_postgres():
+        return "needs PostgreSQL: DATABASE_URL=postgres://... (docs/development.md, Tests)"
+    if database and processes and not settings.CELERY_BROKER_URL.startswith("redis://"):
+        # its processes (a Celery worker, gunicorn) share the test run's database and broker
+        return "needs Redis as the broker: CELERY_BROKER_URL=redis://... (docs/development.md, Tests)"
+    if item.get_closest_marker("browser") and not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        return "needs Debian's chromium and chromium-driver (.ci/run installs them)"
+    return None
+
+
+def pytest_runtest_setup(item):
+    reason = _unmet(item)
+    if reason:
+        pytest.skip(reason)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -100,10 +123,10 @@ def local_live(settings, tmp_path, monkeypatch):
     """The local fan-out substitute in a folder of this test's own, one stream slot per account or token."""
     import uuid
 
-    from goat.web import live
+    from goat.live import fanout
 
     settings.GOAT_DATA_DIR = tmp_path
     settings.GOAT_LIVE_URL = "local"
     settings.GOAT_LIVE_PREFIX = f"goat:test-{uuid.uuid4().hex[:8]}:live:"
     settings.GOAT_STREAMS_PER_TOKEN = 1
-    monkeypatch.setattr(live, "_closing", False)
+    monkeypatch.setattr(fanout, "_closing", False)

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
-import pytest
 from django.db import connection, connections
 
 
@@ -163,9 +167,9 @@ REPO = Path(__file__).resolve().parents[1]
 #: the settings a test's ``manage.py run`` never takes from the test run's own environment: its
 #: database, broker, cache and data directory are the embedded defaults in its own directory unless the
 #: test names them, and its secret key, environment and processes are its own
-RUN_ENV_DROPPED = frozenset({"DATABASE_URL", "CELERY_BROKER_URL", "GOAT_DATA_DIR", "CACHE_URL", "REDIS_CACHE_URL",
-                             "GOAT_ENV", "SECRET_KEY", "WEB_CONCURRENCY", "GOAT_LIVE_URL", "GOAT_ADMIN_PASSWORD",
-                             "GOAT_RATES_PATH"})
+RUN_ENV_DROPPED = frozenset({"DATABASE_URL", "DATABASE_REPLICA_URL", "DATABASE_POOLER", "CELERY_BROKER_URL",
+                             "GOAT_DATA_DIR", "CACHE_URL", "REDIS_CACHE_URL", "GOAT_ENV", "SECRET_KEY",
+                             "WEB_CONCURRENCY", "GOAT_LIVE_URL", "GOAT_ADMIN_PASSWORD", "GOAT_RATES_PATH"})
 
 #: throttles a test's server does not reach: the tests measure behaviour, not the rate limits
 RUN_THROTTLES_OFF = {"GOAT_THROTTLE_USER": "100000/min", "GOAT_THROTTLE_MOVES": "100000/min",
@@ -173,23 +177,34 @@ RUN_THROTTLES_OFF = {"GOAT_THROTTLE_USER": "100000/min", "GOAT_THROTTLE_MOVES": 
                      "GOAT_THROTTLE_AUTH": "10000/min"}
 
 
-#: for a module whose servers run on the embedded defaults in every pass (they leave out the test run's
-#: database and broker): .ci/run's first pass (SQLite) runs it, and its second pass (GOAT_E2E=1, on
-#: PostgreSQL + Redis) would run exactly the same again
-EMBEDDED_DEFAULTS_ONLY = pytest.mark.skipif(
-    os.environ.get("GOAT_E2E") == "1",
-    reason="its server runs on the embedded defaults whatever the pass: the pass without GOAT_E2E runs it")
+_MIGRATED: dict[str, Path] = {}
+
+
+def migrated_sqlite() -> Path:
+    """An embedded-defaults database with every migration applied, made once per test process (``manage.py
+    migrate`` in a directory of its own): a server started on a copy of it skips the migrations' work,
+    which is most of a start's CPU on SQLite. The copy is then migrated again by ``run`` (nothing left)."""
+    if "path" not in _MIGRATED:
+        directory = Path(tempfile.mkdtemp(prefix="goat-migrated-"))
+        environ = {k: v for k, v in os.environ.items() if k not in RUN_ENV_DROPPED}
+        subprocess.run([sys.executable, str(REPO / "manage.py"), "migrate", "--verbosity", "0"], cwd=directory,
+                       env={**environ, "GOAT_DATA_DIR": str(directory / "goat-data")}, check=True, timeout=300)
+        _MIGRATED["path"] = directory / "goat.sqlite3"
+    return _MIGRATED["path"]
 
 
 class ManageRun(GroupProcess):
     """``python manage.py run`` as an operator starts it, in ``cwd`` on a free port (or ``port``).
 
     Its environment is the test run's without ``RUN_ENV_DROPPED`` and ``drop``, plus ``env``;
-    ``args`` go after ``run --port N`` (``--web-workers``, ``--no-worker`` ...)."""
+    ``args`` go after ``run --port N`` (``--web-workers``, ``--no-worker`` ...). ``migrated``: start on a
+    copy of ``migrated_sqlite()`` (for a test about what runs, not about a first start)."""
 
     def __init__(self, cwd: Path, *, args: list[str], env: dict[str, str] | None = None,
                  drop: frozenset[str] | set[str] = frozenset(), port: int | None = None, host: str | None = None,
-                 log_name: str = "run.log"):
+                 log_name: str = "run.log", migrated: bool = False):
+        if migrated and not (cwd / "goat.sqlite3").exists():
+            shutil.copyfile(migrated_sqlite(), cwd / "goat.sqlite3")
         self.port = port or free_port("0.0.0.0" if host == "0.0.0.0" else "127.0.0.1")
         environ = {k: v for k, v in os.environ.items() if k not in RUN_ENV_DROPPED | set(drop)}
         environ.update({"PYTHONUNBUFFERED": "1", **(env or {})})
@@ -203,3 +218,20 @@ class ManageRun(GroupProcess):
 
     def wait_healthy(self, timeout: float = 90) -> None:
         self.wait_http_ok(f"{self.base}/health/", timeout)
+
+
+@contextmanager
+def gunicorn_site(tmp_path: Path, env: dict[str, str] | None = None) -> Iterator[SimpleNamespace]:
+    """gunicorn (one of goat's uvicorn workers, so the streams stream) serving goat.asgi on the test
+    database, with ``env`` over this process's environment: ``SimpleNamespace(url, web)`` while it runs."""
+    port = free_port()
+    environ = {**os.environ, "DATABASE_URL": test_database_url(), "GOAT_DATA_DIR": str(tmp_path / "web-data"),
+               "PYTHONPATH": str(REPO), **(env or {})}
+    web = GroupProcess([sys.executable, "-m", "gunicorn", "--config", str(REPO / "gunicorn.conf.py"), "goat.asgi",
+                        "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+                       cwd=REPO, env=environ, log_path=tmp_path / "web.log")
+    try:
+        web.wait_http_ok(f"http://127.0.0.1:{port}/health/", timeout=40)
+        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", web=web)
+    finally:
+        web.stop()

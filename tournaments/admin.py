@@ -251,7 +251,7 @@ class TournamentAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(self._change_url(tournament))
         return self._confirm(request, [tournament],
                              title=gettext("Withdraw a player from %(name)s?") % {"name": tournament.name},
-                             explanation=gettext("The player's running game is resigned (RULES.md D-12); they are "
+                             explanation=gettext("The player's running game is resigned (docs/rules.md D-12); they are "
                                                  "seated no more; their standings line stays, marked withdrawn."),
                              confirm_label=gettext("Yes, withdraw them"), form=form,
                              back_url=self._change_url(tournament))
@@ -329,11 +329,6 @@ class ScheduleForm(forms.ModelForm):
                 raise forms.ValidationError({"template": [getattr(exc, "detail", str(exc))]}) from None
         return cleaned
 
-    def save(self, commit=True):
-        self.instance.every = self.cleaned_data["every"]
-        self.instance.announce_before = self.cleaned_data["announce_before"]
-        self.instance.template = self.cleaned_data["template"]
-        return super().save(commit=commit)
 
 
 @admin.register(TournamentSchedule)
@@ -351,9 +346,15 @@ class TournamentScheduleAdmin(admin.ModelAdmin):
         return schedule.tournaments.count() if schedule.pk else 0
 
     def save_model(self, request, obj, form, change):
-        if not change:
-            obj.created_by = request.user
-        super().save_model(request, obj, form, change)
+        """Written by the same services as the API's (tournaments.schedules)."""
+        fields = {name: form.cleaned_data[name] for name in ("template", "first_start", "every", "announce_before",
+                                                             "active")}
+        if change:
+            saved = schedules.schedule_update(schedule_id=obj.pk, **fields)
+        else:
+            saved = schedules.schedule_create(created_by=request.user, **fields)
+        for field in obj._meta.concrete_fields:  # the admin's messages and redirect read the saved row
+            setattr(obj, field.attname, getattr(saved, field.attname))
 
     def has_delete_permission(self, request, obj=None):
         return False  # stop it instead (active): its tournaments refer to it

@@ -31,6 +31,7 @@ from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerialize
 from goat.web.idempotency import idempotent
 from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
+from goat.web.replica import PublicReadView
 from goat.web.schema import COMMON_PROBLEMS, ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED
 
 from . import schedules, selectors, services
@@ -270,7 +271,7 @@ class IsStaffForPost(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
 
 
-class TournamentListCreateView(generics.ListAPIView):
+class TournamentListCreateView(PublicReadView, generics.ListAPIView):
     serializer_class = TournamentSerializer
     pagination_class = Pagination
     filter_backends: list = []
@@ -344,7 +345,7 @@ class TournamentListCreateView(generics.ListAPIView):
         return idempotent(self, request, create)
 
 
-class TournamentDetailView(APIView):
+class TournamentDetailView(PublicReadView, APIView):
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="tournaments_retrieve",
@@ -508,7 +509,7 @@ class TournamentWithdrawView(APIView):
         operation_id="tournaments_withdraw_running",
         summary="Withdraw from a running tournament",
         description="The player themself (no body), or staff (`{\"player\"}`), during a running tournament: a seat "
-                    "in a running game resigns it (RULES.md D-12), the player is seated no more, the standings "
+                    "in a running game resigns it (docs/rules.md D-12), the player is seated no more, the standings "
                     "line stays marked `withdrawn`; the entry fee is not refunded. 409 `tournament_not_running` "
                     "before the start (DELETE the registration instead) or after the end, `already_withdrawn` "
                     "the second time; 404 `not_registered`; 403 when a player names someone else.",
@@ -546,7 +547,7 @@ class TournamentWithdrawView(APIView):
                          "withdrawn_at": registration.withdrawn_at, "withdrawn_by": request.user.get_username()})
 
 
-class PublicStandingsView(generics.ListAPIView):
+class PublicStandingsView(PublicReadView, generics.ListAPIView):
     """A public, paginated list read from standings rows (the standings, the crosstable, a player's
     tournaments): the views differ only in their serializer and in the ``get`` that picks the rows."""
 
@@ -562,7 +563,7 @@ class TournamentStandingsView(PublicStandingsView):
     @extend_schema(
         operation_id="tournaments_standings",
         summary="Standings",
-        description="Ranked by points (the rating points of RULES.md §9 each game gave, plus byes); ties: fewer "
+        description="Ranked by points (the rating points of docs/rules.md §9 each game gave, plus byes); ties: fewer "
                     "goats, then higher `opponents_points` (over the player's games, the sum of the mean "
                     "standings points of the others at the table), then lower total game points, then earlier "
                     "registration. Before the start: the registered players in registration order.",
@@ -695,7 +696,7 @@ class TournamentCrosstableView(PublicStandingsView):
         return self.get_paginated_response(selectors.tournament_crosstable(tournament=tournament, standings=page))
 
 
-class TournamentResultsCSVView(APIView):
+class TournamentResultsCSVView(PublicReadView, APIView):
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     content_negotiation_class = JSONForErrors
 

@@ -12,11 +12,13 @@ from django.shortcuts import render
 
 from goat.engine.status import RUNNING
 from goat.web.pages import frame, page_of, pager_links
+from goat.web.replica import public_read
 
 from . import selectors
 from .models import TournamentFormat, TournamentStatus
 
 
+@public_read
 def tournament_list_page(request: HttpRequest) -> HttpResponse:
     status = request.GET.get("status") if request.GET.get("status") in TournamentStatus.values else ""
     page = page_of(request, selectors.tournament_list(status=status or None))
@@ -25,11 +27,13 @@ def tournament_list_page(request: HttpRequest) -> HttpResponse:
     })
 
 
+@public_read
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = selectors.tournament_get(tournament_id=tournament_id)
     if tournament is None:
         raise Http404("No tournament with that id.")
     detail = selectors.tournament_detail(tournament)
+    detail["prizes"] = [p for p in detail["prizes"] if p["amount"] > 0]  # a free tournament pays nothing to list
     standings = page_of(request, selectors.tournament_standings(tournament=tournament))
     standings.object_list = [selectors.standing_row(s) | {"line": s} for s in standings.object_list]
     tables = detail["tables"]

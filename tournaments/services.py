@@ -30,8 +30,8 @@ from goat.games import notify, projections, signals
 from goat.games import services as games
 from goat.games.models import Game
 from goat.games.projections import EndedGame
+from goat.live import fanout
 from goat.players.services import player_is_computer
-from goat.web import live
 from goat.web.errors import ServiceError
 from goat.web.rates import rate_refund
 from goat.web.throttling import rate_limit
@@ -155,7 +155,7 @@ def tournament_changed(*, tournament_id: int) -> None:
     moved, a round, the start or the finish, an organiser's action), once the transaction that
     changed it commits (at once outside one). Every service that changes a tournament calls this;
     each stream then reads the tournament again and sends it if it differs from what it last sent."""
-    transaction.on_commit(lambda: live.publish(tournament_channel(tournament_id), {"changed": True}))
+    transaction.on_commit(lambda: fanout.publish(tournament_channel(tournament_id), {"changed": True}))
 
 
 # --- registration and chips --------------------------------------------------------------------

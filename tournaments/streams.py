@@ -14,7 +14,7 @@ application/x-ndjson``); a keep-alive at most every GOAT_STREAM_KEEPALIVE_SECOND
 problem details before the stream starts (404 unknown tournament, 429 ``too_many_streams`` when the
 caller's stream slots are taken: per token, per signed-in user, or per client address for anonymous
 callers, one budget with the game streams; 429 ``throttled`` for an anonymous caller over the
-anonymous rate limit: goat.web.streaming.stream_viewer). Resume: each message's SSE ``id`` is a
+anonymous rate limit: goat.live.streaming.stream_viewer). Resume: each message's SSE ``id`` is a
 digest of what it carries; a client that comes back with ``Last-Event-ID`` (or ``?after=``) gets
 nothing until the next change if it had seen the latest, else one ``update`` with the tournament as
 it is now, so it misses nothing. When the process's subscription to the live channel comes back
@@ -34,7 +34,7 @@ from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse
 from rest_framework.utils.encoders import JSONEncoder
 
-from goat.web import live, streaming
+from goat.live import fanout, streaming
 from goat.web.errors import ServiceError
 from goat.web.pagination import Pagination
 
@@ -84,7 +84,7 @@ def _resume_from(request: HttpRequest) -> str | None:
 async def _body(tournament_id: int, first: dict[str, Any], seen: str | None, fmt: str, key: str, claim: str
                 ) -> AsyncIterator[bytes]:
     try:
-        async with live.listen(services.tournament_channel(tournament_id), hold=(key, claim)) as listener:
+        async with fanout.listen(services.tournament_channel(tournament_id), hold=(key, claim)) as listener:
             # read again once subscribed: a change committed from here on is heard, none before it is unread
             message = await _read_async(tournament_id) or first
             last = _digest(message)
@@ -107,7 +107,7 @@ async def _body(tournament_id: int, first: dict[str, Any], seen: str | None, fmt
                     yield streaming.encode(fmt, "update", message, digest)
                 if message["status"] in FINAL:
                     return
-    except live.Closed:
+    except fanout.Closed:
         return
     finally:
         await streaming.slot_release(key, claim)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import connection, router, transaction
 from django.db.models import Field
 from django.utils import timezone as dj_timezone
 
@@ -250,7 +250,8 @@ def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> lis
     # json.loads of their texts joined into an array (a call per row is a large share of a row's cost).
     # Not in Django's SQL log; a broken transaction still raises as through
     # Django's cursor.
-    rows = _fetch(_SELECT, [game_id, after, upto], binary=True)
+    # a public read's stream comes from where its game row did (the standby: goat.web.replica)
+    rows = _fetch(_SELECT, [game_id, after, upto], binary=True, using=router.db_for_read(GameEvent))
     datas = json.loads("[" + ",".join([row[4] for row in rows]) + "]")
     converters = _at_converters(connection.vendor)
     events = []

@@ -2,12 +2,14 @@
 
 After a command commits, ``command_committed`` publishes ``{"version"}`` on the game's channel (the
 game streams read what changed through the selectors) and the feed events on the seated players'
-channels: ``game_started``, ``your_turn``, ``game_ended``. Rematch offers and tournament tables are
-published by their own services with ``feed_publish``. Publishing happens on commit, so a stream
+channels: ``game_started``, ``your_turn``, ``game_ended``; and, when the command changed a waiting
+game (created, a seat taken or left, started, cancelled), ``lobby`` ``{"game", "status"}`` on the one
+lobby channel every feed also listens to, so a lobby's open games update live. Rematch offers and
+tournament tables are published by their own services with ``feed_publish``. Publishing happens on commit, so a stream
 never hears of a version that a rollback took back.
 
 A message published while a web process's subscription was down is lost to that process; its
-streams then catch up from the database (goat.web.live ``RESYNC``): a game stream from the event
+streams then catch up from the database (goat.live.fanout ``RESYNC``): a game stream from the event
 store, the feed from ``feed_catch_up``, which derives from the rows what the feed would have told
 since a moment. Apps that publish feed events of their own derive theirs as receivers of
 ``goat.games.signals.feed_catch_up`` (the tournaments app for ``tournament_table``).
@@ -23,7 +25,7 @@ from typing import Any
 from goat.engine.status import CANCELLED, OPEN, RUNNING, WAITING
 from goat.games import signals
 from goat.games.models import Game, Seat
-from goat.web import live
+from goat.live import fanout
 
 #: seat -> player id of running games (seats do not change once a game runs): the feed's your_turn
 #: on every move would otherwise cost a query
@@ -39,9 +41,30 @@ def player_channel(player_id: int) -> str:
     return f"player:{player_id}"
 
 
+#: the channel of the lobby's changes (``lobby`` feed events), heard by every player feed
+LOBBY_CHANNEL = "lobby"
+
+
+def lobby_message(game_id: int | None, status: str | None, summary: dict[str, Any] | None = None
+                  ) -> dict[str, Any]:
+    """The feed event that tells a lobby waiting game ``game_id`` is now at ``status`` (``None``, None:
+    anything may have changed, after the feed's subscription was lost); a game still waiting comes
+    with its ``summary`` as the game list shows it, so a lobby updates its row without a request."""
+    return feed_message("lobby", {"game": game_id, "status": status, **({"summary": summary} if summary else {})})
+
+
+def lobby_summary(game_id: int) -> dict[str, Any] | None:
+    """``game_id`` as GET /api/games/ lists it (its seats and players: two queries)."""
+    from goat.games.api.serializers import GameSummarySerializer  # the list's own shape
+    from goat.games.selectors import seats_prefetch
+
+    game = Game.objects.prefetch_related(seats_prefetch()).filter(pk=game_id).first()
+    return dict(GameSummarySerializer(game).data) if game is not None else None
+
+
 def feed_publish(player_ids: Iterable[int], kind: str, data: dict[str, Any]) -> None:
     """The feed event ``kind`` to each of ``player_ids``, in one payload."""
-    live.publish_all([(player_channel(player_id), feed_message(kind, data)) for player_id in player_ids])
+    fanout.publish_all([(player_channel(player_id), feed_message(kind, data)) for player_id in player_ids])
 
 
 def feed_message(kind: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -68,6 +91,9 @@ def command_committed(game: Game, was_status: str) -> Callable[[], None]:
 
     def send() -> None:
         messages = [(game_channel(game_id), {"version": version})]
+        if was_status == WAITING:  # a game of the lobby: created, a seat taken or left, started, cancelled
+            summary = lobby_summary(game_id) if status == WAITING else None
+            messages.append((LOBBY_CHANNEL, lobby_message(game_id, status, summary)))
         started = was_status == WAITING and status == RUNNING
         ended = was_status in OPEN and status not in OPEN
         if started or ended or turn is not None:
@@ -83,7 +109,7 @@ def command_committed(game: Game, was_status: str) -> Callable[[], None]:
             if turn is not None and turn in seats:
                 turn_data = {"game": game_id, "version": version, "deadline": deadline}
                 messages.append((player_channel(seats[turn]), feed_message("your_turn", turn_data)))
-        live.publish_all(messages)  # one payload: one round trip to the backend per command
+        fanout.publish_all(messages)  # one payload: one round trip to the backend per command
 
     return send
 

@@ -23,17 +23,33 @@ from goat.engine.tiles import tile_str, tiles_str
 from goat.games import eventstore
 from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, Seat
+from goat.web import replica
 from goat.web.errors import ServiceError
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
 
 
 def game_get(*, game_id: int) -> Game:
-    """The game row (head and read model); 404 ``not_found`` if there is none."""
+    """The game row (head and read model); 404 ``not_found`` if there is none.
+
+    In a public read (goat.web.replica) a game that has not ended on the standby is read again on the
+    primary, and so is the rest of the request: a running game is always shown as the primary has it
+    (an ended game cannot change, so the standby's copy of it is the primary's). So is one the standby
+    does not have yet."""
+    game = _game_row(game_id)
+    if (game is None or not game.ended) and replica.reading_replica():
+        replica.read_primary()
+        game = _game_row(game_id)
+    if game is None:
+        raise ServiceError("not_found", GAME_NOT_FOUND, status=404)
+    return game
+
+
+def _game_row(game_id: int) -> Game | None:
     try:
         return Game.objects.get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
-        raise ServiceError("not_found", GAME_NOT_FOUND, status=404) from None
+        return None
 
 
 def game_state(*, game: Game, upto: int | None = None) -> GameState:
@@ -181,12 +197,16 @@ def scoresheet(*, game: Game, state: GameState) -> dict[str, Any]:
     }
 
 
-def full_state(state: GameState) -> dict[str, Any]:
-    """Everything, hands and bazaar order included (ended games, staff)."""
+def full_state(state: GameState, *, game: Game | None = None) -> dict[str, Any]:
+    """Everything, hands and bazaar order included (ended games, staff). With ``game``, each seat
+    says whether a computer player holds it, as in the game view (the API's replay)."""
     kind, seat = pending(state)
     t = state.table
+    public = state.public_dict()
+    if game is not None:
+        public["seats"] = [{**s, "computer": game.computer_seat(s["seat"])} for s in public["seats"]]
     return {
-        **state.public_dict(),
+        **public,
         "hands": state.hands_str(),
         "bazaar_tiles": tiles_str(t.bazaar) if t is not None else [],
         "must_lead": tile_str(t.must_lead) if t is not None and t.must_lead else None,

@@ -1,28 +1,28 @@
 """Live streams (docs/api.md "Live play"): ``GET /api/games/{id}/stream/`` and ``GET /api/stream/``.
 
 A game's stream is public, as its GET is: without credentials the caller is an anonymous spectator
-(goat.web.streaming.stream_viewer); the player feed needs a login (``_user``).
+(goat.live.streaming.stream_viewer); the player feed needs a login (``_user``).
 
 Async views served under ASGI. Before the stream starts every refusal is a problem-details answer
 (401, 404, 400 for a bad ``after``/``Last-Event-ID``, 429 ``too_many_streams``). Then:
 
-* the game stream subscribes to the game's channel (goat.web.live) *before* reading, sends
+* the game stream subscribes to the game's channel (goat.live.fanout) *before* reading, sends
   ``state`` (or, resuming after version V, the events after V as one ``update``), and for every
   version published after that reads the new events and the caller's view through the selectors
   (the same ones as GET, so the same redaction) and sends one ``update``. A stream that fell behind
   (several commands committed while it was reading) sends what they appended as one update. It
   closes after the update that ends the game;
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
-  events published for the caller.
+  events published for the caller, and the lobby's ``lobby`` events (goat.games.notify).
 
-Both are catch-up subscriptions (goat.web.live): when the process's subscription comes back after
+Both are catch-up subscriptions (goat.live.fanout): when the process's subscription comes back after
 a loss (Redis restarting), every listener hears ``RESYNC`` and its stream reads what it may have
 missed from the database: the game stream the events after the last version it sent (as a
 client's ``Last-Event-ID``), the feed the events the database says it owes (``feed_catch_up``).
 Nothing is sent twice: the game stream sends only versions above its last, the feed skips what it
 already sent (``FeedSent``).
 
-While idle a stream waits on its listener (goat.web.live): no thread, no timer of its own, no
+While idle a stream waits on its listener (goat.live.fanout): no thread, no timer of its own, no
 database query; a keep-alive at most every 15 s. Its process refreshes the claims of all its
 streams on the token's stream slots in one batch.
 """
@@ -45,7 +45,8 @@ from goat.engine.state import GameState
 from goat.games import audit, eventstore, notify, selectors
 from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, GameStatus, Seat
-from goat.web import live, metrics, streaming
+from goat.live import fanout, streaming
+from goat.web import metrics
 from goat.web.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -177,7 +178,7 @@ async def _update_read(game_id: int, user, after: int, heard: int | tuple[str, i
 
 async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
-        async with live.listen(notify.game_channel(game_id), hold=(key, claim)) as listener:  # Closed: stopping
+        async with fanout.listen(notify.game_channel(game_id), hold=(key, claim)) as listener:  # Closed: stopping
             view, events, ended = await _game_read_async(game_id, user, after)
             last = view["version"]
             if events is None:
@@ -190,21 +191,21 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
                 if batch is None:
                     yield streaming.keepalive(fmt)
                     continue
-                resync = [m[live.RESYNC] for m in batch if live.is_resync(m)]
+                resync = [m[fanout.RESYNC] for m in batch if fanout.is_resync(m)]
                 heard = max(m.get("version", 0) for m in batch)
                 sent = listener.sent_take()
                 if heard <= last and not resync:
                     continue
                 # after a resync, whatever the event store holds after ``last``: nothing missed
                 view, events, ended = await _update_read(
-                    game_id, user, last, (live.RESYNC, max(resync)) if resync else heard)
+                    game_id, user, last, (fanout.RESYNC, max(resync)) if resync else heard)
                 if view["version"] > last:
                     last = view["version"]
                     metrics.stream_delivered(sent)
                     yield streaming.encode(fmt, "update", {"version": last, "events": events, "game": view}, last)
                 if ended:
                     return
-    except live.Closed:
+    except fanout.Closed:
         return
     finally:
         await streaming.slot_release(key, claim)
@@ -212,7 +213,7 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
 
 async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
-        async with live.listen(notify.player_channel(user.pk), hold=(key, claim)) as listener:
+        async with fanout.listen(notify.player_channel(user.pk), notify.LOBBY_CHANNEL, hold=(key, claim)) as listener:
             since = timezone.now()
             hello = await sync_to_async(_feed_hello, thread_sensitive=False)(user)
             sent = FeedSent.from_hello(hello["games"])
@@ -222,14 +223,14 @@ async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[byte
                     yield streaming.keepalive(fmt)
                     continue
                 metrics.stream_delivered(listener.sent_take())
-                items = [item for item in batch if not live.is_resync(item)]
+                items = [item for item in batch if not fanout.is_resync(item)]
                 if len(items) < len(batch):  # the subscription is back: what did it miss?
                     missed = await sync_to_async(_feed_missed, thread_sensitive=False)(user, since)
-                    items = [*missed, *items]
+                    items = [*missed, notify.lobby_message(None, None), *items]
                 for item in items:
                     if sent.first(item["kind"], item["data"]):
                         yield streaming.encode(fmt, item["kind"], item["data"])
-    except live.Closed:
+    except fanout.Closed:
         return
     finally:
         await streaming.slot_release(key, claim)
@@ -253,8 +254,11 @@ class FeedSent:
         return sent
 
     def first(self, kind: str, data: dict[str, Any]) -> bool:
-        """Whether ``kind``/``data`` is news to the client (and note that it is told now)."""
+        """Whether ``kind``/``data`` is news to the client (and note that it is told now). Each ``lobby``
+        event is: a waiting game changes several times."""
         game = data.get("game")
+        if kind == "lobby":
+            return True
         if kind == "your_turn":
             version = data.get("version") or 0
             if version <= self.turns.get(game, -1):

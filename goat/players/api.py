@@ -14,6 +14,7 @@ from goat.players import services as players
 from goat.players.usernames import USERNAME_FORMULA, username_shape_check
 from goat.web.fields import StrictCharField
 from goat.web.problems import problem_example, problem_responses
+from goat.web.replica import PublicReadView
 from goat.web.schema import UNAUTHENTICATED
 
 # --- Serializers ----------------------------------------------------------------------------
@@ -153,7 +154,7 @@ class PlayerMeView(APIView):
         return Response(players.player_profile(user=request.user, include_private=True))
 
 
-class PlayerDetailView(APIView):
+class PlayerDetailView(PublicReadView, APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @extend_schema(
         operation_id="players_retrieve",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import connection, router
 from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
@@ -40,7 +40,7 @@ def token_query() -> str:
 class TokenAuthentication(authentication.TokenAuthentication):
     def authenticate_credentials(self, key):
         sql, token_row, user_row = _lookup(connection.vendor)
-        rows = fetch(sql, [key])
+        rows = fetch(sql, [key], using=router.db_for_read(Token))  # the primary, unless it is away
         if not rows:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         token = token_row.load(rows[0])

@@ -5,6 +5,11 @@ moves, streams; with Redis down the throttles count per process, streams catch u
 and the beat's tasks wait for it). ``broker: false`` (status ``degraded``) says that Redis is
 away; 503 only when the database is. Any answer at all (200 or 503) means the process is alive:
 restart on no answer, take out of the load balancer on 503 (docs/operations.md "Health").
+
+With a standby (``DATABASE_REPLICA_URL``, goat.web.replica) the answer adds ``replica`` (does the
+standby answer) and ``replica_lag_seconds`` (how far behind it is; null when it does not answer);
+``database`` stays the primary. The public site answers while either side does, so the answer is
+503 only when neither does; with the primary away it is 200 ``degraded``, ``database: false``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from goat.web import replica
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +63,17 @@ def broker_ok() -> bool:
         return False
 
 
+def _fields() -> dict[str, serializers.Field]:
+    return {
+        "status": serializers.ChoiceField(choices=["ok", "degraded"]),
+        "database": serializers.BooleanField(),
+        "broker": serializers.BooleanField(),
+        "replica": serializers.BooleanField(required=False, help_text="with DATABASE_REPLICA_URL only"),
+        "replica_lag_seconds": serializers.FloatField(required=False, allow_null=True,
+                                                      help_text="with DATABASE_REPLICA_URL only"),
+    }
+
+
 class HealthView(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
@@ -65,24 +83,12 @@ class HealthView(APIView):
         operation_id="health",
         summary="Database and broker reachability",
         description="200 while the database answers (a broker that is away shows as `broker: false`, "
-                    "status `degraded`: games go on); 503 when the database does not.",
+                    "status `degraded`: games go on); 503 when the database does not. With a standby "
+                    "(DATABASE_REPLICA_URL) `replica` and `replica_lag_seconds` say how it is, and the answer "
+                    "is 503 only when neither the primary (`database`) nor the standby answers.",
         responses={
-            (200, "application/json"): inline_serializer(
-                "Health",
-                fields={
-                    "status": serializers.ChoiceField(choices=["ok", "degraded"]),
-                    "database": serializers.BooleanField(),
-                    "broker": serializers.BooleanField(),
-                },
-            ),
-            (503, "application/json"): inline_serializer(
-                "HealthDegraded",
-                fields={
-                    "status": serializers.ChoiceField(choices=["ok", "degraded"]),
-                    "database": serializers.BooleanField(),
-                    "broker": serializers.BooleanField(),
-                },
-            ),
+            (200, "application/json"): inline_serializer("Health", fields=_fields()),
+            (503, "application/json"): inline_serializer("HealthDegraded", fields=_fields()),
         },
         examples=[
             OpenApiExample("ok", value={"status": "ok", "database": True, "broker": True}, status_codes=["200"]),
@@ -98,5 +104,13 @@ class HealthView(APIView):
     )
     def get(self, request: Request) -> Response:
         database, broker = database_ok(), broker_ok()
-        body = {"status": "ok" if database and broker else "degraded", "database": database, "broker": broker}
-        return Response(body, status=200 if database else 503)
+        body: dict[str, object] = {"database": database, "broker": broker}
+        answers = database
+        if replica.configured():
+            standby = replica.standby(fresh=True)
+            body.update({"replica": standby.reachable, "replica_lag_seconds": standby.lag_seconds})
+            answers = database or standby.reachable
+            healthy = database and broker and standby.usable
+        else:
+            healthy = database and broker
+        return Response({"status": "ok" if healthy else "degraded", **body}, status=200 if answers else 503)

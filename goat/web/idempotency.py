@@ -16,8 +16,9 @@ A claim dies with its request. On PostgreSQL the request holds a session advisor
 stored): a request that dies (a killed worker) loses its connection, and PostgreSQL releases the
 lock at once. A retry that finds an unanswered claim and can take the lock knows its owner is gone
 and takes the claim over; one that cannot is 409 ``request_in_progress`` with ``Retry-After: 1``.
-On SQLite (one machine, no such lock) a dead request's claim is taken over once it is
-``stale_after()`` old.
+On SQLite (one machine, no such lock), and behind PgBouncer in transaction mode (``DATABASE_POOLER``:
+a session lock could be taken on one server connection and released on another), a dead request's
+claim is taken over once it is ``stale_after()`` old.
 """
 
 from __future__ import annotations
@@ -179,7 +180,8 @@ def idempotent(view: APIView, request: Request, handler: Callable[[], Response])
         raise ServiceError("invalid_idempotency_key",
                            gettext("Idempotency-Key must be 1 to %(max)s characters.") % {"max": MAX_KEY_LENGTH},
                            status=400)
-    lock = _lock_id(request.user, key) if connection.vendor == "postgresql" else None
+    session_locks = connection.vendor == "postgresql" and settings.DATABASE_POOLER != "pgbouncer"
+    lock = _lock_id(request.user, key) if session_locks else None
     if lock is not None:
         claimed = _claim_locked(request.user, key, _fingerprint(request), lock)
     else:

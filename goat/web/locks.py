@@ -7,6 +7,13 @@ same timeouts, two catch-ups applying the same projection and rolling one back) 
 
 * PostgreSQL: a session-level advisory lock (``pg_try_advisory_lock``) on the task's connection,
   released at the end of the block, and by PostgreSQL if the process dies (its session ends).
+* PostgreSQL behind PgBouncer in transaction mode (``DATABASE_POOLER=pgbouncer``), where a session lock
+  would be taken on one server connection and released on another: a transaction-level advisory lock
+  (``pg_try_advisory_xact_lock``) in a transaction held open, for the block, on a connection of its
+  own (the block's queries go on as usual on the task's connection). The pooler keeps that transaction
+  on one server connection; the lock ends with it, at the end of the block or when the process dies
+  (its client connection closes and PgBouncer rolls the transaction back). It holds one server
+  connection of the pool while the block runs.
 * SQLite (one machine by nature): an exclusive ``flock`` on a file in ``GOAT_DATA_DIR/locks/``,
   released at the end of the block or when the process dies.
 """
@@ -21,7 +28,7 @@ import os
 from collections.abc import Iterator
 
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +42,10 @@ def key_of(name: str) -> int:
 def held(name: str) -> Iterator[bool]:
     """Try to take the lock ``name`` without waiting; yield whether this process has it (then it is
     released at the end of the block). A caller that gets False skips its work."""
-    if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql" and settings.DATABASE_POOLER == "pgbouncer":
+        with _advisory_in_transaction(name) as got:
+            yield got
+    elif connection.vendor == "postgresql":
         with _advisory(name) as got:
             yield got
     else:
@@ -66,6 +76,26 @@ def _advisory(name: str) -> Iterator[bool]:
 
 
 @contextlib.contextmanager
+def _advisory_in_transaction(name: str) -> Iterator[bool]:
+    own = connections.create_connection(DEFAULT_DB_ALIAS)  # a connection of its own, closed below
+    try:
+        own.set_autocommit(False)
+        with own.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [key_of(name)])
+            got = bool(cursor.fetchone()[0])
+        if not got:
+            logger.debug("lock %s: held elsewhere, skipping", name)
+        yield got
+    finally:
+        try:
+            own.rollback()  # ends the transaction, and the lock with it
+        except Exception:  # the connection broke: its transaction, and so the lock, is gone with it
+            logger.warning("lock %s: transaction not ended (connection lost)", name, exc_info=True)
+        finally:
+            own.close()
+
+
+@contextlib.contextmanager
 def _file_lock(name: str) -> Iterator[bool]:
     directory = settings.GOAT_DATA_DIR / "locks"
     directory.mkdir(parents=True, exist_ok=True)
@@ -84,3 +114,41 @@ def _file_lock(name: str) -> Iterator[bool]:
             fcntl.flock(descriptor, fcntl.LOCK_UN)
     finally:
         os.close(descriptor)
+
+
+#: the PostgreSQL advisory lock under which migrations run (``migrations_lock``): the bytes "goat-mig"
+#: as a signed 64-bit number, fixed so that every node and version of goat takes the same one
+MIGRATIONS_LOCK_KEY = 0x676F61742D6D6967  # 7453283059927705959
+_migrations_lock_held = False
+
+
+@contextlib.contextmanager
+def migrations_lock(alias: str = "default") -> Iterator[None]:
+    """Wait for, then hold, the migrations lock of database ``alias`` (PostgreSQL; elsewhere nothing).
+
+    Nodes started together each run ``migrate``: the first to get the lock migrates, the others wait
+    here, then find nothing left to do. The lock is taken on a connection of its own (a session lock,
+    released at the end of the block, and by PostgreSQL if the process dies); the block runs on the
+    usual connections. Re-entrant within the process: ``manage.py run`` holds it around ``migrate``,
+    which takes it too.
+    """
+    global _migrations_lock_held
+    if _migrations_lock_held or connections[alias].vendor != "postgresql":
+        yield
+        return
+    holder = connections.create_connection(alias)
+    try:
+        with holder.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [MIGRATIONS_LOCK_KEY])
+            if not cursor.fetchone()[0]:
+                logger.warning("another node is migrating database %r: waiting for it", alias)
+                cursor.execute("SELECT pg_advisory_lock(%s)", [MIGRATIONS_LOCK_KEY])
+        _migrations_lock_held = True
+        try:
+            yield
+        finally:
+            _migrations_lock_held = False
+            with holder.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [MIGRATIONS_LOCK_KEY])
+    finally:
+        holder.close()

@@ -38,6 +38,32 @@ def game_context(game_id: int | None) -> None:
     game_id_var.set(game_id)
 
 
+def log_safe(text: str) -> str:
+    """``text`` with every character a reader or a log parser could take for something else escaped:
+    control characters (a CR LF would start a forged line), other non-printables (bidi overrides,
+    zero-width characters) as ``\\xHH``/``\\uHHHH``, and ``"`` and ``\\`` (which delimit the quoted
+    fields) as ``\\x22`` and ``\\x5c``, as nginx writes them."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return text
+    return "".join(_ESCAPES.get(c) or (c if c.isprintable() else c.encode("unicode_escape").decode("ascii"))
+                   for c in text)
+
+
+_ESCAPES = {'"': "\\x22", "\\": "\\x5c"}
+
+
+class OneWarningLine(logging.Filter):
+    """A refused request's record (a bad ``Host``: django.security.DisallowedHost, which Django writes at
+    ERROR with its traceback) as one WARNING line: a client's mistake, not the server's. Its message is
+    escaped (``log_safe``): the refused value is the client's own text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = log_safe(record.getMessage()), ()
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.exc_info = record.exc_text = None
+        return True
+
+
 class RequestIdMiddleware:
     """Assign or propagate ``X-Request-ID``; first in MIDDLEWARE so every response carries it."""
 
@@ -120,7 +146,8 @@ def logging_config(*, fmt: str, level: str) -> dict:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "goat.web.logs.ContextFilter"}},
+        "filters": {"context": {"()": "goat.web.logs.ContextFilter"},
+                    "one_warning_line": {"()": "goat.web.logs.OneWarningLine"}},
         "formatters": {
             "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
             "json": {"()": "goat.web.logs.JsonFormatter"},
@@ -130,5 +157,7 @@ def logging_config(*, fmt: str, level: str) -> dict:
                        "formatter": formatter, "filters": ["context"]},
         },
         "root": {"handlers": ["stdout"], "level": level},
-        "loggers": {"django": {"handlers": ["stdout"], "level": level, "propagate": False}},
+        "loggers": {"django": {"handlers": ["stdout"], "level": level, "propagate": False},
+                    "django.security.DisallowedHost": {"handlers": ["stdout"], "level": level, "propagate": False,
+                                                       "filters": ["one_warning_line"]}},
     }

@@ -68,6 +68,8 @@ TITLES = {
     "not_your_turn": pgettext_lazy("problem title", "Not your turn"),
     "options_not_resolved": pgettext_lazy("problem title", "Options not resolved"),
     "payload_too_large": pgettext_lazy("problem title", "Payload too large"),
+    "request_header_fields_too_large": pgettext_lazy("problem title", "Request header fields too large"),
+    "request_timeout": pgettext_lazy("problem title", "Request timeout"),
     "permission_denied": pgettext_lazy("problem title", "Permission denied"),
     "registration_closed": pgettext_lazy("problem title", "Registration closed"),
     "request_in_progress": pgettext_lazy("problem title", "Request in progress"),

@@ -254,6 +254,16 @@ def handler404(request: HttpRequest, exception: Exception | None = None) -> Http
     return page_not_found(request, exception)
 
 
+def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """A request Django refused before any view (a ``Host`` not in ALLOWED_HOSTS, another suspicious
+    operation): problem details under /api/, Django's page elsewhere."""
+    if _is_api(request):
+        return problem_json_response(status=400, code="bad_request", detail=gettext("The request was refused."))
+    from django.views.defaults import bad_request
+
+    return bad_request(request, exception)
+
+
 def handler500(request: HttpRequest) -> HttpResponse:
     # called inside Django's ``except`` for an exception no view or middleware answered (one raised by
     # a middleware before the view, e.g. loading the session): a database outage is still a 503

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model
 
 Converter = tuple[int, Callable[..., Any], Any]
@@ -29,14 +29,16 @@ def postgresql() -> bool:
     return connection.vendor == "postgresql"
 
 
-def fetch(sql: str, params: Sequence[Any], *, binary: bool = False) -> list[tuple]:
+def fetch(sql: str, params: Sequence[Any], *, binary: bool = False, using: str | None = None) -> list[tuple]:
     """The rows of one fixed SQL text (a SELECT, or a statement with ``RETURNING``); ``binary``: rows
-    in PostgreSQL's binary format (numbers and timestamps through psycopg's C loaders)."""
-    if postgresql():
-        with fixed_cursor() as cursor:
+    in PostgreSQL's binary format (numbers and timestamps through psycopg's C loaders); ``using``: the
+    database alias (a read's ``router.db_for_read``; None: the primary)."""
+    conn = connections[using or DEFAULT_DB_ALIAS]
+    if conn.vendor == "postgresql":
+        with fixed_cursor(using) as cursor:
             cursor.execute(sql, params, prepare=True, binary=binary)
             return cursor.fetchall()
-    with connection.cursor() as cursor:
+    with conn.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
 
@@ -77,7 +79,7 @@ class RowModel:
 
 
 @contextmanager
-def fixed_cursor() -> Iterator[psycopg.Cursor]:
+def fixed_cursor(using: str | None = None) -> Iterator[psycopg.Cursor]:
     """A psycopg cursor for goat's fixed SQL texts on PostgreSQL (the token lookup, the event store's
     game load, append and stream load), with what Django's cursor would have done around it.
 
@@ -91,8 +93,9 @@ def fixed_cursor() -> Iterator[psycopg.Cursor]:
     transaction marked for rollback refused, errors raised as Django's. The statements are not in
     Django's SQL log (``connection.queries``).
     """
-    connection.validate_no_broken_transaction()
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+    conn = connections[using or DEFAULT_DB_ALIAS]
+    conn.validate_no_broken_transaction()
+    conn.close_if_health_check_failed()
+    conn.ensure_connection()
+    with conn.wrap_database_errors, psycopg.Cursor(conn.connection) as cursor:
         yield cursor

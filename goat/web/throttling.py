@@ -17,7 +17,7 @@ instead. Redis is not on the game path: when the store fails, the throttles coun
 own memory for a while (the limits then hold per process: the documented degraded mode).
 
 ``rate_limit`` applies a named rate (``DEFAULT_THROTTLE_RATES``) to any key outside a DRF view (the
-invite-code attempts); an anonymous stream open runs ``AnonRateThrottle`` itself (goat.web.streaming),
+invite-code attempts); an anonymous stream open runs ``AnonRateThrottle`` itself (goat.live.streaming),
 so it shares the count of the address's anonymous API reads.
 """
 

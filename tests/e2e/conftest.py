@@ -1,7 +1,9 @@
-"""End-to-end fixtures: real Celery worker (and beat) processes on the real broker and database.
+"""End-to-end fixtures: real Celery worker (and beat) processes on the real broker and database, and
+headless Chromium.
 
-These tests need a database and a broker that another process can reach: PostgreSQL and Redis.
-``.ci/run`` starts both and sets ``GOAT_E2E=1`` for its second pass; elsewhere they are skipped.
+A test that starts a worker needs a database and a broker another process can reach (PostgreSQL and
+Redis): it is marked ``database`` as well as ``realprocess`` or ``browser``, and tests/conftest.py
+skips it, saying what is missing, where they are not configured (docs/development.md, Tests).
 """
 
 from __future__ import annotations
@@ -12,31 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from testkit import GroupProcess, test_database_url
 from testkit import wait_for as _wait_for
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _e2e_possible() -> str | None:
-    if os.environ.get("GOAT_E2E") != "1":
-        return "end-to-end tests run with GOAT_E2E=1 (the PostgreSQL + Redis pass of .ci/run)"
-    if not settings.CELERY_BROKER_URL.startswith("redis://"):
-        return "end-to-end tests need CELERY_BROKER_URL=redis://..."
-    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-        return "end-to-end tests need PostgreSQL"
-    return None
-
-
-def pytest_collection_modifyitems(config, items):
-    reason = _e2e_possible()
-    for item in items:
-        if "tests/e2e/" in str(item.fspath).replace(os.sep, "/"):
-            item.add_marker(pytest.mark.e2e)
-            if reason:
-                item.add_marker(pytest.mark.skip(reason=reason))
 
 
 class Worker:

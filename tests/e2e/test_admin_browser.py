@@ -8,6 +8,8 @@ import pytest
 from goat.games import eventstore
 from played_games import played_game
 
+pytestmark = [pytest.mark.browser]
+
 PASSWORD = "replay-audit-password"
 
 

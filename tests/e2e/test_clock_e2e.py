@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from goat.games import services
 from goat.games.models import Game, GameEvent
+
+pytestmark = [pytest.mark.realprocess, pytest.mark.database]  # a real Celery worker, on PostgreSQL + Redis
 
 
 def _stalled_game(django_user_model, names, move_time):

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from goat import engine
 from goat.engine.tiles import tile_str
 from goat.games import services, verification
 from goat.games.eventstore import state_load
 from goat.games.models import Game, GameEvent
+
+pytestmark = [pytest.mark.realprocess, pytest.mark.database]  # a real Celery worker, on PostgreSQL + Redis
 
 
 def _computer_to_move(user, *, move_time: int) -> Game:

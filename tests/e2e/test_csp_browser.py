@@ -11,6 +11,8 @@ from django.utils import timezone
 
 from played_games import played_game
 
+pytestmark = [pytest.mark.browser]
+
 PASSWORD = "csp-browser-password"
 
 

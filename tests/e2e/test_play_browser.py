@@ -10,16 +10,16 @@ rounds, a few dozen clicks.
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from testkit import GroupProcess, free_port, test_database_url
+from testkit import gunicorn_site
+
+pytestmark = [pytest.mark.browser, pytest.mark.database]  # a real Celery worker, on PostgreSQL + Redis
 
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "domino-goat-1"
@@ -29,23 +29,9 @@ GAME_SECONDS = 60
 @pytest.fixture
 def site(live_celery, tmp_path):
     """gunicorn (one uvicorn worker) serving goat.asgi on the test database, and a Celery worker."""
-    env = {
-        "GOAT_COMPUTER_THINK_SECONDS": "0",
-        "GOAT_DATA_DIR": str(tmp_path / "web-data"),
-        "DATABASE_URL": test_database_url(),
-        "CELERY_TASK_ALWAYS_EAGER": "0",
-        "PYTHONPATH": str(REPO),
-    }
     worker = live_celery(beat=False, extra_env={"GOAT_COMPUTER_THINK_SECONDS": "0"})
-    port = free_port()
-    web = GroupProcess([sys.executable, "-m", "gunicorn", "--config", str(REPO / "gunicorn.conf.py"), "goat.asgi",
-                        "--bind", f"127.0.0.1:{port}", "--workers", "1"],
-                       cwd=REPO, env={**os.environ, **env}, log_path=tmp_path / "web.log")
-    try:
-        web.wait_http_ok(f"http://127.0.0.1:{port}/health/", timeout=40)
-        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", web=web, worker=worker)
-    finally:
-        web.stop()
+    with gunicorn_site(tmp_path, {"GOAT_COMPUTER_THINK_SECONDS": "0", "CELERY_TASK_ALWAYS_EAGER": "0"}) as served:
+        yield SimpleNamespace(url=served.url, web=served.web, worker=worker)
 
 
 def _stuck(browser, site, game_id: int, clicks: int) -> str:
@@ -120,6 +106,12 @@ def test_sign_up_play_a_computer_to_the_end_by_clicking_and_open_the_replay(site
     assert "Unrated game" in result.text
     rounds = "return Array.from(document.querySelectorAll('#rounds tr.round-result'), r => r.dataset.round)"
     wait.until(lambda d: d.execute_script(rounds) == ["1", "2", "3"])  # the scoresheet, fetched at the end
+    # every name is a link: the winners, the rounds' enders, the scoresheet's columns
+    links = ("return ['#result-winners a', '#rounds tr.round-result a', '#rounds thead a'].map(q => "
+             "Array.from(document.querySelectorAll(q), a => new URL(a.href).pathname))")
+    winners, enders, columns = browser.execute_script(links)
+    assert winners and enders and set(columns) == {"/players/masha/", "/players/computer-1/"}
+    assert {*winners, *enders} <= set(columns)
     assert browser.find_element(By.ID, "rematch").is_displayed()
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
     assert browser_csp_violations(browser) == []

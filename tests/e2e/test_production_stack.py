@@ -22,6 +22,8 @@ from django.conf import settings
 
 from testkit import GroupProcess, free_port, test_database_url
 
+pytestmark = [pytest.mark.realprocess, pytest.mark.database]  # gunicorn, worker, beat on PostgreSQL + Redis
+
 REPO = Path(__file__).resolve().parents[2]
 
 PASSWORD = "correct horse battery staple"

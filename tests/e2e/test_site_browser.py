@@ -19,11 +19,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.utils import timezone
+from factories import FAST
 
 from testkit import GroupProcess, free_port, test_database_url
 
+pytestmark = [pytest.mark.browser, pytest.mark.database]  # a real Celery worker, on PostgreSQL + Redis
+
 REPO = Path(__file__).resolve().parents[2]
-FAST = {"limit": 25, "move_time": 0}
 SHOTS = os.environ.get("GOAT_SITE_SCREENSHOTS")
 
 

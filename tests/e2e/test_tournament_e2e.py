@@ -7,11 +7,14 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
+import pytest
 from django.utils import timezone
 
 from goat.games.bots import bots_play
 from tournaments import services
 from tournaments.models import Prize, Standing, Table, Tournament, TournamentRound
+
+pytestmark = [pytest.mark.realprocess, pytest.mark.database]  # a real Celery worker, on PostgreSQL + Redis
 
 
 def test_worker_and_beat_run_a_swiss_to_the_end(live_celery, wait_for, django_user_model):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = [pytest.mark.browser]
+
 
 @pytest.fixture
 def browser(open_browser):

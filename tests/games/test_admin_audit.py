@@ -80,7 +80,7 @@ def auditor(django_user_model):
     return user
 
 
-def client_for(user) -> Client:
+def logged_in(user) -> Client:
     client = Client()
     client.force_login(user)
     return client
@@ -193,7 +193,7 @@ def test_anonymous_is_sent_to_the_login_page(finished_game):
 
 
 def test_staff_without_the_audit_permission_get_403(plain_staff, finished_game):
-    client = client_for(plain_staff)
+    client = logged_in(plain_staff)
     for url in audit_urls(finished_game):
         assert client.get(url).status_code == 403, url
     assert client.post(f"/admin/goat/game/{finished_game.pk}/verify/").status_code == 403
@@ -204,7 +204,7 @@ def test_staff_without_the_audit_permission_get_403(plain_staff, finished_game):
 
 
 def test_staff_with_the_audit_permission_get_200(auditor, finished_game):
-    client = client_for(auditor)
+    client = logged_in(auditor)
     for url in audit_urls(finished_game):
         assert client.get(url).status_code == 200, url
     assert client.get(f"/admin/goat/game/{finished_game.pk}/change/").status_code == 200
@@ -318,7 +318,7 @@ def test_export_csv_has_one_row_per_round_per_player(admin_client, finished_game
 
 
 def test_hidden_information_views_are_recorded_only_for_running_games(auditor, finished_game, running_game):
-    client = client_for(auditor)
+    client = logged_in(auditor)
     for game in (finished_game, running_game):
         assert client.get(replay_url(game, 3)).status_code == 200
         assert client.get(f"/admin/goat/game/{game.pk}/export/events.json").status_code == 200
@@ -329,7 +329,7 @@ def test_hidden_information_views_are_recorded_only_for_running_games(auditor, f
 
 
 def test_running_game_event_log_is_redacted_until_revealed_and_the_reveal_is_recorded(auditor, running_game):
-    client = client_for(auditor)
+    client = logged_in(auditor)
     html = client.get(f"/admin/goat/game/{running_game.pk}/change/").content.decode()
     # the latest deal: a void first deal (redealt, docs/rules.md) leaves two round_dealt events
     hands = GameEvent.objects.filter(game=running_game, type="round_dealt").latest("seq").data["hands"]
@@ -463,7 +463,7 @@ def test_an_auditor_seated_at_a_running_game_sees_it_redacted_in_the_admin(djang
     game = play(start_game([judge, other]), [judge, other], seed=5, max_moves=6)
     assert game.status == GameStatus.RUNNING
     deal = GameEvent.objects.filter(game=game, type="round_dealt").latest("seq")
-    client = client_for(judge)
+    client = logged_in(judge)
 
     html = client.get(f"/admin/goat/game/{game.pk}/change/?hidden=1").content.decode()
 

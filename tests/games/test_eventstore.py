@@ -88,7 +88,7 @@ def test_events_cannot_be_changed_or_deleted_through_the_orm(trio):
     assert GameEvent.objects.get(pk=event.pk).data != {"tampered": True}
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the trigger exists on PostgreSQL only")
+@pytest.mark.database  # the trigger exists on PostgreSQL only
 def test_the_database_refuses_raw_update_and_delete_on_postgresql(trio):
     from django.db import DatabaseError
 

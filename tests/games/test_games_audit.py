@@ -25,6 +25,7 @@ from goat.engine.tiles import tile_str
 pytestmark = pytest.mark.django_db
 
 GAMES = 50
+CHUNKS = 2  # every other game in each of two tests, so that pytest -n spreads them
 RULESETS = ("goat-classic", "goat-gamesburg", "domino-3rounds")
 REPO = Path(__file__).resolve().parents[2]
 
@@ -136,13 +137,13 @@ def check_views_hide_other_hands(table: Table, log: list[dict]) -> int:
     return len(table.seen)
 
 
-@pytest.mark.slow
-def test_fifty_random_api_games_verify_and_never_leak(django_user_model, monkeypatch, tmp_path):
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_fifty_random_api_games_verify_and_never_leak(django_user_model, monkeypatch, tmp_path, chunk):
     monkeypatch.setattr(throttling.SimpleRateThrottle, "allow_request", lambda self, request, view: True)
-    rng = random.Random(20250501)
+    rng = random.Random(20250501 + chunk)
     users = [django_user_model.objects.create_user(username=f"p{i}", password="x" * 12) for i in range(4)]
     played = []
-    for n in range(GAMES):
+    for n in range(chunk, GAMES, CHUNKS):
         ruleset = RULESETS[n % 3]
         seats = 2 + (n // 3) % 3
         # Shorter goat games keep the test fast; every option still comes from the preset otherwise.
@@ -168,11 +169,11 @@ def test_fifty_random_api_games_verify_and_never_leak(django_user_model, monkeyp
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     reports = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert len(reports) == GAMES
+    assert len(reports) == len(played)
     for (path, final), report in zip(files, reports, strict=True):
         assert report["file"] == str(path)
         assert report["valid"] is True, report
         assert report["result"] == final["result"], (report, final)
     assert {f["ruleset"] for _, f in played} == set(RULESETS)
     assert {len(f["seats"]) for _, f in played} == {2, 3, 4}
-    assert checked_views > GAMES * 10
+    assert checked_views > len(played) * 10

@@ -12,6 +12,8 @@ from goat.games import eventstore, services
 from goat.games.models import Game, GameEvent
 from testkit import run_together
 
+pytestmark = [pytest.mark.database]  # threads on their own connections: PostgreSQL's row locks
+
 THREADS = 16
 
 

@@ -19,7 +19,7 @@ from goat import engine
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, selectors, services, streams
 from goat.games.models import Game
-from goat.web import streaming
+from goat.live import streaming
 from goat.web.errors import ServiceError
 from played_games import played_game
 

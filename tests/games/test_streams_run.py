@@ -23,21 +23,20 @@ from pathlib import Path
 
 import pytest
 
-from testkit import EMBEDDED_DEFAULTS_ONLY, RUN_THROTTLES_OFF, ManageRun
+from testkit import RUN_THROTTLES_OFF, ManageRun
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 90
 PER_TOKEN = 3
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX"),
-    EMBEDDED_DEFAULTS_ONLY,
-    pytest.mark.slow,  # a real `manage.py run` per module: minutes (GOAT_FULL=1, as .ci/run sets)
+    pytest.mark.realprocess,  # a real `manage.py run`, on the embedded defaults in its own directory
 ]
 
 
 class Run(ManageRun):
     def __init__(self, cwd: Path):
-        super().__init__(cwd, args=["--web-workers", "2", "--worker-concurrency", "1"], env={
+        super().__init__(cwd, args=["--web-workers", "2", "--worker-concurrency", "1"], migrated=True, env={
             "GOAT_CLOCK_SWEEP_SECONDS": "1", "GOAT_STREAMS_PER_TOKEN": str(PER_TOKEN),
             "GOAT_COMPUTER_THINK_SECONDS": "0", "GOAT_STREAM_KEEPALIVE_SECONDS": "1",
             "GOAT_ADMIN_PASSWORD": "staff-pass-123", **RUN_THROTTLES_OFF})

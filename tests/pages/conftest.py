@@ -8,7 +8,7 @@ import pytest
 from goat.games import services as games
 from goat.games.bots import bots_play
 
-FAST = {"limit": 25, "move_time": 0}
+FAST = factories.FAST
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from goat.games.models import Seat
 from ratings.models import ChipLedgerEntry
 from testkit import run_together
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.database, pytest.mark.django_db(transaction=True)]
 
 ROUNDS = 5  # each round a fresh game: the race has several chances to interleave
 

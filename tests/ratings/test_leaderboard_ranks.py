@@ -151,12 +151,10 @@ def test_pagination_contract_is_unchanged(client, django_user_model):
         ((r["rating"], r["games"], r["player"]) for r in everything), key=lambda t: (-t[0], t[1], t[2]))
 
 
-@pytest.mark.postgres
+@pytest.mark.database  # PostgreSQL's row locks
 def test_concurrent_games_on_the_same_boards_keep_ranks_exact(django_user_model):
     """Post-game writes from several threads (own connections) lock the boards in order: no deadlock,
     no lost update, ranks exact at the end."""
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL row locks")
     users = [django_user_model.objects.create_user(username=f"c{i:02d}", password="x") for i in range(30)]
     errors: list[BaseException] = []
 

@@ -7,7 +7,6 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from test_chips import NO_CLOCK, assert_chips_conserved, balances
@@ -108,6 +107,7 @@ def test_a_running_game_is_neither_left_nor_expired(make_players):
     assert_chips_conserved()
 
 
+@pytest.mark.database  # the race needs a database with concurrent writers
 @pytest.mark.django_db(transaction=True)  # the join runs on a thread's own connection
 def test_expiry_losing_a_race_with_a_join_refunds_nothing(make_players):
     masha, alex = make_players("masha", "alex")
@@ -125,8 +125,6 @@ def test_expiry_losing_a_race_with_a_join_refunds_nothing(make_players):
 
     services._commit = join_first
     try:
-        if connection.vendor == "sqlite":  # one writer: a second connection cannot join while we hold it
-            pytest.skip("the race needs a database with concurrent writers")
         assert services.game_expire(game_id=game.pk, created_before=cutoff + timedelta(hours=1)) is False
     finally:
         services._commit = real_commit

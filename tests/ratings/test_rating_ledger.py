@@ -11,9 +11,9 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 from factories import committed
 from ratings_play import play_game, play_moves, start_game
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from apitest import token_client
 from goat.engine.scoring import round_half_up
 from goat.games import projections, services
 from goat.games.eventstore import state_load
@@ -24,12 +24,6 @@ from ratings.models import LeaderboardRow, RatingEntry
 pytestmark = pytest.mark.django_db
 
 NO_CLOCK = {"move_time": 0}
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
 
 
 def test_finished_game_writes_one_entry_per_seat_with_the_result_points(make_players):
@@ -174,7 +168,7 @@ def test_sweep_applies_games_whose_task_was_lost(make_players, monkeypatch):
 def test_ledger_api_is_paginated_newest_first(make_players):
     players = make_players("masha", "alex")
     games = [play_game(players, options=NO_CLOCK, seed=s, resign_after=2) for s in range(3)]
-    client = client_for(players[1])
+    client = token_client(players[1])
     body = client.get("/api/players/masha/ratings/?page_size=2").json()
     assert body["count"] == 3 and body["next"] and body["previous"] is None
     assert [row["game"] for row in body["results"]] == [games[2].pk, games[1].pk]
@@ -186,7 +180,7 @@ def test_ledger_api_is_paginated_newest_first(make_players):
 
 def test_ledger_api_unknown_player_is_404_and_the_ledger_is_public(make_players):
     players = make_players("masha")
-    assert client_for(players[0]).get("/api/players/nobody/ratings/").status_code == 404
+    assert token_client(players[0]).get("/api/players/nobody/ratings/").status_code == 404
     assert APIClient().get("/api/players/nobody/ratings/").status_code == 404
     assert APIClient().get("/api/players/masha/ratings/").status_code == 200
 
@@ -194,7 +188,7 @@ def test_ledger_api_unknown_player_is_404_and_the_ledger_is_public(make_players)
 def test_profile_shows_rating_games_goats_skill_and_own_chips(make_players):
     players = make_players("masha", "alex", "olya")
     game = play_game(players, ruleset="goat-gamesburg", options=NO_CLOCK, seed=5)
-    me = client_for(players[0]).get("/api/players/me/").json()
+    me = token_client(players[0]).get("/api/players/me/").json()
     entry = RatingEntry.objects.get(game=game, player=players[0])
     assert me["rating"] == entry.points
     assert me["games_played"] == 1
@@ -202,5 +196,5 @@ def test_profile_shows_rating_games_goats_skill_and_own_chips(make_players):
     assert set(me["skill"]) == {"goat-gamesburg"}
     assert set(me["skill"]["goat-gamesburg"]) == {"mu", "sigma", "ordinal"}
     assert me["chips"] == 1000 + game.result["chips"][0]
-    public = client_for(players[0]).get("/api/players/alex/").json()
+    public = token_client(players[0]).get("/api/players/alex/").json()
     assert "chips" not in public and public["games_played"] == 1

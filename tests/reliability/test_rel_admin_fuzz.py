@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from goat.games import services
 
-pytestmark = [pytest.mark.django_db, pytest.mark.slow]  # every changelist, many values: a minute
+pytestmark = pytest.mark.django_db
 
 #: values that break filters: not numbers, beyond 64 bits, not dates, SQL, wildcards, NUL (PostgreSQL
 #: refuses it in text), non-ASCII digits, a bidi override, long, lists, empty

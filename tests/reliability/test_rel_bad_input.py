@@ -15,9 +15,9 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from apitest import token_client
 from goat.games import services
 from goat.web.problems import PROBLEM_CONTENT_TYPE
 from tournaments import services as tournament_services
@@ -34,12 +34,6 @@ REFUSED = {"nul": NUL, "surrogate": SURROGATE, "long": LONG}
 #: odd but valid text: accepted or refused, never a 5xx
 ODD = {"rtl": RTL, "emoji": EMOJI}
 WRONG_TYPES = {"int": 35, "float": 1.5, "bool": True, "null": None, "list": ["a"], "object": {"a": 1}}
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
 
 
 def raw_json(value) -> bytes:
@@ -93,7 +87,7 @@ def world(django_user_model):
 
 def post_endpoints(world):
     """(name, path, client, a valid body, the string fields of that body)."""
-    u0, u2 = client_for(world["users"][0]), client_for(world["users"][2])
+    u0, u2 = token_client(world["users"][0]), token_client(world["users"][2])
     staff = APIClient()
     staff.force_login(world["staff"])
     starts = (timezone.now() + timedelta(days=2)).isoformat()
@@ -164,7 +158,7 @@ def test_unknown_fields_and_odd_keys_are_refused(world):
 
 
 def test_options_refuse_odd_keys_and_values(world):
-    u0 = client_for(world["users"][0])
+    u0 = token_client(world["users"][0])
     for options in ({"limit": NUL}, {"limit": SURROGATE}, {NUL: 1}, {SURROGATE: 1}, {"limit": LONG},
                     {"limit": 10**30}, {"limit": -1}, {"limit": 1.5}, {"limit": True}, {"limit": [1]},
                     {"move_time": {"a": NUL}}, {EMOJI: RTL}, []):
@@ -180,7 +174,7 @@ def test_options_refuse_odd_keys_and_values(world):
     "?status=%00", "?period=bogus", "?ruleset=%00", "?period=%00", "?page=%00",
 ])
 def test_query_parameters_of_every_list_are_refused_or_ignored_never_a_5xx(world, query):
-    u0 = client_for(world["users"][0])
+    u0 = token_client(world["users"][0])
     lists = ["/api/games/", "/api/tournaments/", f"/api/tournaments/{world['tournament']}/standings/",
              "/api/leaderboards/ratings/", "/api/leaderboards/skill/", "/api/players/p1/ratings/"]
     for path in lists:
@@ -190,7 +184,7 @@ def test_query_parameters_of_every_list_are_refused_or_ignored_never_a_5xx(world
 @pytest.mark.parametrize("query", ["?after=-1", "?after=abc", "?after=99999999999999999999", "?after=%00",
                                    "?after=1.5", "?after="])
 def test_events_after_must_be_a_seq(world, query):
-    response = client_for(world["users"][0]).get(f"/api/games/{world['running']}/events/{query}")
+    response = token_client(world["users"][0]).get(f"/api/games/{world['running']}/events/{query}")
     assert_problem(response, allowed=[400] if query != "?after=" else range(200, 500), what=query)
 
 
@@ -205,7 +199,7 @@ def test_replay_at_must_be_a_seq(world, query):
 @pytest.mark.parametrize("segment", ["%00", "a%00b", "%ED%A0%80", "x" * 10_000, "%E2%80%AEevil", "%F0%9F%90%90",
                                      "..%2F..%2Fetc", "%20"])
 def test_odd_path_segments_are_404_or_400_never_a_5xx(world, segment):
-    u0 = client_for(world["users"][0])
+    u0 = token_client(world["users"][0])
     for path in (f"/api/players/{segment}/", f"/api/players/{segment}/ratings/", f"/api/games/{segment}/",
                  f"/api/tournaments/{segment}/", f"/api/tournaments/{segment}/standings/"):
         assert_problem(u0.get(path), what=(path[:60]))
@@ -213,7 +207,7 @@ def test_odd_path_segments_are_404_or_400_never_a_5xx(world, segment):
 
 @pytest.mark.parametrize("key", ["a\u0000b", "k" * 256, "k" * 10_000, "\u202ekey", "\U0001f410", "é"])
 def test_odd_idempotency_keys_are_refused_or_used_never_a_5xx(world, key):
-    u0 = client_for(world["users"][0])
+    u0 = token_client(world["users"][0])
     # header values travel as latin-1 in WSGI; the test client passes them through as given
     try:
         key.encode("latin-1")

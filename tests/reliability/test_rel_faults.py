@@ -24,10 +24,10 @@ from rest_framework.authtoken.models import Token
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, services
 from goat.games.models import Game, GameEvent
+from goat.serve.supervisor import children_of
 from goat.web.models import IdempotencyRecord
-from goat.web.supervisor import children_of
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.realprocess, pytest.mark.database, pytest.mark.django_db(transaction=True)]
 
 
 def _post(port: int, path: str, body, headers: dict[str, str], timeout: float = 30):

@@ -15,9 +15,8 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
+from apitest import token_client
 from goat.games import eventstore, services
 from goat.games.models import Game, GameEvent, Seat
 from ratings.models import ChipAccount, ChipLedgerEntry
@@ -25,15 +24,9 @@ from testkit import run_together
 from tournaments import services as tournament_services
 from tournaments.models import Registration, Tournament
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.database, pytest.mark.django_db(transaction=True)]
 
 THREADS = 16
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
 
 
 @pytest.fixture
@@ -46,7 +39,7 @@ def test_sixteen_clients_join_for_the_last_seat_exactly_one_gets_it(crowd):
     services.game_join(game_id=game.pk, player=crowd[1])
     services.game_join(game_id=game.pk, player=crowd[2])
     joiners = crowd[4:4 + THREADS]
-    clients = [client_for(user) for user in joiners]
+    clients = [token_client(user) for user in joiners]
 
     def join(i):
         response = clients[i].post(f"/api/games/{game.pk}/join/", {"client_seed": f"s{i}"}, format="json")
@@ -78,7 +71,7 @@ def test_sixteen_players_register_for_the_last_place_exactly_one_pays_and_gets_i
     for user in crowd[:3]:
         tournament_services.tournament_register(tournament_id=tournament.pk, player=user)
     hopefuls = crowd[4:4 + THREADS]
-    clients = [client_for(user) for user in hopefuls]
+    clients = [token_client(user) for user in hopefuls]
 
     def register(i):
         response = clients[i].post(f"/api/tournaments/{tournament.pk}/registration/")

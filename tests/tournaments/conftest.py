@@ -5,6 +5,8 @@ from __future__ import annotations
 import factories
 import pytest
 
+from apitest import token_client
+
 
 @pytest.fixture
 def bots(django_user_model):
@@ -17,6 +19,12 @@ def bots(django_user_model):
 @pytest.fixture
 def staff(django_user_model):
     return django_user_model.objects.create_user(username="director", password="x", is_staff=True)
+
+
+@pytest.fixture
+def director(staff):
+    """The organiser's API client (a staff token)."""
+    return token_client(staff)
 
 
 @pytest.fixture

@@ -10,18 +10,12 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from tournament_helpers import FAST, chips_granted, chips_total
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+from apitest import token_client
 
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
+pytestmark = [pytest.mark.database, pytest.mark.django_db(transaction=True)]
 
 
 def ok(response, status: int = 200):
@@ -47,8 +41,8 @@ def play_round(clients: dict, detail: dict, number: int) -> None:
 def test_a_swiss_with_a_withdrawal_run_through_the_api(django_user_model, staff, settings, capsys):
     settings.GOAT_INITIAL_CHIPS = 1000
     names = ["anna", "boris", "vera", "gleb", "daria"]
-    clients = {n: client_for(django_user_model.objects.create_user(username=n, password="x")) for n in names}
-    director = client_for(staff)
+    clients = {n: token_client(django_user_model.objects.create_user(username=n, password="x")) for n in names}
+    director = token_client(staff)
     t = ok(director.post("/api/tournaments/", {
         "name": "Full run", "ruleset": "goat-classic", "options": dict(FAST), "format": "swiss", "rounds": 3,
         "table_size": 2, "starts_at": (timezone.now() + timedelta(hours=1)).isoformat(), "max_players": 8,

@@ -13,7 +13,7 @@ from tournaments import services
 from tournaments.models import Seating, Table, Tournament, TournamentRound
 from tournaments.tasks import tournament_advance, tournaments_arena_tick, tournaments_start_due
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.database, pytest.mark.django_db(transaction=True)]
 
 
 def in_threads(fn, n: int = 4) -> list:

@@ -23,11 +23,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PROBLEM = "application/problem+json"
 
 
-@pytest.fixture
-def director(staff):
-    return token_client(staff)
-
-
 def later(**kwargs):
     return {"starts_at": timezone.now() + timedelta(hours=2), **kwargs}
 

@@ -26,7 +26,7 @@ from goat.games.models import Game
 from tournaments import services
 
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.postgres
+pytestmark = pytest.mark.database
 
 #: what must come back: every figure a player or a tournament director sees, as sorted rows
 FIGURES = {

@@ -22,11 +22,6 @@ TEMPLATE = {"name": "Nightly arena", "ruleset": "goat-classic", "options": dict(
             "table_size": 2, "duration_minutes": 60, "max_players": 50, "entry_fee": 10}
 
 
-@pytest.fixture
-def director(staff):
-    return token_client(staff)
-
-
 def create(director, **changes):
     body = {"template": TEMPLATE, "first_start": T0.isoformat(), "every": "P1D", "announce_before": "PT12H"}
     body.update(changes)
@@ -196,3 +191,23 @@ def test_admin_creates_and_stops_a_schedule_with_the_same_checks(admin_client):
     admin_client.post(change, {**form, "every_iso": "P1D", "active": ""})
     schedule.refresh_from_db()
     assert schedule.active is False
+
+
+def test_the_admin_writes_schedules_through_the_services_the_api_uses(admin_client, monkeypatch):
+    import json
+
+    calls = []
+    for name in ("schedule_create", "schedule_update"):
+        real = getattr(schedules, name)
+        monkeypatch.setattr(schedules, name, lambda *a, _real=real, _name=name, **kw: calls.append(_name) or _real(
+            *a, **kw))
+    form = {"template": json.dumps(TEMPLATE), "first_start_0": "2030-06-01", "first_start_1": "21:00:00",
+            "every_iso": "P1D", "announce_before_iso": "PT1H", "active": ""}
+    assert admin_client.post("/admin/tournaments/tournamentschedule/add/", form).status_code == 302
+    schedule = TournamentSchedule.objects.get()
+    assert calls == ["schedule_create"] and schedule.active is False  # created stopped, as asked
+    change = f"/admin/tournaments/tournamentschedule/{schedule.pk}/change/"
+    assert admin_client.post(change, {**form, "active": "on", "every_iso": "P7D"}).status_code == 302
+    schedule.refresh_from_db()
+    assert calls == ["schedule_create", "schedule_update"]
+    assert schedule.active is True and schedule.every == timedelta(days=7)

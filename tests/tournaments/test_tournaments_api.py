@@ -27,11 +27,6 @@ def body(**changes):
     return data
 
 
-@pytest.fixture
-def director(staff):
-    return token_client(staff)
-
-
 def test_staff_create_a_tournament(director):
     response = director.post("/api/tournaments/", body(), format="json")
     assert response.status_code == 201, response.content

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from django.db.models import Sum
+from factories import FAST  # noqa: F401 - short games without a clock, for the tournament tests
 
 from goat.games.models import Game, GameStatus
-
-#: short games without a clock
-FAST = {"limit": 25, "move_time": 0}
 
 
 def chips_total() -> int:

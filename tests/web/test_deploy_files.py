@@ -22,7 +22,7 @@ def test_compose_runs_the_production_process_set_and_monitoring_only_in_its_prof
     services = _compose()["services"]
 
     process_set = {name for name, service in services.items() if "profiles" not in service}
-    assert process_set == {"postgres", "redis", "migrate", "web", "worker", "beat"}
+    assert process_set == {"proxy", "postgres", "standby", "pgbouncer", "redis", "migrate", "web", "worker", "beat"}
     assert {name: services[name]["profiles"] for name in set(services) - process_set} == {
         "prometheus": ["monitoring"], "grafana": ["monitoring"]}
     # beat may be scaled (one per node): nothing pins it to one replica, and each keeps its own schedule file
@@ -46,12 +46,55 @@ def test_compose_runs_the_production_process_set_and_monitoring_only_in_its_prof
     assert "gunicorn.conf.py" in " ".join(services["web"]["command"])
 
 
+def test_compose_publishes_nginx_only_and_trusts_its_network():
+    compose = _compose()
+    services = compose["services"]
+
+    published = {name for name, service in services.items() if "ports" in service and "profiles" not in service}
+    assert published == {"proxy"}  # gunicorn is reached through nginx only
+    assert services["proxy"]["image"].startswith("nginx:")
+    assert "./docs/operations/nginx.conf:/etc/nginx/nginx.conf:ro" in services["proxy"]["volumes"]
+    assert services["proxy"]["depends_on"]["web"]["condition"] == "service_healthy"
+    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    trusted = services["web"]["environment"]["GOAT_TRUSTED_PROXIES"]
+    assert subnet.split(":-")[1].rstrip("}") == trusted.split(":-")[1].rstrip("}")
+
+
 def test_compose_restarts_every_long_running_service_and_not_the_one_shot_migrate():
     services = _compose()["services"]
 
-    for name in ("postgres", "redis", "web", "worker", "beat"):
+    for name in ("postgres", "standby", "pgbouncer", "redis", "web", "worker", "beat"):
         assert services[name]["restart"] == "unless-stopped", name  # a crash or kill -9 heals by itself
     assert services["migrate"]["restart"] == "no"  # a failed migration must stop the start, not loop
+
+
+def test_compose_reads_through_pgbouncer_from_the_primary_and_a_streaming_standby():
+    """Not run here (no Docker on the CI machine): the files agree with each other and with the settings."""
+    services = _compose()["services"]
+
+    standby = services["standby"]
+    script = standby["command"][-1]
+    assert "pg_basebackup -h postgres" in script and " -R " in script and "standby-data:/var/lib/postgresql/data" in \
+        standby["volumes"]
+    assert standby["depends_on"]["postgres"]["condition"] == "service_healthy"
+    replication = [v for v in services["postgres"]["volumes"] if "docker-entrypoint-initdb.d" in v]
+    assert replication and (REPO / replication[0].split(":")[0]).exists()
+
+    pgbouncer = services["pgbouncer"]
+    dockerfile = (REPO / pgbouncer["build"]["dockerfile"]).read_text()
+    assert "apt-get install" in dockerfile and "pgbouncer" in dockerfile and "USER postgres" in dockerfile
+    entrypoint = (REPO / "docker/pgbouncer/entrypoint.sh").read_text()
+    assert "pool_mode = transaction" in entrypoint and "query_wait_timeout" in entrypoint
+    assert pgbouncer["environment"]["PGBOUNCER_PRIMARY_HOST"] == "postgres"
+
+    for name in ("web", "worker", "beat"):
+        environment = services[name]["environment"]
+        assert environment["DATABASE_POOLER"] == "pgbouncer"
+        assert "@pgbouncer:6432/goat" in environment["DATABASE_URL"]
+        assert "@standby:5432/goat" in environment["DATABASE_REPLICA_URL"]
+    migrate = services["migrate"]["environment"]  # schema changes straight to the primary
+    assert "@postgres:5432/goat" in migrate["DATABASE_URL"] and migrate["DATABASE_POOLER"] == ""
+    assert migrate["GOAT_ENV"] == "production"
 
 
 def test_the_example_env_holds_no_real_secret_and_every_variable_is_documented():

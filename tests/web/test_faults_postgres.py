@@ -8,91 +8,24 @@ stopping it disturbs nothing else; it needs PostgreSQL's server binaries (.ci/ru
 
 from __future__ import annotations
 
-import glob
 import json
-import os
-import pwd
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 from games.test_streams_run import Client
+from pgcluster import Cluster, unavailable_reason
 
-from testkit import RUN_THROTTLES_OFF, ManageRun, free_port
+from testkit import RUN_THROTTLES_OFF, ManageRun
 
 START_TIMEOUT = 120
-PG_BIN = next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)), None) or (
-    str(Path(shutil.which("initdb")).parent) if shutil.which("initdb") else None)
-
-
-def _pg_user() -> str | None:
-    """initdb refuses root: run the server as ``postgres`` (or CI's ``goatci``) then."""
-    if os.geteuid() != 0:
-        return None
-    for name in ("postgres", "goatci"):
-        try:
-            pwd.getpwnam(name)
-            return name
-        except KeyError:
-            continue
-    return "missing"
-
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes"),
-    pytest.mark.skipif(PG_BIN is None, reason="needs PostgreSQL's server binaries (.ci/run installs them)"),
-    pytest.mark.skipif(_pg_user() == "missing", reason="as root, needs a postgres system user for initdb"),
-    pytest.mark.slow,
-    # one pass of .ci/run is enough (the test brings its own server): the PostgreSQL + Redis one
-    pytest.mark.skipif(os.environ.get("GOAT_E2E") != "1", reason="runs with GOAT_E2E=1 (.ci/run's second pass)"),
+    pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
+    pytest.mark.realprocess,  # brings its own servers
 ]
-
-
-class Cluster:
-    def __init__(self):
-        self.user = _pg_user()
-        self.port = free_port()
-        # a directory the server's user can reach (pytest's temporary directories are private to root)
-        self.root = Path(tempfile.mkdtemp(prefix="goat-faults-pg-"))
-        self.root.chmod(0o755)
-        self.data = self.root / "data"
-        self.data.mkdir()
-        if self.user:
-            shutil.chown(self.data, self.user)
-        self._as_user("initdb", "-D", str(self.data), "--auth=trust", "--username=goat", "--encoding=UTF8",
-                      "--locale=C")
-        self.start()
-        self._as_user("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "goat", "goat")
-
-    @property
-    def url(self) -> str:
-        return f"postgres://goat@127.0.0.1:{self.port}/goat"
-
-    def _as_user(self, program: str, *args: str) -> None:
-        cmd = [f"{PG_BIN}/{program}", *args]
-        if self.user:
-            cmd = ["runuser", "-u", self.user, "--", *cmd]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, f"{program}: {done.stdout}{done.stderr}"
-
-    def start(self) -> float:
-        self._as_user("pg_ctl", "-D", str(self.data), "-l", str(self.data / "server.log"), "-w", "start", "-o",
-                      f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off")
-        return time.monotonic()
-
-    def stop(self) -> None:
-        self._as_user("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
-
-    def destroy(self) -> None:
-        try:
-            if (self.data / "postmaster.pid").exists():
-                self._as_user("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
 
 
 class Run(ManageRun):

@@ -13,7 +13,6 @@ game out through the restarted broker.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -32,9 +31,7 @@ REDIS_SERVER = shutil.which("redis-server")
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX"),
     pytest.mark.skipif(REDIS_SERVER is None, reason="needs redis-server (.ci/run installs it)"),
-    pytest.mark.slow,
-    # one pass of .ci/run is enough (the test brings its own server): the PostgreSQL + Redis one
-    pytest.mark.skipif(os.environ.get("GOAT_E2E") != "1", reason="runs with GOAT_E2E=1 (.ci/run's second pass)"),
+    pytest.mark.realprocess,  # brings its own servers
 ]
 
 
@@ -80,7 +77,7 @@ class RedisServer:
 class Run(ManageRun):
     def __init__(self, cwd: Path, redis_port: int):
         redis = f"redis://127.0.0.1:{redis_port}"
-        super().__init__(cwd, args=["--web-workers", "2", "--worker-concurrency", "1"], env={
+        super().__init__(cwd, args=["--web-workers", "2", "--worker-concurrency", "1"], migrated=True, env={
             "CELERY_BROKER_URL": f"{redis}/0", "CACHE_URL": f"{redis}/1", "GOAT_STREAMS_PER_TOKEN": str(PER_TOKEN),
             "GOAT_STREAM_KEEPALIVE_SECONDS": "1", "GOAT_ADMIN_PASSWORD": "staff-pass-123", **RUN_THROTTLES_OFF})
 

@@ -152,7 +152,7 @@ def test_a_request_still_in_progress_is_409(two):
     assert response["Retry-After"] == "1"
 
 
-@pytest.mark.skipif(not ON_POSTGRES, reason="advisory locks: PostgreSQL (SQLite waits for the stale time, below)")
+@pytest.mark.database  # advisory locks: PostgreSQL (SQLite waits for the stale time, below)
 def test_a_claim_whose_request_died_is_taken_over_at_once_on_postgresql(two):
     """No connection holds the key's lock (its request died with it): a retry takes the claim over
     at once, whatever its age, and the request is done once."""

@@ -1,4 +1,4 @@
-"""The fan-out channel (goat/web/live.py) and what the services publish on it.
+"""The fan-out channel (goat/live/fanout.py) and what the services publish on it.
 
 The local substitute is exercised across processes (a publisher in a child process, as the Celery
 worker is); the Redis backend where the suite has one (the PostgreSQL + Redis pass of .ci/run).
@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import transaction
+from rest_framework.test import APIClient
 
 from goat.games import notify, services
-from goat.web import live
+from goat.live import fanout
 
 REPO = Path(__file__).resolve().parents[2]
 BACKENDS = ["local"] + (["redis"] if settings.CELERY_BROKER_URL.startswith("redis://") else [])
@@ -30,17 +31,18 @@ def backend(request, settings, tmp_path, monkeypatch):
     settings.GOAT_DATA_DIR = tmp_path
     settings.GOAT_LIVE_URL = "local" if request.param == "local" else settings.CELERY_BROKER_URL
     settings.GOAT_LIVE_PREFIX = f"goat:test-{tmp_path.name}-{uuid.uuid4().hex[:8]}:live:"  # unique across runs
-    monkeypatch.setattr(live, "_redis_client", None)
-    monkeypatch.setattr(live, "_closing", False)
+    monkeypatch.setattr(fanout, "_redis_client", None)
+    monkeypatch.setattr(fanout, "_closing", False)
     return request.param
 
 
 def _publish_from_another_process(channel: str, message: dict, batch: list | None = None) -> None:
-    """``live.publish(channel, message)`` in a child process; with ``batch``, ``live.publish_all(batch)``."""
+    """``fanout.publish(channel, message)`` in a child process; with ``batch``, ``fanout.publish_all(batch)``."""
     code = (
-        "import django, json, sys, time; django.setup(); from goat.web import live; "
+        "import django, json, sys, time; django.setup(); from goat.live import fanout; "
         "batch = json.loads(sys.argv[3]); "
-        "live.publish_all([tuple(p) for p in batch]) if batch else live.publish(sys.argv[1], json.loads(sys.argv[2]))"
+        "fanout.publish_all([tuple(p) for p in batch]) if batch "
+        "else fanout.publish(sys.argv[1], json.loads(sys.argv[2]))"
     )
     env = {
         "DJANGO_SETTINGS_MODULE": "goat.settings", "GOAT_DATA_DIR": str(settings.GOAT_DATA_DIR),
@@ -54,20 +56,21 @@ def _publish_from_another_process(channel: str, message: dict, batch: list | Non
 
 def test_a_message_published_in_another_process_reaches_every_listener_of_its_channel_only(backend):
     async def scenario():
-        async with live.listen("game:1") as a, live.listen("game:1") as b, live.listen("game:2") as other:
+        async with fanout.listen("game:1") as a, fanout.listen("game:1") as b, fanout.listen("game:2") as other:
             await asyncio.to_thread(_publish_from_another_process, "game:1", {"version": 7})
             got = [await a.get(10), await b.get(10)]
             assert got == [{"version": 7}, {"version": 7}]
             assert await other.get(0.3) is None
-            assert live.listeners_count() == 3
-        assert live.listeners_count() == 0
+            assert fanout.listeners_count() == 3
+        assert fanout.listeners_count() == 0
 
     asyncio.run(scenario())
 
 
 def test_a_batch_published_at_once_reaches_the_listeners_of_each_of_its_channels_in_order(backend):
     async def scenario():
-        async with live.listen("game:3") as game, live.listen("player:8") as player, live.listen("player:9") as other:
+        async with (fanout.listen("game:3") as game, fanout.listen("player:8") as player,
+                    fanout.listen("player:9") as other):
             batch = [("game:3", {"version": 4}), ("player:8", {"kind": "your_turn"}), ("player:8", {"kind": "x"})]
             await asyncio.to_thread(_publish_from_another_process, "", {}, batch)
             assert await game.get(10) == {"version": 4}
@@ -79,56 +82,56 @@ def test_a_batch_published_at_once_reaches_the_listeners_of_each_of_its_channels
 
 def test_a_listener_times_out_quietly_and_ends_when_the_process_stops(backend):
     async def scenario():
-        async with live.listen("player:5") as listener:
+        async with fanout.listen("player:5") as listener:
             started = time.monotonic()
             assert await listener.get(0.2) is None
             assert time.monotonic() - started >= 0.2
-            live.close_listeners()
-            with pytest.raises(live.Closed):
+            fanout.close_listeners()
+            with pytest.raises(fanout.Closed):
                 await listener.get(5)
-        with pytest.raises(live.Closed):
-            async with live.listen("player:5"):
+        with pytest.raises(fanout.Closed):
+            async with fanout.listen("player:5"):
                 pass
 
     asyncio.run(scenario())
 
 
 def test_the_stream_slots_of_a_token_are_limited_and_freed(backend):
-    claims = [live.stream_claim("tok", 3) for _ in range(3)]
+    claims = [fanout.stream_claim("tok", 3) for _ in range(3)]
     assert all(claims) and len(set(claims)) == 3
-    assert live.stream_claim("tok", 3) is None
-    assert live.stream_claim("another", 3) is not None
-    live.stream_release("tok", claims[0])
-    again = live.stream_claim("tok", 3)
+    assert fanout.stream_claim("tok", 3) is None
+    assert fanout.stream_claim("another", 3) is not None
+    fanout.stream_release("tok", claims[0])
+    again = fanout.stream_claim("tok", 3)
     assert again is not None
-    live.stream_refresh("tok", again)
-    assert live.stream_claim("tok", 3) is None
+    fanout.stream_refresh("tok", again)
+    assert fanout.stream_claim("tok", 3) is None
 
 
 def test_a_claim_not_refreshed_expires(backend, monkeypatch):
-    assert live.stream_claim("old", 1) is not None
-    assert live.stream_claim("old", 1) is None
+    assert fanout.stream_claim("old", 1) is not None
+    assert fanout.stream_claim("old", 1) is None
     now = time.time()
-    monkeypatch.setattr(live.time, "time", lambda: now + live.CLAIM_TTL_SECONDS + 1)
-    assert live.stream_claim("old", 1) is not None  # a process killed with its streams leaks no slot
+    monkeypatch.setattr(fanout.time, "time", lambda: now + fanout.CLAIM_TTL_SECONDS + 1)
+    assert fanout.stream_claim("old", 1) is not None  # a process killed with its streams leaks no slot
 
 
 def test_a_process_refreshes_the_claims_of_its_listening_streams_in_one_batch(backend, monkeypatch):
-    monkeypatch.setattr(live, "REFRESH_SECONDS", 0.1)
-    held = [live.stream_claim("busy", 3), live.stream_claim("busy", 3)]
-    never_started = live.stream_claim("busy", 3)  # claimed, but its stream never listened
+    monkeypatch.setattr(fanout, "REFRESH_SECONDS", 0.1)
+    held = [fanout.stream_claim("busy", 3), fanout.stream_claim("busy", 3)]
+    never_started = fanout.stream_claim("busy", 3)  # claimed, but its stream never listened
     assert all(held) and never_started is not None
     batches: list[tuple[float, list]] = []
-    real = live.streams_refresh
+    real = fanout.streams_refresh
 
     def recorded(items):
         batches.append((time.time(), sorted(items)))
         real(items)
 
-    monkeypatch.setattr(live, "streams_refresh", recorded)
+    monkeypatch.setattr(fanout, "streams_refresh", recorded)
 
     async def scenario():
-        async with live.listen("player:9", hold=("busy", held[0])), live.listen("game:9", hold=("busy", held[1])):
+        async with fanout.listen("player:9", hold=("busy", held[0])), fanout.listen("game:9", hold=("busy", held[1])):
             await asyncio.sleep(0.35)
 
     asyncio.run(scenario())
@@ -137,22 +140,22 @@ def test_a_process_refreshes_the_claims_of_its_listening_streams_in_one_batch(ba
     mine = [[item for item in items if item[1] == "busy"] for _, items in batches]
     assert mine and all(items == sorted((c, "busy") for c in held) for items in mine)
     last = batches[-1][0]
-    monkeypatch.setattr(live.time, "time", lambda: last + live.CLAIM_TTL_SECONDS - 0.01)
-    assert live.stream_claim("busy", 3) is not None  # the unrefreshed claim expired, the held ones did not
-    assert live.stream_claim("busy", 3) is None
+    monkeypatch.setattr(fanout.time, "time", lambda: last + fanout.CLAIM_TTL_SECONDS - 0.01)
+    assert fanout.stream_claim("busy", 3) is not None  # the unrefreshed claim expired, the held ones did not
+    assert fanout.stream_claim("busy", 3) is None
 
 
 def test_a_refresh_does_not_bring_back_a_released_claim(backend):
-    claim = live.stream_claim("gone", 1)
-    live.stream_release("gone", claim)
-    live.streams_refresh([(claim, "gone")])  # a batch taken just before the release
-    assert live.stream_claim("gone", 1) is not None
+    claim = fanout.stream_claim("gone", 1)
+    fanout.stream_release("gone", claim)
+    fanout.streams_refresh([(claim, "gone")])  # a batch taken just before the release
+    assert fanout.stream_claim("gone", 1) is not None
 
 
 @pytest.fixture
 def published(monkeypatch):
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr(live, "publish_all", sent.extend)
+    monkeypatch.setattr(fanout, "publish_all", sent.extend)
     return sent
 
 
@@ -161,7 +164,9 @@ def test_commands_publish_after_commit_and_a_rollback_publishes_nothing(publishe
     alice = django_user_model.objects.create_user("alice", password="x")
     bob = django_user_model.objects.create_user("bob", password="x")
     game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
-    assert published == [(notify.game_channel(game.pk), {"version": 2})]
+    assert [(channel, message.get("kind")) for channel, message in published] == [
+        (notify.game_channel(game.pk), None), (notify.LOBBY_CHANNEL, "lobby")]
+    assert published[0][1] == {"version": 2}
     published.clear()
     with pytest.raises(RuntimeError), transaction.atomic():
         services.game_join(game_id=game.pk, player=bob)
@@ -209,3 +214,54 @@ def test_a_tournament_table_is_told_on_each_players_feed(published, django_user_
     tables = [(c, m["data"]) for c, m in published if m.get("kind") == "tournament_table"]
     assert sorted(c for c, _ in tables) == sorted(notify.player_channel(p.pk) for p in players)
     assert all(data["tournament"] == tournament.pk for _, data in tables)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lobby_changes_reach_every_players_feed_and_moves_do_not(published, django_user_model):
+    alice, bob = (django_user_model.objects.create_user(name, password="x") for name in ("alice", "bob"))
+    game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
+    services.game_join(game_id=game.pk, player=bob)
+    lobby = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
+    assert [(m["game"], m["status"]) for m in lobby] == [(game.pk, "waiting"), (game.pk, "running")]
+    # a game still waiting comes with its summary; one that left the lobby without
+    assert [s["player"] for s in lobby[0]["summary"]["seats"]] == ["alice"] and "summary" not in lobby[1]
+    published.clear()
+    services.game_resign(game_id=game.pk, player=alice)  # a running game is no longer the lobby's
+    assert not [c for c, _ in published if c == notify.LOBBY_CHANNEL]
+    other = services.game_create(player=bob, ruleset="goat-classic", seats=3)
+    listed = APIClient().get("/api/games/", {"status": "waiting"}).json()["results"]
+    services.game_leave(game_id=other.pk, player=bob)  # the last player out cancels it
+    lobby = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
+    assert [(m["game"], m["status"]) for m in lobby] == [(other.pk, "waiting"), (other.pk, "cancelled")]
+    assert listed == [lobby[0]["summary"]]  # the row as the open games' list shows it
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_players_feed_streams_the_lobby_as_games_open_fill_and_start(backend, django_user_model):
+    """The feed of a player who is at no table hears each change of a waiting game: another player's
+    new game, a seat taken, the start (through the live backend, as a web process hears it)."""
+    from goat.games import streams
+
+    alice, bob, carol = (django_user_model.objects.create_user(n, password="x") for n in ("alice", "bob", "carol"))
+
+    async def next_message(body):
+        while True:
+            line = await asyncio.wait_for(body.__anext__(), 30)
+            if line.strip():  # not a keep-alive
+                return json.loads(line)
+
+    async def scenario():
+        claim = fanout.stream_claim("user:carol", 8)
+        body = streams._feed_body(carol, "application/x-ndjson", "user:carol", claim)
+        try:
+            assert (await next_message(body))["kind"] == "hello"
+            game = await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)
+            message = await next_message(body)
+            assert (message["kind"], message["game"], message["status"]) == ("lobby", game.pk, "waiting")
+            assert [s["player"] for s in message["summary"]["seats"]] == ["alice"]
+            await asyncio.to_thread(services.game_join, game_id=game.pk, player=bob)
+            assert await next_message(body) == {"kind": "lobby", "game": game.pk, "status": "running"}
+        finally:
+            await body.aclose()
+
+    asyncio.run(scenario())

@@ -24,14 +24,13 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from testkit import EMBEDDED_DEFAULTS_ONLY, RUN_THROTTLES_OFF, ManageRun, wait_for
+from testkit import RUN_THROTTLES_OFF, ManageRun, wait_for
 
 START_TIMEOUT = 90
 TOKEN = "scrape-token-for-the-test"
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX"),
-    EMBEDDED_DEFAULTS_ONLY,
-    pytest.mark.slow,  # a real `manage.py run`: GOAT_FULL=1, as .ci/run sets
+    pytest.mark.realprocess,  # a real `manage.py run`, on the embedded defaults in its own directory
 ]
 
 
@@ -55,7 +54,7 @@ class Run(ManageRun):
         outside = _non_loopback_address()
         hosts = ["localhost", "127.0.0.1", *([outside, f"[{outside}]"] if outside else [])]
         super().__init__(cwd, host="0.0.0.0", args=["--web-workers", "2", "--worker-concurrency", "1"],
-                         drop={"PROMETHEUS_MULTIPROC_DIR", "GOAT_METRICS_ALLOW", "GOAT_TRUSTED_PROXIES"},
+                         migrated=True, drop={"PROMETHEUS_MULTIPROC_DIR", "GOAT_METRICS_ALLOW", "GOAT_TRUSTED_PROXIES"},
                          env={"GOAT_METRICS_TOKEN": TOKEN, "ALLOWED_HOSTS": ",".join(hosts),
                               "GOAT_ADMIN_PASSWORD": "staff-pass-123", **RUN_THROTTLES_OFF,
                               "GOAT_THROTTLE_ANON": "100000/min"})

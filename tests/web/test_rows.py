@@ -19,8 +19,7 @@ from goat.web.errors import ServiceError
 from goat.web.rows import RowModel
 
 pytestmark = pytest.mark.django_db
-on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql",
-                                   reason="prepared statements and psycopg's own cursor are PostgreSQL's")
+on_postgresql = pytest.mark.database  # prepared statements and psycopg's own cursor are PostgreSQL's
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit import EMBEDDED_DEFAULTS_ONLY, ManageRun, free_port
+from testkit import ManageRun, free_port
 
 # Upper bounds, not performance checks: a first start migrates and collects the static files, and on a
 # loaded machine (the suite's other processes, a shared CI runner) that has taken over 20 s.
@@ -63,9 +63,8 @@ class Run(ManageRun):
         return self.proc.wait(timeout=STOP_TIMEOUT)
 
 
-@pytest.mark.slow
+@pytest.mark.realprocess
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
-@EMBEDDED_DEFAULTS_ONLY
 def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_path):
     first = Run(tmp_path, free_port(), "first.log")
     try:

@@ -1,6 +1,6 @@
 """Every stream kind under one set of limits (issue 35 item 4): an anonymous open of any stream counts
 against the anonymous rate limit, and one caller (a token, an account, an anonymous address) has one
-budget of open streams across game and tournament streams (goat/web/streaming.py)."""
+budget of open streams across game and tournament streams (goat/live/streaming.py)."""
 
 from __future__ import annotations
 

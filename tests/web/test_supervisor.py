@@ -1,4 +1,4 @@
-"""``manage.py run``'s supervision (goat.web.supervisor) with real child processes: a child killed
+"""``manage.py run``'s supervision (goat.serve.supervisor) with real child processes: a child killed
 with SIGKILL is started again, its orphaned children are stopped first, backoff doubles, a crash
 loop stops everything, and ``stop`` leaves nothing behind. (The whole command under kill -9 is in
 tests/web/test_run_command.py.)"""
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from goat.web.supervisor import Supervisor, become_subreaper, children_of
+from goat.serve.supervisor import Supervisor, become_subreaper, children_of
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and the child subreaper")
 

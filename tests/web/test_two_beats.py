@@ -29,6 +29,8 @@ from testkit import run_together
 from tournaments import services as tournament_services
 from tournaments.models import Standing, Table, TournamentRound
 
+pytestmark = [pytest.mark.database]  # two beats and two workers at once: PostgreSQL's row locks
+
 
 @pytest.fixture
 def players(db):

@@ -106,7 +106,7 @@ games_create = extend_schema(
     operation_id="games_create",
     summary="Create a game",
     description="You take seat 0. The game starts (the first round is dealt) when the last seat is taken. "
-                "A new game gets its ruleset's preset (RULES.md §2, second edition: the goat presets lead "
+                "A new game gets its ruleset's preset (docs/rules.md §2, second edition: the goat presets lead "
                 "with `\"opener\": \"doubles_from_one_by_sum\"`; `remembered_counts` is true for goat-classic, "
                 "false for goat-gamesburg, null for domino-3rounds) with your `options` applied; the fully "
                 "resolved options are stored in the game's first event. "
@@ -253,7 +253,7 @@ games_move = extend_schema(
 games_resign = extend_schema(
     operation_id="games_resign",
     summary="Resign",
-    description="Resigning counts as a timeout of your seat (RULES.md D-12): the game ends.",
+    description="Resigning counts as a timeout of your seat (docs/rules.md D-12): the game ends.",
     parameters=[GAME_ID],
     request=None,
     responses={200: GameViewSerializer, **problem_responses(401, 403, 404, 422)},
@@ -329,7 +329,7 @@ games_scoresheet = extend_schema(
         ),
         OpenApiExample(
             "domino-3rounds: each round names its winners", response_only=True, status_codes=["200"],
-            description="The fewest pips left win the round; ties share (RULES.md §8).",
+            description="The fewest pips left win the round; ties share (docs/rules.md §8).",
             value=SCORESHEET_3ROUNDS_EXAMPLE,
         ),
         UNAUTHENTICATED,

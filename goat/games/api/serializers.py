@@ -77,14 +77,14 @@ class GameCreateSerializer(StrictSerializer):
     seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, help_text="Number of players, 2 to 4.")
     options = OptionsField(
         required=False, default=dict,
-        help_text="Overrides of the ruleset's options (RULES.md §2, second edition), e.g. {\"limit\": 51} or "
+        help_text="Overrides of the ruleset's options (docs/rules.md §2, second edition), e.g. {\"limit\": 51} or "
                   "{\"remembered_counts\": true}. Keys: hand_size, redeal, opener (doubles_from_one, "
                   "doubles_from_one_by_sum, smallest_double), later_leader, bazaar_reserve, fish, lone_double_zero, "
                   "scoring, fish_scoring, open_threshold, remembered_counts, limit, rounds, ante, move_time.",
     )
     client_seed = StrictCharField(
         max_length=CLIENT_SEED_MAX_LENGTH, required=False, allow_blank=True, default="",
-        help_text="Your contribution to the verifiable deal (RULES.md §3).",
+        help_text="Your contribution to the verifiable deal (docs/rules.md §3).",
     )
     computer_players = StrictIntegerField(
         min_value=0, max_value=MAX_SEATS - 1, required=False, default=0,
@@ -108,7 +108,7 @@ class GameCreateSerializer(StrictSerializer):
 class GameJoinSerializer(StrictSerializer):
     client_seed = StrictCharField(
         max_length=CLIENT_SEED_MAX_LENGTH, required=False, allow_blank=True, default="",
-        help_text="Your contribution to the verifiable deal (RULES.md §3).",
+        help_text="Your contribution to the verifiable deal (docs/rules.md §3).",
     )
 
 

@@ -75,6 +75,8 @@ def streams_postprocessing_hook(result, generator, request, public):
     paths["/api/stream/"] = stream_operation(
         "player_stream", "Your feed",
         "First `hello` `{games}` (your waiting and running games), then `game_started`, `your_turn`, `game_ended`, "
-        "`rematch_offered` and `tournament_table`.", [], common,
-        ["hello", "game_started", "your_turn", "game_ended", "rematch_offered", "tournament_table"], False)
+        "`rematch_offered`, `tournament_table` and `lobby` `{game, status, summary}` (a waiting game was created, "
+        "took or lost a player, started or was cancelled; `summary`, as the game list shows it, while it "
+        "waits; `game` null: anything may have changed).", [], common,
+        ["hello", "game_started", "your_turn", "game_ended", "rematch_offered", "tournament_table", "lobby"], False)
     return result

@@ -42,6 +42,7 @@ from goat.games.filters import GameFilter, MyGamesFilter
 from goat.games.models import Game
 from goat.web.errors import ServiceError
 from goat.web.idempotency import idempotent
+from goat.web.replica import PublicReadView
 from goat.web.schema import link
 
 VARY = ("Authorization", "Cookie")
@@ -119,7 +120,7 @@ class GameAPIView(APIView):
 # --- Views ----------------------------------------------------------------------------------
 
 
-class GameListCreateView(generics.ListAPIView, GameAPIView):
+class GameListCreateView(PublicReadView, generics.ListAPIView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     serializer_class = GameSummarySerializer
     schema_links = {"post": {201: game_links("")},
@@ -184,7 +185,7 @@ class GameJoinView(GameAPIView):
         return idempotent(self, request, join)
 
 
-class GameDetailView(GameAPIView):
+class GameDetailView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_retrieve
     def get(self, request: Request, game_id: int) -> Response:
@@ -234,7 +235,7 @@ class GameLeaveView(GameAPIView):
         return Response(selectors.game_view(game=loaded.game, state=loaded.state, seat=None))
 
 
-class GameEventsView(GameAPIView):
+class GameEventsView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_events
     def get(self, request: Request, game_id: int) -> Response:
@@ -254,7 +255,7 @@ class GameEventsView(GameAPIView):
         return conditional(request, etag(version), build)
 
 
-class GameScoresheetView(GameAPIView):
+class GameScoresheetView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_scoresheet
     def get(self, request: Request, game_id: int) -> Response:
@@ -265,7 +266,7 @@ class GameScoresheetView(GameAPIView):
         return response
 
 
-class GameReplayView(GameAPIView):
+class GameReplayView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_replay
     def get(self, request: Request, game_id: int) -> Response:
@@ -281,10 +282,10 @@ class GameReplayView(GameAPIView):
             raise ServiceError("invalid", f"at: {message}", status=400, errors={"at": [message]})
         state = selectors.game_state(game=game, upto=at)
         audit.audit_record_hidden_view(user=request.user, game=game, what="api_replay")  # only if running
-        return Response(selectors.full_state(state))
+        return Response(selectors.full_state(state, game=game))
 
 
-class GameVerifyView(GameAPIView):
+class GameVerifyView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_verify
     def get(self, request: Request, game_id: int) -> Response:

@@ -1,5 +1,6 @@
 // The lobby: open games and my games from the API, the new-game form, join buttons, and the player feed
-// (GET /api/stream/) that says when a game starts, when it is my turn, when a game ends or a rematch is offered.
+// (GET /api/stream/) that says when a game starts, when it is my turn, when a game ends or a rematch is offered,
+// and when a game of the lobby changes (`lobby`): the open games follow it live.
 
 import { api, newKey } from "./api.js";
 import { element, playerLink, say, t } from "./words.js";
@@ -45,12 +46,72 @@ async function fillList(list, path, withJoin, emptyKey) {
   list.replaceChildren(...(rows.length ? rows : [element("li", { class: "empty", text: t(emptyKey) })]));
 }
 
+const OPEN_GAMES = "/api/games/?status=waiting&open=true";
+
+// The open games after a `lobby` event {game, status, summary}: a game still waiting comes with its summary
+// (as the game list shows it), so its row is put in, replaced or taken out here, without a request: it is
+// open to me while it has a free seat and I hold none of its seats. A game that left the lobby (started,
+// cancelled) goes. Without a summary (game null: the feed healed from a lost subscription; anything may have
+// changed) the list is read again, one read at a time and one more if events came during it.
+function lobbyFollower(list) {
+  const me = document.getElementById("whoami")?.textContent;
+  let reading = false;
+  let again = false;
+  async function reread() {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        await fillList(list, OPEN_GAMES, true, "none_open");
+      } while (again);
+    } catch (error) {
+      say(t("error", { detail: error.message }));
+    } finally {
+      reading = false;
+    }
+  }
+  function showEmpty() {
+    if (list.querySelector("li[data-game]")) return;
+    list.replaceChildren(element("li", { class: "empty", text: t("none_open") }));
+  }
+  return ({ game, status, summary }) => {
+    if (game !== null && status !== "waiting") {
+      list.querySelector(`li[data-game="${game}"]`)?.remove();
+      showEmpty();
+      return;
+    }
+    if (!summary) {
+      reread();
+      return;
+    }
+    const old = list.querySelector(`li[data-game="${game}"]`);
+    const open = summary.seats.length < summary.seat_count && !summary.seats.some((s) => s.player === me);
+    if (!open) {
+      old?.remove();
+      showEmpty();
+      return;
+    }
+    const row = gameRow(summary, true);
+    if (old) {
+      old.replaceWith(row);
+      return;
+    }
+    list.querySelector("li.empty")?.remove();
+    const later = [...list.querySelectorAll("li[data-game]")].find((li) => Number(li.dataset.game) < game);
+    list.insertBefore(row, later || null); // newest first, as the list is read
+  };
+}
+
 export async function refreshLobby() {
   const open = document.getElementById("open-games");
   const mine = document.getElementById("my-games");
   try {
     await Promise.all([
-      open && fillList(open, "/api/games/?status=waiting&open=true", true, "none_open"),
+      open && fillList(open, OPEN_GAMES, true, "none_open"),
       mine && fillList(mine, "/api/players/me/games/", false, "none_mine"),
     ]);
   } catch (error) {
@@ -99,6 +160,13 @@ function followFeed(current) {
     if (game !== current) say(t("your_turn_at", { game }), link(game));
   });
   feed.addEventListener("game_ended", () => refreshLobby());
+  const open = document.getElementById("open-games");
+  if (open) {
+    const follow = lobbyFollower(open);
+    feed.addEventListener("lobby", (e) => follow(JSON.parse(e.data)));
+    // the feed listens from its hello on: the list is live (a hook for styles and tests)
+    feed.addEventListener("hello", () => { open.dataset.live = "true"; });
+  }
   feed.addEventListener("rematch_offered", (e) => {
     const data = JSON.parse(e.data);
     say(t("rematch_offered", { player: data.from }), joinButton(data.game));

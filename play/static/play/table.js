@@ -4,7 +4,7 @@
 
 import { api, ApiError, newKey } from "./api.js";
 import { tablePath } from "./lobby.js";
-import { element, playerLink, say, t, tileElement } from "./words.js";
+import { element, linked, playerLink, say, t, tileElement } from "./words.js";
 
 const ENDED = new Set(["finished", "interrupted", "cancelled"]);
 const TICK_MS = 250;
@@ -18,8 +18,8 @@ function seatName(view, seat) {
   return (entry && entry.player) || t("free_seat");
 }
 
-function names(view, seats) {
-  return seats.map((s) => seatName(view, s)).join(", ");
+function players(view, seats) {
+  return seats.map((s) => view.seats[s] && view.seats[s].player);
 }
 
 function clockText(ms) {
@@ -57,6 +57,40 @@ export function startTable(section) {
     }));
   }
 
+  // The bazaar's note: who took tiles from it in the update just shown (your own by name). It stays while
+  // the one who drew plays, and goes with the next turn's update or a new deal.
+  let drawers = [];
+  function noteDraws(events, next) {
+    const note = byId("bazaar-note");
+    const drawn = new Map();
+    for (const e of events) {
+      if (e.type === "round_dealt") drawn.clear();
+      if (e.type !== "tile_drawn") continue;
+      if (!drawn.has(e.seat)) drawn.set(e.seat, []);
+      drawn.get(e.seat).push(e.data.tile);
+    }
+    if (!drawn.size) {
+      const played = events.filter((e) => e.type === "tile_played").map((e) => e.seat);
+      const dealt = events.some((e) => e.type === "round_dealt");
+      if (!dealt && played.length === 1 && drawers.includes(played[0])) return;
+      drawers = [];
+      note.hidden = true;
+      return;
+    }
+    drawers = [...drawn.keys()];
+    const lines = [...drawn].map(([seat, tiles]) => {
+      if (seat === next.your_seat && tiles.every(Boolean)) {
+        return element("span", { class: "drawn mine", text: t("drew_mine", { tiles: tiles.join(", ") }) });
+      }
+      const [before, after] = t("drew", { player: "\u0000", n: tiles.length }).split("\u0000");
+      const player = next.seats[seat] && next.seats[seat].player;
+      return element("span", { class: "drawn" }, document.createTextNode(before), playerLink(player),
+        document.createTextNode(after ?? ""));
+    });
+    note.replaceChildren(...lines.flatMap((line, i) => (i ? [document.createTextNode(" "), line] : [line])));
+    note.hidden = false;
+  }
+
   function drawMoves() {
     const moves = byId("moves");
     const count = {};
@@ -87,15 +121,19 @@ export function startTable(section) {
       lines.push(element("p", { text: t("cancelled") }));
     } else {
       lines.push(element("p", { id: "result-reason", text: t(`reason_${result.reason}`) }));
-      lines.push(element("p", { id: "result-winners", text: t("winners", { players: names(view, result.winners) }) }));
+      lines.push(element("p", { id: "result-winners" }, ...linked("winners", {}, { players: players(view, result.winners) })));
       if (result.goats.length) {
-        lines.push(element("p", { id: "result-goats", text: t("goats", { players: names(view, result.goats) }) }));
+        lines.push(element("p", { id: "result-goats" }, ...linked("goats", {}, { players: players(view, result.goats) })));
       }
       if (view.rated === false) {
         lines.push(element("p", { class: "meta", text: t("unrated") }));
       } else {
-        const points = result.rating_points.map((p, seat) => `${seatName(view, seat)} ${p > 0 ? "+" : ""}${p}`);
-        lines.push(element("p", { class: "meta", text: `${t("rating_points")}: ${points.join(", ")}` }));
+        const points = [document.createTextNode(`${t("rating_points")}: `)];
+        result.rating_points.forEach((p, seat) => {
+          if (seat) points.push(document.createTextNode(", "));
+          points.push(playerLink(players(view, [seat])[0]), document.createTextNode(` ${p > 0 ? "+" : ""}${p}`));
+        });
+        lines.push(element("p", { class: "meta" }, ...points));
       }
     }
     box.replaceChildren(...lines);
@@ -114,7 +152,7 @@ export function startTable(section) {
       state.textContent = t("your_turn");
       state.classList.add("my-turn");
     } else if (view.turn !== null) {
-      state.textContent = t("turn_of", { player: seatName(view, view.turn) });
+      state.replaceChildren(...linked("turn_of", {}, { player: players(view, [view.turn]) }));
     }
     const meta = [view.ruleset, t(`status_${view.status}`), t("round", { round: view.round }),
       `${t("bazaar")}: ${view.bazaar}`];
@@ -156,12 +194,11 @@ export function startTable(section) {
     const table = byId("rounds");
     const head = element("tr", {}, element("th", { scope: "col", text: t("round", { round: "" }).trim() }),
       element("th", { scope: "col", text: "" }),
-      ...view.seats.map((s) => element("th", { scope: "col", text: seatName(view, s.seat) })));
+      ...view.seats.map((s) => element("th", { scope: "col" }, playerLink(s.player))));
     const rows = sheet.rounds.map((r) => {
-      const how = r.end === "out" ? t("went_out", { player: seatName(view, r.seat) })
-        : t("fish", { player: seatName(view, r.seat) });
+      const how = linked(r.end === "out" ? "went_out" : "fish", {}, { player: players(view, [r.seat]) });
       return element("tr", { class: "round-result", "data-round": r.round },
-        element("th", { scope: "row", text: String(r.round) }), element("td", { text: how }),
+        element("th", { scope: "row", text: String(r.round) }), element("td", {}, ...how),
         ...r.round_points.map((p) => element("td", { text: String(p) })));
     });
     const total = element("tr", { class: "total" }, element("th", { scope: "row", text: t("total") }),
@@ -226,7 +263,11 @@ export function startTable(section) {
   function follow() {
     stream = new EventSource(`/api/games/${id}/stream/`);
     stream.addEventListener("state", (e) => render(JSON.parse(e.data)));
-    stream.addEventListener("update", (e) => render(JSON.parse(e.data).game));
+    stream.addEventListener("update", (e) => {
+      const update = JSON.parse(e.data);
+      if (!view || update.version > view.version) noteDraws(update.events || [], update.game);
+      render(update.game);
+    });
     stream.addEventListener("open", () => say(""));
     stream.addEventListener("error", () => {
       if (!stream) return;

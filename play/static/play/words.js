@@ -49,6 +49,24 @@ export function playerLink(name) {
   return link;
 }
 
+// t(key, params) as nodes, each player named in it a link: `players` maps a parameter to its usernames
+// (several are joined by ", ").
+export function linked(key, params, players) {
+  const marks = Object.fromEntries(Object.keys(players).map((name, i) => [name, `\u0000${i}\u0000`]));
+  const nodes = [];
+  t(key, { ...params, ...marks }).split(/\u0000(\d+)\u0000/).forEach((part, i) => {
+    if (i % 2 === 0) {
+      if (part) nodes.push(document.createTextNode(part));
+      return;
+    }
+    Object.values(players)[Number(part)].forEach((player, j) => {
+      if (j) nodes.push(document.createTextNode(", "));
+      nodes.push(playerLink(player));
+    });
+  });
+  return nodes;
+}
+
 const status = document.getElementById("play-status");
 
 // A message in the status line (role=status), with optional nodes after it (a link, a button).

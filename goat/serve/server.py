@@ -21,7 +21,8 @@ from gunicorn.arbiter import Arbiter
 from uvicorn.server import Server
 from uvicorn_worker import UvicornWorker
 
-from goat.web import live
+from goat.live import fanout
+from goat.web import limits, logs
 
 #: seconds a stopping worker keeps its idle kept-alive connections, answering a request on one with
 #: "Connection: close" (as gunicorn >= 27.0.1's gthread worker does; docs/reliability.md section 8)
@@ -66,7 +67,7 @@ def _logged(scope, send):
 
 
 def _access_line(scope, seen, started) -> None:
-    request_headers = {k.decode().lower(): v.decode(errors="replace") for k, v in scope.get("headers", [])}
+    request_headers = {k.decode("latin-1").lower(): v.decode(errors="replace") for k, v in scope.get("headers", [])}
     query = scope.get("query_string", b"").decode(errors="replace")
     target = scope.get("path", "") + (f"?{query}" if query else "")
     atoms = _Atoms({
@@ -79,7 +80,8 @@ def _access_line(scope, seen, started) -> None:
     })
     atoms.update({f"{{{k}}}i": v for k, v in request_headers.items()})
     atoms.update({f"{{{k}}}o": v for k, v in seen["headers"].items()})
-    _access_logger.info(_State.access_format, atoms)
+    _access_logger.info(_State.access_format, _Atoms({key: logs.log_safe(value) if isinstance(value, str) else value
+                                                      for key, value in atoms.items()}))
 
 
 def _closing(send):
@@ -115,6 +117,17 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
                 send = _closing(send)  # this worker's last request(s): the client reconnects elsewhere
             if _State.access_format and _access_logger.isEnabledFor(logging.INFO):
                 send = _logged(scope, send)
+        if kind == "http":
+            # refused by the protocol, or the body read here in the event loop (deadline, size) before
+            # any thread is taken: a slow client holds a coroutine, never one of the ``threads``
+            refused = scope.get(limits.REFUSED)
+            if refused is None:
+                receive, refused = await limits.read_body(scope, receive)
+            if refused is not None:
+                await limits.send_problem(send, *refused, headers=scope.get("headers", ()))
+                return
+            if receive is None:  # the client went away
+                return
         if kind == "http" and matches(scope["path"]):
             await asgi(scope, receive, send)
         else:
@@ -197,7 +210,7 @@ class _Server(Server):
     async def shutdown(self, sockets=None) -> None:
         # Streams never finish on their own: end them first, or the graceful stop would wait for
         # them until gunicorn's graceful_timeout and then kill the worker.
-        live.close_listeners()
+        fanout.close_listeners()
         _State.draining = True
         # uvicorn would close idle kept-alive connections at once, and a request a client sends on one
         # at that moment is lost (a reset): stop accepting, keep them DRAIN_SECONDS, answer with
@@ -213,9 +226,10 @@ class _Server(Server):
 
 
 class Worker(UvicornWorker):
-    """gunicorn worker: uvicorn (uvloop, httptools where installed), the streams ended on stop."""
+    """gunicorn worker: uvicorn (uvloop where installed; httptools with goat.web.limits' head limits), the
+    streams ended on stop."""
 
-    CONFIG_KWARGS = {"loop": "auto", "http": "auto", "lifespan": "off", "access_log": False}
+    CONFIG_KWARGS = {"loop": "auto", "http": limits.Protocol, "lifespan": "off", "access_log": False}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -174,10 +174,10 @@ class _Hub:
         """The subscription is up (again): tell every listener to read what it may have missed."""
         self.generation += 1
         message = {"resync": self.generation}
-        for listeners in self.listeners.values():
-            for listener in listeners:
-                if listener.entered:  # one still waiting in ``listen`` reads everything after this anyway
-                    listener.put(message)
+        # once per listener, whatever the number of its channels
+        for listener in {listener for listeners in self.listeners.values() for listener in listeners}:
+            if listener.entered:  # one still waiting in ``listen`` reads everything after this anyway
+                listener.put(message)
         self.ready.set()
         if _held and _url() != "local":  # a Redis that restarted has lost them; some were counted here
             self.loop.run_in_executor(None, _claims_rebuild, list(_held.items()))

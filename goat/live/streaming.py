@@ -31,7 +31,7 @@ from django.utils.translation import gettext, gettext_lazy
 from rest_framework import exceptions
 from rest_framework.utils.encoders import JSONEncoder
 
-from goat.web import live
+from goat.live import fanout
 from goat.web.auth import TokenAuthentication
 from goat.web.errors import ServiceError
 from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
@@ -134,7 +134,7 @@ def stream_response(body: AsyncIterator[bytes], fmt: str) -> StreamingHttpRespon
 async def slot_claim(key: str) -> str:
     """A slot of ``key``'s open streams (``GOAT_STREAMS_PER_TOKEN``), or 429 ``too_many_streams``."""
     limit = settings.GOAT_STREAMS_PER_TOKEN
-    claim = await sync_to_async(live.stream_claim, thread_sensitive=False)(key, limit)
+    claim = await sync_to_async(fanout.stream_claim, thread_sensitive=False)(key, limit)
     if claim is None:
         raise ServiceError("too_many_streams", TOO_MANY.format(limit=limit), status=429,
                            headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
@@ -143,7 +143,7 @@ async def slot_claim(key: str) -> str:
 
 async def slot_release(key: str, claim: str) -> None:
     try:
-        await sync_to_async(live.stream_release, thread_sensitive=False)(key, claim)
+        await sync_to_async(fanout.stream_release, thread_sensitive=False)(key, claim)
     except Exception:  # the claim expires on its own
         logger.warning("live: stream claim not released", exc_info=True)
 
@@ -151,13 +151,13 @@ async def slot_release(key: str, claim: str) -> None:
 async def heard(listener) -> AsyncIterator[list[dict[str, Any]] | None]:
     """What ``listener`` hears, a batch of messages at a time; None when nothing came for a
     keep-alive's time. Ends when the channel closes. (The stream's slot claim is refreshed by the
-    process with all the others: goat.web.live.)"""
-    wait = live.within(settings.GOAT_STREAM_KEEPALIVE_SECONDS)
+    process with all the others: goat.live.fanout.)"""
+    wait = fanout.within(settings.GOAT_STREAM_KEEPALIVE_SECONDS)
     while True:
         try:
             message = await listener.get(wait)
             queued = listener.pending()
-        except live.Closed:
+        except fanout.Closed:
             return
         yield None if message is None else [message, *queued]
 

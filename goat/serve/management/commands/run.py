@@ -1,11 +1,12 @@
 """``python manage.py run``: the whole service on one machine, one command.
 
-Migrates, makes sure a staff account exists (printing its password the first time), then starts
+Migrates and makes sure a staff account exists (printing its password the first time), under the
+migrations lock (goat.web.locks: nodes started together against one PostgreSQL do it once), then starts
 the web server (gunicorn with uvicorn workers: the API and the live streams on one port), one
 Celery worker and one Celery beat, and prints the URLs.
 Ctrl-C (or SIGTERM) stops every child cleanly. A second start reuses the data directory.
 
-The children are supervised (goat.web.supervisor): one that dies (a crash, kill -9, an
+The children are supervised (goat.serve.supervisor): one that dies (a crash, kill -9, an
 unrecoverable error of the Celery worker when Redis restarts) is logged and started again after a
 backoff; only Ctrl-C, or a crash loop (one child exiting 5 times in a minute), stops everything.
 The children stay in this command's process group (a terminal's Ctrl-C reaches them too) and are
@@ -26,9 +27,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.db import IntegrityError, transaction
 
+from goat.serve.supervisor import Supervisor
 from goat.web import metrics
-from goat.web.supervisor import Supervisor
+from goat.web.locks import migrations_lock
 
 GUNICORN_CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
 STOP_TIMEOUT_SECONDS = 20
@@ -45,9 +48,12 @@ class Command(BaseCommand):
         parser.add_argument("--no-worker", action="store_true", help="web only (no Celery worker, no beat)")
 
     def handle(self, *args, **options):
-        call_command("migrate", interactive=False, verbosity=0)
-        self.stdout.write(self.style.SUCCESS("database migrated"))
-        self._ensure_staff()
+        # nodes started together against one database: one migrates and makes the staff account, the
+        # others wait for the lock and find both done (docs/operations.md "Scaling out")
+        with migrations_lock():
+            call_command("migrate", interactive=False, verbosity=0)
+            self.stdout.write(self.style.SUCCESS("database migrated"))
+            self._ensure_staff()
         python = sys.executable
         host, port = options["host"], options["port"]
         web = [python, "-m", "gunicorn"]
@@ -121,6 +127,11 @@ class Command(BaseCommand):
                               f"change it with: python manage.py changepassword {username})")
             return
         password = os.environ.get("GOAT_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
-        User.objects.create_superuser(username=username, password=password, email="")
+        try:
+            with transaction.atomic():
+                User.objects.create_superuser(username=username, password=password, email="")
+        except IntegrityError:  # another node made it meanwhile (SQLite, or a database without the lock)
+            self.stdout.write(f"staff account {username!r} exists (made by another node at this start)")
+            return
         shown = "(from GOAT_ADMIN_PASSWORD)" if os.environ.get("GOAT_ADMIN_PASSWORD") else password
         self.stdout.write(self.style.WARNING(f"created staff account {username!r} with password: {shown}"))

@@ -1,0 +1,125 @@
+"""Hostile clients against a real ``manage.py run`` (as a newcomer starts it, no proxy in front): slow
+bodies hold no thread, oversized heads are 431, the access log cannot be forged, a bad Host is one
+warning line (docs/reliability.md "Limits")."""
+
+from __future__ import annotations
+
+import socket
+import time
+import urllib.request
+
+import pytest
+
+from testkit import RUN_THROTTLES_OFF, ManageRun, wait_for
+
+pytestmark = pytest.mark.realprocess
+
+BODY_SECONDS = 8  # the server's body deadline here: long enough to measure while the bodies are held
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    server = ManageRun(tmp_path_factory.mktemp("limits-run"), args=["--no-worker", "--web-workers", "2"],
+                       env={**RUN_THROTTLES_OFF, "GOAT_BODY_TIMEOUT_SECONDS": str(BODY_SECONDS),
+                            "GOAT_HEADER_TIMEOUT_SECONDS": str(BODY_SECONDS)})
+    try:
+        server.wait_healthy(120)
+        yield server
+    finally:
+        server.stop()
+
+
+def _connect(run) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", run.port), timeout=60)
+    return sock
+
+
+def _answer(sock: socket.socket) -> bytes:
+    data = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _status(data: bytes) -> int:
+    assert data.startswith(b"HTTP/1.1 "), data[:200]
+    return int(data.split(b" ", 2)[1])
+
+
+def _timed_get(url: str) -> tuple[int, float]:
+    started = time.monotonic()
+    with urllib.request.urlopen(url, timeout=30) as response:
+        response.read()
+        return response.status, time.monotonic() - started
+
+
+def test_sixteen_slow_bodies_hold_no_thread_and_are_refused_after_the_deadline(run):
+    slow = []
+    for _ in range(16):
+        sock = _connect(run)
+        sock.sendall(b"POST /api/auth/token/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 1000\r\n\r\n{\"username\": ")
+        slow.append(sock)
+    opened = time.monotonic()
+    try:
+        time.sleep(1)  # each has reached its worker and waits for the rest of its body
+        for path in ("/health/", "/", "/api/games/", "/health/"):
+            status, seconds = _timed_get(run.base + path)
+            assert status == 200
+            assert seconds < 1.0, f"{path} took {seconds:.2f}s while 16 slow bodies were held"
+        assert time.monotonic() - opened < BODY_SECONDS - 1, "the machine was too slow to measure in time"
+        answers = [_answer(sock) for sock in slow]  # each is refused at the deadline, its connection closed
+    finally:
+        for sock in slow:
+            sock.close()
+    assert [_status(answer) for answer in answers] == [408] * 16
+    assert b'"code": "request_timeout"' in answers[0] or b'"code":"request_timeout"' in answers[0]
+
+
+def _raw(run, request: bytes) -> bytes:
+    with _connect(run) as sock:
+        try:
+            sock.sendall(request)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused before the whole head was sent: the answer is already waiting
+        return _answer(sock)
+
+
+def test_a_200_kb_header_is_a_431(run):
+    answer = _raw(run, b"GET /health/ HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 200_000 + b"\r\n\r\n")
+    assert _status(answer) == 431
+
+
+def test_5000_headers_are_a_431(run):
+    many = b"".join(b"X-H%d: v\r\n" % i for i in range(5000))
+    assert _status(_raw(run, b"GET /health/ HTTP/1.1\r\nHost: localhost\r\n" + many + b"\r\n")) == 431
+    few = b"".join(b"X-H%d: v\r\n" % i for i in range(50))
+    assert _status(_raw(run, b"GET /health/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + few
+                        + b"\r\n")) == 200
+
+
+def test_a_path_with_crlf_writes_no_line_of_its_own_to_the_access_log(run):
+    answer = _raw(run, b"GET /nowhere%0d%0a127.0.0.1%20%22GET%20/forged/%20HTTP/1.1%22%20200 HTTP/1.1\r\n"
+                       b"Host: localhost\r\nConnection: close\r\n\r\n")
+    assert _status(answer) == 404
+    line = wait_for(lambda: next((line for line in run.output(200_000).splitlines() if '"GET /nowhere' in line), None),
+                    timeout=30, what="the access line")
+    assert "/nowhere\\r\\n127.0.0.1 \\x22GET /forged/" in line
+    assert not any(line.startswith(("127.0.0.1 \"GET /forged/", "127.0.0.1 \\x22GET /forged/"))
+                   for line in run.output(200_000).splitlines())
+
+
+def test_a_bad_host_is_a_400_and_one_warning_line_without_a_traceback(run):
+    answer = _raw(run, b"GET /api/games/ HTTP/1.1\r\nHost: evil-host.example\r\nConnection: close\r\n\r\n")
+    assert _status(answer) == 400
+    lines = wait_for(lambda: [line for line in run.output(200_000).splitlines()
+                              if "evil-host.example" in line and "Invalid HTTP_HOST" in line],
+                     timeout=30, what="the DisallowedHost line")
+    assert len(lines) == 1 and " WARNING " in lines[0], lines
+    assert "Traceback" not in run.output(200_000)
