@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from goat.games import selectors as games
 from goat.players import services as players
 from goat.web.errors import ServiceError
-from goat.web.pages import page_of, pager_links
+from goat.web.pager import page_of, pager_links
 from goat.web.replica import public_read
 from tournaments import selectors as tournaments
 

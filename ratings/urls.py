@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import api, pages
+from . import api, views
 
 api_urlpatterns = [
     path("players/<str:username>/ratings/", api.PlayerRatingsView.as_view(), name="player-ratings"),
@@ -11,5 +11,5 @@ api_urlpatterns = [
 ]
 
 page_urlpatterns = [
-    path("leaderboards/", pages.leaderboards_page, name="page-leaderboards"),
+    path("leaderboards/", views.leaderboards_page, name="page-leaderboards"),
 ]

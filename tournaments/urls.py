@@ -4,7 +4,7 @@ from django.urls import path
 
 from goat.web import converters  # noqa: F401 - registers <id:...>
 
-from . import api, pages, streams
+from . import api, streams, views
 
 api_urlpatterns = [
     path("tournaments/", api.TournamentListCreateView.as_view(), name="tournament-list"),
@@ -28,6 +28,6 @@ api_urlpatterns = [
 ]
 
 page_urlpatterns = [
-    path("tournaments/", pages.tournament_list_page, name="page-tournaments"),
-    path("tournaments/<id:tournament_id>/", pages.tournament_page, name="page-tournament"),
+    path("tournaments/", views.tournament_list_page, name="page-tournaments"),
+    path("tournaments/<id:tournament_id>/", views.tournament_page, name="page-tournament"),
 ]

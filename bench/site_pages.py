@@ -1,8 +1,8 @@
 """Server time of every page of the site (docs/site.md's page map) at 10,000 players and 100,000 games.
 
-    python bench/pages.py [--players 10000] [--games 100000] [--with-events 1000] [--repeat 30] [--json]
-    DATABASE_URL=postgres://USER@127.0.0.1:PORT/goat python bench/pages.py     # the figure (PostgreSQL)
-    python bench/pages.py --quick                                                # a smoke run (SQLite)
+    python bench/site_pages.py [--players 10000] [--games 100000] [--with-events 1000] [--repeat 30] [--json]
+    DATABASE_URL=postgres://USER@127.0.0.1:PORT/goat python bench/site_pages.py     # the figure (PostgreSQL)
+    python bench/site_pages.py --quick                                                # a smoke run (SQLite)
 
 The data (written once per run into the database ``DATABASE_URL`` names; a throwaway SQLite file
 without it):

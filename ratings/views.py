@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from goat.engine import RULESETS
-from goat.web.pages import PAGE_SIZE, page_of, pager_links
+from goat.web.pager import PAGE_SIZE, page_of, pager_links
 from goat.web.replica import public_read
 
 from . import selectors as boards

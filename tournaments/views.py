@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from goat.engine.status import RUNNING
-from goat.web.pages import frame, page_of, pager_links
+from goat.web.pager import frame, page_of, pager_links
 from goat.web.replica import public_read
 
 from . import selectors
