@@ -242,8 +242,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache (throttle counters, idempotency locks) -----------------------------------------------
 
-# Without CACHE_URL each process has its own local-memory cache, so rate limits are counted per
-# process; with Redis every web process shares the counters.
+# Without CACHE_URL each process has its own local-memory cache (idempotency locks); the rate limits
+# count in GOAT_RATES_PATH then. With Redis every web process shares both.
 CACHE_URL = env_str("CACHE_URL", os.environ.get("REDIS_CACHE_URL", ""))
 if CACHE_URL:
     CACHES = {
@@ -256,6 +256,10 @@ if CACHE_URL:
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
+
+# Every rate limit counts in one store all web processes share (goat/web/rates.py): Redis when the
+# cache is Redis, else this SQLite file (one machine; not the game database).
+GOAT_RATES_PATH = env_str("GOAT_RATES_PATH", str(GOAT_DATA_DIR / "rates.sqlite3"))
 
 # --- Auth ---------------------------------------------------------------------------------------
 
@@ -412,6 +416,9 @@ REST_FRAMEWORK = {
         "moves": env_str("GOAT_THROTTLE_MOVES", "1200/min"),
         "signup": env_str("GOAT_THROTTLE_SIGNUP", "20/min"),
         "auth": env_str("GOAT_THROTTLE_AUTH", "30/min"),
+        # wrong invite codes (tournaments.services.entry_check): per player, and per tournament
+        "invite_player": env_str("GOAT_THROTTLE_INVITE_PLAYER", "10/hour"),
+        "invite_tournament": env_str("GOAT_THROTTLE_INVITE_TOURNAMENT", "100/hour"),
     },
     "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
@@ -505,6 +512,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _timedelta(minutes=5),
         "options": {"expires": 300},
     },
+    # unclocked games with a computer and no command for GOAT_COMPUTER_GAME_IDLE_HOURS: the player to
+    # move times out (unrated: games with a computer always are)
+    "games-end-idle": {
+        "task": "goat.tasks.games_end_idle",
+        "schedule": _timedelta(minutes=5),
+        "options": {"expires": 300},
+    },
     # projections of ended games that no task applied (a killed worker, a lost message)
     "projections-catch-up": {
         "task": "goat.tasks.projections_catch_up",
@@ -547,6 +561,11 @@ GOAT_WAITING_GAME_HOURS = env_int("GOAT_WAITING_GAME_HOURS", 24)
 # A computer player's think time: its move is a task run this many seconds after its turn began
 # (0: at once). Docs: docs/computer.md.
 GOAT_COMPUTER_THINK_SECONDS = max(0.0, env_float("GOAT_COMPUTER_THINK_SECONDS", 1.0))
+#: open (waiting or running) games with a computer player one player may hold a seat in; one more is
+#: 409 too_many_computer_games
+GOAT_COMPUTER_GAMES_PER_PLAYER = max(1, env_int("GOAT_COMPUTER_GAMES_PER_PLAYER", 5))
+#: an unclocked game with a computer player and no command for this long ends: the player to move times out
+GOAT_COMPUTER_GAME_IDLE_HOURS = max(1, env_int("GOAT_COMPUTER_GAME_IDLE_HOURS", 24))
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
 

@@ -45,12 +45,26 @@ def pytest_runtest_setup(item):
         pytest.skip(reason)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _rates_path(tmp_path_factory):
+    """The rate store's file of this test process (parallel test processes would share the default)."""
+    from django.test import override_settings
+
+    with override_settings(GOAT_RATES_PATH=str(tmp_path_factory.mktemp("rates") / "rates.sqlite3")):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _clear_cache():
-    """Throttle counters live in the cache: start every test with none."""
+    """Throttle counters live in the rate store (goat.web.rates), idempotency locks in the cache:
+    start every test with none."""
+    from goat.web.rates import rates_clear
+
     cache.clear()
+    rates_clear()
     yield
     cache.clear()
+    rates_clear()
 
 
 @pytest.fixture(autouse=True)
@@ -102,3 +116,17 @@ def _eager_celery():
     app.conf.task_eager_propagates = True
     yield
     app.conf.task_always_eager = False
+
+
+@pytest.fixture
+def local_live(settings, tmp_path, monkeypatch):
+    """The local fan-out substitute in a folder of this test's own, one stream slot per account or token."""
+    import uuid
+
+    from goat.live import fanout
+
+    settings.GOAT_DATA_DIR = tmp_path
+    settings.GOAT_LIVE_URL = "local"
+    settings.GOAT_LIVE_PREFIX = f"goat:test-{uuid.uuid4().hex[:8]}:live:"
+    settings.GOAT_STREAMS_PER_TOKEN = 1
+    monkeypatch.setattr(fanout, "_closing", False)

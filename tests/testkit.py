@@ -169,7 +169,7 @@ REPO = Path(__file__).resolve().parents[1]
 #: test names them, and its secret key, environment and processes are its own
 RUN_ENV_DROPPED = frozenset({"DATABASE_URL", "DATABASE_REPLICA_URL", "DATABASE_POOLER", "CELERY_BROKER_URL",
                              "GOAT_DATA_DIR", "CACHE_URL", "REDIS_CACHE_URL", "GOAT_ENV", "SECRET_KEY",
-                             "WEB_CONCURRENCY", "GOAT_LIVE_URL", "GOAT_ADMIN_PASSWORD"})
+                             "WEB_CONCURRENCY", "GOAT_LIVE_URL", "GOAT_ADMIN_PASSWORD", "GOAT_RATES_PATH"})
 
 #: throttles a test's server does not reach: the tests measure behaviour, not the rate limits
 RUN_THROTTLES_OFF = {"GOAT_THROTTLE_USER": "100000/min", "GOAT_THROTTLE_MOVES": "100000/min",

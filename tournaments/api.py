@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from typing import Any
 
 from django.http import HttpResponse
@@ -26,6 +25,7 @@ from goat.games.api.serializers import options_schema
 from goat.games.api.stream_schema import stream_operation
 from goat.players.backends import user_by_username
 from goat.players.services import player_get
+from goat.web.csvfiles import csv_writer
 from goat.web.errors import ServiceError
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
 from goat.web.idempotency import idempotent
@@ -48,6 +48,11 @@ class TournamentOptionsField(serializers.DictField):
     """Overrides of the ruleset's options for every game of the tournament (no ante)."""
 
 
+#: the shortest invite code a tournament takes: with wrong codes throttled (``invite_player``,
+#: ``invite_tournament``), 8 characters leave no code to guess in a tournament's lifetime
+INVITE_CODE_MIN_LENGTH = 8
+
+
 class EntrySerializer(StrictSerializer):
     min_games = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, allow_null=True,
                                    help_text="Games played on the ruleset's all-time board, at least.")
@@ -55,8 +60,10 @@ class EntrySerializer(StrictSerializer):
                                     help_text="Rating on the ruleset's all-time board, at least.")
     max_rating = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True,
                                     help_text="Rating on the ruleset's all-time board, at most.")
-    invite_code = StrictCharField(min_length=4, max_length=64, required=False, allow_null=True, trim_whitespace=False,
-                                  write_only=True, help_text="Registration needs this code; never shown back.")
+    invite_code = StrictCharField(min_length=INVITE_CODE_MIN_LENGTH, max_length=64, required=False, allow_null=True,
+                                  trim_whitespace=False, write_only=True,
+                                  help_text=f"Registration needs this code; never shown back. At least "
+                                            f"{INVITE_CODE_MIN_LENGTH} characters.")
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
@@ -710,7 +717,7 @@ class TournamentResultsCSVView(PublicReadView, APIView):
         tournament = _tournament_or_404(tournament_id)
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}-results.csv"'
-        writer = csv.writer(response)
+        writer = csv_writer(response)
         writer.writerow(selectors.RESULTS_COLUMNS)
         for row in selectors.tournament_results_rows(tournament=tournament):
             writer.writerow([_csv_cell(row[column]) for column in selectors.RESULTS_COLUMNS])
@@ -718,12 +725,9 @@ class TournamentResultsCSVView(PublicReadView, APIView):
 
 
 def _csv_cell(value: object) -> object:
-    """A cell as text: booleans as true/false; a text that a spreadsheet would read as a formula
-    (a username may start with ``+``, ``-``, ``@`` or ``=``) gets a leading apostrophe."""
+    """A cell as text: booleans as true/false (the writer escapes a text that begins like a formula)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
     return value
 
 

@@ -33,6 +33,8 @@ from goat.games.projections import EndedGame
 from goat.live import fanout
 from goat.players.services import player_is_computer
 from goat.web.errors import ServiceError
+from goat.web.rates import rate_refund
+from goat.web.throttling import rate_limit
 from ratings.chips import chips_move
 from ratings.models import ChipKind
 from ratings.selectors import player_ruleset_stats
@@ -168,15 +170,34 @@ def registration_open(tournament: Tournament, now: datetime | None = None) -> bo
     return False
 
 
+def _invite_code_check(tournament: Tournament, player, invite_code: str) -> None:
+    """403 ``invite_code_wrong`` unless ``invite_code`` is the tournament's. Wrong codes are counted per
+    player (rate ``invite_player``) and per tournament (``invite_tournament``) in the shared rate
+    store; over either, every attempt is 429 ``throttled`` with ``Retry-After`` until a place frees,
+    so codes cannot be guessed at request speed. A right code is no failed attempt: its count is
+    taken back. The counts are outside the database transaction: a refusal's rollback keeps them."""
+    player_hit = rate_limit("invite_player", str(player.pk))
+    try:
+        tournament_hit = rate_limit("invite_tournament", str(tournament.pk))
+    except ServiceError:
+        rate_refund(player_hit)
+        raise
+    if constant_time_compare(invite_code_digest(invite_code), tournament.invite_code_digest):
+        rate_refund(player_hit)
+        rate_refund(tournament_hit)
+        return
+    raise ServiceError("invite_code_wrong", INVITE_CODE_WRONG, status=403)
+
+
 def entry_check(tournament: Tournament, player, invite_code: str | None) -> None:
     """The entry conditions (docs/tournaments.md): the invite code first (403
-    ``invite_code_required`` / ``invite_code_wrong``, compared as digests in constant time), then games
+    ``invite_code_required`` / ``invite_code_wrong``, compared as digests in constant time; wrong codes
+    throttled: ``_invite_code_check``), then games
     and rating on the tournament ruleset's all-time board (422 ``entry_condition_not_met`` naming it)."""
     if tournament.invite_code_digest:
         if not invite_code:
             raise ServiceError("invite_code_required", INVITE_CODE_REQUIRED, status=403)
-        if not constant_time_compare(invite_code_digest(invite_code), tournament.invite_code_digest):
-            raise ServiceError("invite_code_wrong", INVITE_CODE_WRONG, status=403)
+        _invite_code_check(tournament, player, invite_code)
     conditions = (tournament.entry_min_games, tournament.entry_min_rating, tournament.entry_max_rating)
     if all(c is None for c in conditions):
         return

@@ -13,11 +13,13 @@ As the game streams (goat.games.streams): SSE (the default) or NDJSON (``Accept:
 application/x-ndjson``); a keep-alive at most every GOAT_STREAM_KEEPALIVE_SECONDS; refusals are
 problem details before the stream starts (404 unknown tournament, 429 ``too_many_streams`` when the
 caller's stream slots are taken: per token, per signed-in user, or per client address for anonymous
-callers). Resume: each message's SSE ``id`` is a digest of what it carries; a client that comes back
-with ``Last-Event-ID`` (or ``?after=``) gets nothing until the next change if it had seen the latest,
-else one ``update`` with the tournament as it is now, so it misses nothing. When the process's
-subscription to the live channel comes back after a loss, the listener hears a catch-up message
-and the stream reads the tournament again, so a change published meanwhile is not missed either.
+callers, one budget with the game streams; 429 ``throttled`` for an anonymous caller over the
+anonymous rate limit: goat.live.streaming.stream_viewer). Resume: each message's SSE ``id`` is a
+digest of what it carries; a client that comes back with ``Last-Event-ID`` (or ``?after=``) gets
+nothing until the next change if it had seen the latest, else one ``update`` with the tournament as
+it is now, so it misses nothing. When the process's subscription to the live channel comes back
+after a loss, the listener hears a catch-up message and the stream reads the tournament again, so a
+change published meanwhile is not missed either.
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ from rest_framework.utils.encoders import JSONEncoder
 from goat.live import fanout, streaming
 from goat.web.errors import ServiceError
 from goat.web.pagination import Pagination
-from goat.web.throttling import client_ip
 
 from . import selectors, services
 from .models import TournamentStatus
@@ -70,17 +71,6 @@ _read_async = sync_to_async(_read, thread_sensitive=False)
 def _digest(message: dict[str, Any]) -> str:
     text = json.dumps(message, cls=JSONEncoder, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-async def _slot_key(request: HttpRequest) -> str:
-    """Whose stream slots this stream takes: the token's, the signed-in user's, or the address's."""
-    _user, key = await sync_to_async(streaming.token_user, thread_sensitive=False)(request)  # a bad token: 401
-    if key is not None:
-        return key
-    user = await request.auser()
-    if user.is_authenticated:
-        return f"user:{user.pk}"
-    return f"addr:{client_ip(request)}"
 
 
 def _resume_from(request: HttpRequest) -> str | None:
@@ -126,7 +116,7 @@ async def _body(tournament_id: int, first: dict[str, Any], seen: str | None, fmt
 @streaming.require_get
 async def tournament_stream(request: HttpRequest, tournament_id: int) -> HttpResponse:
     try:
-        key = await _slot_key(request)
+        _viewer, key = await streaming.stream_viewer(request)
         first = await _read_async(tournament_id)
         if first is None:
             raise ServiceError("not_found", services.TOURNAMENT_NOT_FOUND, status=404)

@@ -63,7 +63,8 @@ class LeaveSeat(NamedTuple):
 @_command
 class CancelGame(NamedTuple):
     """The server cancels a game: a waiting one as ``"expired"`` (it did not fill in time), a waiting or
-    running one as ``"tournament_cancelled"`` (its tournament was cancelled)."""
+    running one as ``"tournament_cancelled"`` (its tournament was cancelled), a running one as
+    ``"idle"`` (nothing happened in it for the server's idle time)."""
 
     reason: str = "expired"
 

@@ -126,15 +126,16 @@ def _seat_left(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMac
 
 
 #: why a game was cancelled: its last seated player left, or it did not fill in time (a waiting game);
-#: or the tournament it belongs to was cancelled (a waiting or running game)
-CANCEL_REASONS = ("left", "expired", "tournament_cancelled")
+#: or the tournament it belongs to was cancelled (a waiting or running game); or nothing happened in it
+#: for the server's idle time (a running game; the server cancels only unclocked games with a computer)
+CANCEL_REASONS = ("left", "expired", "tournament_cancelled", "idle")
 #: the reasons that may also cancel a game that has started
-CANCEL_RUNNING_REASONS = ("tournament_cancelled",)
+CANCEL_RUNNING_REASONS = ("tournament_cancelled", "idle")
 
 
 def _game_cancelled(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
     """The game ends without a result: a waiting game (no round was dealt), or a running game whose
-    tournament was cancelled (no rating points; the interrupted round does not count). The seed is
+    tournament was cancelled or that sat idle (no rating points; the interrupted round does not count). The seed is
     revealed after it as after every ended game, so the commitment can still be opened by anyone."""
     reason = _data(event).get("reason")
     if check:

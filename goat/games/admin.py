@@ -18,7 +18,6 @@ Hidden information of a RUNNING game (hands, bazaar) is shown only to those who 
 
 from __future__ import annotations
 
-import csv
 import json
 
 from django.contrib import admin, messages
@@ -33,6 +32,8 @@ from django.utils.translation import gettext, gettext_lazy
 from goat.games import audit, selectors
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
 from goat.games.table import table_replay
+from goat.web.csvfiles import csv_writer
+from goat.web.query import ascii_whole_number
 from goat.web.words import word
 
 EVENTS_PER_PAGE = 50
@@ -274,11 +275,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def replay_view(self, request, object_id):
         game = self._audited_game(request, object_id)
-        try:
-            step = int(request.GET.get("step", "0"))
-        except ValueError:
-            step = 0
-        step = max(0, min(step, game.version))
+        step = min(ascii_whole_number(request.GET.get("step")) or 0, game.version)
         _require_unredacted(request, game)
         if game.status == GameStatus.RUNNING:
             audit.audit_record_hidden_view(user=request.user, game=game, what="admin_replay")
@@ -326,7 +323,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         game = self._audited_game(request, object_id)
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="game-{game.pk}-scoresheet.csv"'
-        writer = csv.writer(response)
+        writer = csv_writer(response)
         writer.writerow(SCORESHEET_CSV_COLUMNS)
         table = scoresheet_table(game)
         for row in (table["rows"] if table else []):

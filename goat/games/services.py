@@ -18,6 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
@@ -48,6 +49,8 @@ GAME_NOT_ENDED = gettext_lazy("The game has not ended yet.")
 GAME_FULL = gettext_lazy("Every seat of this game is taken.")
 COMPUTER_SEAT = gettext_lazy("This seat is a computer player's: only the computer moves for it.")
 COMPUTER_PLAYER = gettext_lazy("A computer player takes seats only in the games that ask for it.")
+TOO_MANY_COMPUTER_GAMES = gettext_lazy(
+    "You already hold the limit of open games against the computer ({limit}); finish or leave one first.")
 COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no ante: leave out 'ante' or make it 0.")
 
 #: the engine's refusals of a command's precondition, answered as ServiceErrors with their status: the
@@ -203,6 +206,8 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
     _computers_check(seats, computer_players, computer_level)
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+    if computer_players:
+        _computer_games_check(player)
     if computer_players and isinstance(options, dict) and "ante" not in options:
         options = {**options, "ante": 0}
     elif computer_players and options is None:
@@ -223,6 +228,18 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
     for computer in computer_accounts(count=computer_players):
         loaded = _take_seat(LoadedGame(game=game, state=loaded.state), [], computer, "")
     return game
+
+
+def _computer_games_check(player) -> None:
+    """409 ``too_many_computer_games`` when ``player`` already holds a seat in
+    ``GOAT_COMPUTER_GAMES_PER_PLAYER`` open (waiting or running) games with a computer player. The
+    player's row is locked first, so two of their requests at once cannot both take the last place."""
+    limit = settings.GOAT_COMPUTER_GAMES_PER_PLAYER
+    list(get_user_model()._default_manager.select_for_update().filter(pk=player.pk).values_list("pk", flat=True))
+    held = Seat.objects.filter(player=player, game__computers__gt=0,
+                               game__status__in=(GameStatus.WAITING, GameStatus.RUNNING)).count()
+    if held >= limit:
+        raise ServiceError("too_many_computer_games", TOO_MANY_COMPUTER_GAMES.format(limit=limit), status=409)
 
 
 def _computers_check(seats: int, computer_players: int, computer_level: str) -> None:
@@ -273,6 +290,8 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
         try:
             with transaction.atomic():
                 loaded = _load(game_id, player)
+                if loaded.game.computers and loaded.seat is None:
+                    _computer_games_check(player)
                 return _take_seat(loaded, [], player, client_seed).game
         except (_SeatTaken, StreamConflict):
             if attempt == MAX_TRIES:
@@ -325,6 +344,15 @@ def _computers_leave_alone(game: Game, state: GameState, events: list) -> tuple[
     return state, events
 
 
+def _cancel(loaded: LoadedGame, reason: str) -> None:
+    """Cancel ``loaded``'s game for ``reason`` (the engine's CancelGame) and return every seated
+    player's stake, in the caller's transaction (StreamConflict if the game moved on)."""
+    state, events = _decided(loaded.state, engine.CancelGame(reason=reason))
+    for seat in Seat.objects.filter(game=loaded.game).select_related("player").order_by("seat"):
+        _release_seat(loaded.game, seat.player, seat.seat, loaded.state.options)
+    _commit(loaded, state, events, None)
+
+
 def game_expire(*, game_id: int, created_before) -> bool:
     """Cancel a game still waiting for players that was created before ``created_before``
     (``game_cancelled`` reason ``expired``), returning every seated player's stake in the same
@@ -335,10 +363,7 @@ def game_expire(*, game_id: int, created_before) -> bool:
             game = loaded.game
             if game.created_at >= created_before:
                 return False
-            state, events = _decided(loaded.state, engine.CancelGame(reason="expired"))
-            for seat in Seat.objects.filter(game=game).select_related("player").order_by("seat"):
-                _release_seat(game, seat.player, seat.seat, loaded.state.options)
-            _commit(loaded, state, events, None)
+            _cancel(loaded, "expired")
     except (ServiceError, StreamConflict):  # gone, or a join/leave landed first: the next run looks again
         return False
     logger.info("game %s: cancelled, not filled in time", game_id)
@@ -430,6 +455,37 @@ def game_time_out(*, game_id: int, expected_version: int, now=None) -> bool:
     metrics.TICKER_LATENESS.observe(max(0.0, (timezone.now() - deadline).total_seconds()))
     logger.info("game %s: seat %s timed out at version %s", game_id, seat, expected_version)
     return True
+
+
+def game_end_idle(*, game_id: int, idle_before) -> bool:
+    """Cancel (``game_cancelled`` reason ``idle``: no result, so unrated, stakes returned; the engine's
+    CancelGame, as a cancelled tournament's games) an unclocked running game with a computer player in
+    which nothing was committed since ``idle_before``. Idempotent: a game that moved on (a command
+    landed after ``idle_before``, or races this: the append names the version read), ended, or has a
+    clock is left alone."""
+    try:
+        with transaction.atomic():
+            loaded = _load(game_id)
+            game = loaded.game
+            if (game.status != GameStatus.RUNNING or not game.computers or game.options.get("move_time")
+                    or game.updated_at >= idle_before):
+                return False
+            _cancel(loaded, "idle")
+    except (ServiceError, StreamConflict):
+        return False
+    logger.info("game %s: cancelled, idle since before %s", game_id, idle_before.isoformat())
+    return True
+
+
+def games_end_idle(*, idle: timedelta | None = None, now=None, limit: int = 500) -> int:
+    """Cancel the unclocked games with a computer player idle longer than ``idle``
+    (``GOAT_COMPUTER_GAME_IDLE_HOURS``): how many. Run by the periodic task ``goat.tasks.games_end_idle``."""
+    if idle is None:
+        idle = timedelta(hours=settings.GOAT_COMPUTER_GAME_IDLE_HOURS)
+    cutoff = (now or timezone.now()) - idle
+    due = list(Game.objects.running().filter(computers__gt=0, deadline__isnull=True, updated_at__lt=cutoff)
+               .order_by("id").values_list("pk", flat=True)[:limit])
+    return sum(game_end_idle(game_id=game_id, idle_before=cutoff) for game_id in due)
 
 
 def game_rebuild_read_model(*, game_id: int) -> Game:

@@ -1,7 +1,7 @@
 """Live streams (docs/api.md "Live play"): ``GET /api/games/{id}/stream/`` and ``GET /api/stream/``.
 
 A game's stream is public, as its GET is: without credentials the caller is an anonymous spectator
-(``_viewer``); the player feed needs a login (``_user``).
+(goat.live.streaming.stream_viewer); the player feed needs a login (``_user``).
 
 Async views served under ASGI. Before the stream starts every refusal is a problem-details answer
 (401, 404, 400 for a bad ``after``/``Last-Event-ID``, 429 ``too_many_streams``). Then:
@@ -31,14 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import re
 from collections.abc import AsyncIterator
-from types import SimpleNamespace
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.contrib.auth.models import AnonymousUser
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
@@ -51,50 +48,19 @@ from goat.games.models import Game, GameStatus, Seat
 from goat.live import fanout, streaming
 from goat.web import metrics
 from goat.web.errors import ServiceError
-from goat.web.throttling import AnonRateThrottle, client_ip
 
 logger = logging.getLogger(__name__)
 
 _VERSION = re.compile(r"^\s*([0-9]{1,10})\s*$")  # ASCII digits only (``\d`` takes ３ too)
 
 
-async def _credentials(request: HttpRequest):
-    """(user, stream-slot key) of the token or the session; (None, None) without either."""
-    user, key = await sync_to_async(streaming.token_user, thread_sensitive=False)(request)
-    if user is None:
-        session_user = await request.auser()
-        if session_user.is_authenticated:
-            user, key = session_user, f"user:{session_user.pk}"
-    return user, key
-
-
 async def _user(request: HttpRequest):
     """The caller of a stream that needs a login (the player feed); 401 without credentials."""
-    user, key = await _credentials(request)
+    user, key = await streaming.stream_caller(request)
     if user is None:
         raise ServiceError("not_authenticated", gettext("Authentication credentials were not provided."), status=401,
                            headers={"WWW-Authenticate": "Token"})
     return user, key
-
-
-def _anonymous_admit(request: HttpRequest) -> None:
-    """An anonymous stream is counted like any anonymous API request: the ``anon`` rate, per address."""
-    throttle = AnonRateThrottle()
-    if not throttle.allow_request(SimpleNamespace(user=AnonymousUser(), META=request.META), None):
-        wait = throttle.wait()
-        raise ServiceError("throttled", gettext("Request was throttled."), status=429,
-                           headers={"Retry-After": str(max(1, math.ceil(wait or 1)))})
-
-
-async def _viewer(request: HttpRequest):
-    """The caller of a stream anyone may follow (docs/api.md "Anonymous reads"): the token's or the
-    session's user, else an anonymous spectator whose open streams count per client address (the
-    same limit as a token's) under the anonymous rate limit. A bad token is still 401."""
-    user, key = await _credentials(request)
-    if user is not None:
-        return user, key
-    await sync_to_async(_anonymous_admit, thread_sensitive=False)(request)
-    return AnonymousUser(), f"address:{client_ip(request)}"
 
 
 def _after(request: HttpRequest) -> int | None:
@@ -310,7 +276,7 @@ class FeedSent:
 @streaming.require_get
 async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        user, key = await _viewer(request)
+        user, key = await streaming.stream_viewer(request)
         after = _after(request)
         await sync_to_async(_game_check, thread_sensitive=False)(game_id, user, after)
         claim = await streaming.slot_claim(key)

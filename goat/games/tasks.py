@@ -123,6 +123,13 @@ def games_expire_waiting() -> int:
         return services.games_expire_waiting() if mine else 0
 
 
+@shared_task(name="goat.tasks.games_end_idle", acks_late=True)
+def games_end_idle() -> int:
+    """End the idle unclocked games with a computer (each end is idempotent: a repeat does nothing)."""
+    with locks.held("games_end_idle") as mine:
+        return services.games_end_idle() if mine else 0
+
+
 @shared_task(name="goat.tasks.computer_move", acks_late=True, autoretry_for=(OperationalError,),
              retry_backoff=True, max_retries=5)
 def computer_move(game_id: int, version: int) -> bool:

@@ -1,6 +1,12 @@
 """What every live stream shares (the games' streams, goat.games.streams; the tournament stream,
-tournaments.streams): the two wire formats, a stream's response, its slot on the caller's stream
-limit, what its listener hears, and its refusals before it starts, as problem details.
+tournaments.streams): the two wire formats, a stream's response, who the caller is and its slot on
+the caller's stream limit, what its listener hears, and its refusals before it starts, as problem details.
+
+Every stream kind takes its caller from ``stream_caller``/``stream_viewer``: the token's user, the
+session's, or an anonymous viewer. Slots are keyed ``token:…``, ``user:…`` or ``address:<client
+address>``, the same key for a game, feed or tournament stream, so one caller has one budget of
+``GOAT_STREAMS_PER_TOKEN`` open streams across stream kinds. Every anonymous open counts against
+the anonymous rate limit (``anon``, per client address), whatever the stream.
 
 Wire formats: Server-Sent Events (the default) or NDJSON (``Accept: application/x-ndjson``), chosen
 by ``stream_format``; ``encode`` writes one message in either, ``keepalive`` the idle line.
@@ -11,14 +17,17 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 from collections.abc import AsyncIterator
+from types import SimpleNamespace
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework import exceptions
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -26,6 +35,7 @@ from goat.live import fanout
 from goat.web.auth import TokenAuthentication
 from goat.web.errors import ServiceError
 from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
+from goat.web.throttling import AnonRateThrottle, client_ip
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +73,36 @@ def token_user(request: HttpRequest):
     if found is not None:
         return found[0], f"token:{found[1].key}"
     return None, None
+
+
+async def stream_caller(request: HttpRequest):
+    """(user, stream-slot key) of the token or the session; (None, None) without either."""
+    user, key = await sync_to_async(token_user, thread_sensitive=False)(request)
+    if user is None:
+        session_user = await request.auser()
+        if session_user.is_authenticated:
+            user, key = session_user, f"user:{session_user.pk}"
+    return user, key
+
+
+def _anonymous_admit(request: HttpRequest) -> None:
+    """An anonymous stream is counted like any anonymous API request: the ``anon`` rate, per address."""
+    throttle = AnonRateThrottle()
+    if not throttle.allow_request(SimpleNamespace(user=AnonymousUser(), META=request.META), None):
+        wait = throttle.wait()
+        raise ServiceError("throttled", gettext("Request was throttled."), status=429,
+                           headers={"Retry-After": str(max(1, math.ceil(wait or 1)))})
+
+
+async def stream_viewer(request: HttpRequest):
+    """The caller of a stream anyone may follow (docs/api.md "Anonymous reads"): the token's or the
+    session's user, else an anonymous viewer whose open streams count per client address (the same
+    limit as a token's) under the anonymous rate limit (429 ``throttled``). A bad token is still 401."""
+    user, key = await stream_caller(request)
+    if user is not None:
+        return user, key
+    await sync_to_async(_anonymous_admit, thread_sensitive=False)(request)
+    return AnonymousUser(), f"address:{client_ip(request)}"
 
 
 def stream_format(request: HttpRequest) -> str:

@@ -1,5 +1,8 @@
 """The admin's user forms check the username on its fold (goat.players.usernames), as sign-up does,
-so a look-alike of a taken name is a form error there too, not an IntegrityError."""
+so a look-alike of a taken name is a form error there too, not an IntegrityError. The username rule
+itself (``username_check``) is on the user model's field, so both forms apply it; the change form
+applies it only to a name it changes, so that staff can still deactivate an account made before the
+rule (``manage.py usernames_report`` lists them) without renaming it first."""
 
 from __future__ import annotations
 
@@ -36,6 +39,12 @@ class FoldedUserCreationForm(AdminUserCreationForm):
 class FoldedUserChangeForm(UserChangeForm):
     def clean_username(self):
         return _clean_username(self)
+
+    def _get_validation_exclusions(self):
+        excluded = super()._get_validation_exclusions()
+        if "username" not in self.changed_data:
+            excluded.add("username")
+        return excluded
 
 
 User = get_user_model()

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.players import services as players
+from goat.players.usernames import USERNAME_FORMULA, username_shape_check
 from goat.web.fields import StrictCharField
 from goat.web.problems import problem_example, problem_responses
 from goat.web.replica import PublicReadView
@@ -34,6 +35,8 @@ class NewPasswordField(StrictCharField):
 
 
 class SignupSerializer(CredentialsSerializer):
+    #: the username rule's shape (goat.players.usernames); the service gives look-alikes their own code
+    username = StrictCharField(max_length=150, validators=[username_shape_check])
     password = NewPasswordField(max_length=1024, write_only=True, trim_whitespace=False)
 
 
@@ -88,6 +91,7 @@ class PlayerSignupView(APIView):
             OpenApiExample("sign-up", value={"username": "alice", "password": "correct horse battery"},
                            request_only=True),
             OpenApiExample("created", value={"username": "alice"}, response_only=True, status_codes=["201"]),
+            problem_example(400, "invalid", f"username: {USERNAME_FORMULA}", {"username": [USERNAME_FORMULA]}),
             problem_example(400, "username_taken", players.USERNAME_TAKEN, {"username": [players.USERNAME_TAKEN]}),
             problem_example(400, "username_confusable", players.USERNAME_CONFUSABLE,
                             {"username": [players.USERNAME_CONFUSABLE]}),

@@ -17,5 +17,8 @@ class PlayersConfig(AppConfig):
 
         from goat.players import checks  # noqa: F401 - registers the system checks
         from goat.players.signals import username_key_sync
+        from goat.players.usernames import username_field_install
+
+        username_field_install(get_user_model())  # the one username rule in Django's forms and commands
 
         post_save.connect(username_key_sync, sender=get_user_model(), dispatch_uid="players_username_key_sync")

@@ -22,23 +22,35 @@ from goat.players import signals
 from goat.players.backends import user_by_username
 from goat.players.lockout import LOCKED_OUT, lockout_retry_after, login_locked_out
 from goat.players.models import ComputerAccount, UsernameKey
-from goat.players.usernames import username_confusable, username_fold, username_normal, username_reserved
+from goat.players.usernames import (
+    USERNAME_CONFUSABLE,
+    username_confusable,
+    username_fold,
+    username_normal,
+    username_reserved,
+    username_shape_check,
+)
 from goat.web.errors import ServiceError
 
 SIGNUP_CLOSED = gettext_lazy("Sign-up is closed on this server.")
 USERNAME_TAKEN = gettext_lazy("This username is taken.")
-USERNAME_CONFUSABLE = gettext_lazy(
-    "This username mixes alphabets with letters that look alike; write it in one alphabet.")
 INVALID_CREDENTIALS = gettext_lazy("Unable to log in with the given username and password.")
 
 
 def player_create(*, username: str, password: str) -> AbstractBaseUser:
-    """Create a player account. The name is stored in its normal form (NFKC) and is unique by its
-    fold (goat.players.usernames): ``Ａｄｍｉｎ`` is taken when ``admin`` exists, ``ｍｅ`` is reserved."""
+    """Create a player account: the one door of the API's and the play page's sign-up. The name keeps
+    the username rule (goat.players.usernames.username_check: 400 ``invalid``, or ``username_confusable``
+    for a look-alike), is stored in its normal form (NFKC) and is unique by its fold: ``Ａｄｍｉｎ`` is
+    taken when ``admin`` exists, ``ｍｅ`` is reserved (400 ``username_taken``)."""
     if not settings.GOAT_SIGNUP_OPEN:
         raise ServiceError("signup_closed", SIGNUP_CLOSED, status=403)
     User = get_user_model()
     username = username_normal(username)
+    try:
+        username_shape_check(username)  # the username rule (goat.players.usernames); look-alikes below
+    except DjangoValidationError as error:
+        messages = list(error.messages)
+        raise ServiceError("invalid", f"username: {messages[0]}", status=400, errors={"username": messages}) from None
     if username_reserved(username) or UsernameKey.objects.filter(folded=username_fold(username)).exists():
         raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]})
     if username_confusable(username):

@@ -84,6 +84,7 @@ TITLES = {
     "throttled": pgettext_lazy("problem title", "Throttled"),
     "tile_does_not_fit": pgettext_lazy("problem title", "Tile does not fit"),
     "tile_not_in_hand": pgettext_lazy("problem title", "Tile not in hand"),
+    "too_many_computer_games": pgettext_lazy("problem title", "Too many computer games"),
     "too_many_streams": pgettext_lazy("problem title", "Too many streams"),
     "tournament_full": pgettext_lazy("problem title", "Tournament full"),
     "unexpected_event": pgettext_lazy("problem title", "Unexpected event"),

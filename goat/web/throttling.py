@@ -9,29 +9,30 @@ client. Entries left of it were written by the client and are ignored.
 
 ``client_ip`` is also the address the login lockout (django-axes) counts failures against.
 
-The counts live in Django's cache (shared through Redis with ``CACHE_URL``). Redis is not on the
-game path: when the cache fails, the throttles count in this process's own memory instead (the
-limits then hold per process, as without ``CACHE_URL``) and try the cache again every
-``CACHE_RETRY_SECONDS``.
+The counts live in the shared rate store (goat.web.rates: Redis with ``CACHE_URL``, else a SQLite
+file every process of the machine shares), checked and counted in one atomic step, so a rate holds
+across web processes and under concurrent requests. DRF's own flow is kept (its ``allow_request``,
+the scopes, the rates): the throttles give it an empty history to read and count in ``throttle_success``
+instead. Redis is not on the game path: when the store fails, the throttles count in this process's
+own memory for a while (the limits then hold per process: the documented degraded mode).
+
+``rate_limit`` applies a named rate (``DEFAULT_THROTTLE_RATES``) to any key outside a DRF view (the
+invite-code attempts); an anonymous stream open runs ``AnonRateThrottle`` itself (goat.live.streaming),
+so it shares the count of the address's anonymous API reads.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import logging
-import threading
-import time
+import math
 from functools import lru_cache
 from typing import Any
 
-from django.core.cache import cache as default_cache
-from django.core.cache.backends.locmem import LocMemCache
+from django.utils.translation import gettext_lazy
 from rest_framework import throttling
 
-logger = logging.getLogger(__name__)
-
-#: after the shared cache failed, how long the throttles count in-process before trying it again
-CACHE_RETRY_SECONDS = 2.0
+from goat.web.errors import ServiceError
+from goat.web.rates import Hit, rate_hit
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -78,39 +79,48 @@ def client_ip(request) -> str:
     return client
 
 
-class FallbackCache:
-    """The default cache, or this process's own memory for CACHE_RETRY_SECONDS after it failed."""
+class _NoHistory:
+    """What DRF's ``allow_request`` reads as the history: nothing, so that the one atomic count in
+    ``throttle_success`` (goat.web.rates) decides."""
 
-    def __init__(self) -> None:
-        self.local = LocMemCache("goat-throttle-fallback", {"OPTIONS": {"MAX_ENTRIES": 100_000}})
-        self.retry_at = 0.0
-        self._lock = threading.Lock()
+    def get(self, key: str, default: Any = None) -> list:
+        return []
 
-    def _call(self, method: str, *args: Any) -> Any:
-        if time.monotonic() >= self.retry_at:
-            try:
-                return getattr(default_cache, method)(*args)
-            except Exception:  # noqa: BLE001 - whatever the cache's client raises, the request goes on
-                with self._lock:
-                    if time.monotonic() >= self.retry_at:
-                        logger.warning("throttles: the cache failed; counting in this process for %ss",
-                                       CACHE_RETRY_SECONDS, exc_info=True)
-                    self.retry_at = time.monotonic() + CACHE_RETRY_SECONDS
-        return getattr(self.local, method)(*args)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._call("get", key, default)
-
-    def set(self, key: str, value: Any, timeout: Any = None) -> Any:
-        return self._call("set", key, value, timeout)
+    def set(self, key: str, value: Any, timeout: Any = None) -> None:
+        return None
 
 
-fallback_cache = FallbackCache()
+class SharedCountMixin:
+    """DRF's throttles, counted in the shared rate store."""
+
+    cache = _NoHistory()
+    _shared_wait: float | None = None
+
+    def throttle_success(self) -> bool:
+        hit = rate_hit(f"throttle:{self.key}", limit=self.num_requests, window=self.duration)
+        self._shared_wait = None if hit.admitted else hit.wait
+        return hit.admitted
+
+    def wait(self) -> float | None:
+        return self._shared_wait
 
 
-class ClientAddressMixin:
-    cache = fallback_cache
+THROTTLED = gettext_lazy("Request was throttled.")
 
+
+def rate_limit(scope: str, ident: str) -> Hit:
+    """One hit of ``ident`` on the rate of ``scope`` (``DEFAULT_THROTTLE_RATES``); a 429 ``throttled``
+    ServiceError with ``Retry-After`` when it is over. The hit is returned (``rates.rate_refund``)."""
+    rates = throttling.SimpleRateThrottle.THROTTLE_RATES  # DEFAULT_THROTTLE_RATES, as the throttles read it
+    num, duration = throttling.SimpleRateThrottle.parse_rate(None, rates[scope])  # type: ignore[arg-type]
+    hit = rate_hit(f"{scope}:{ident}", limit=num, window=duration)
+    if not hit.admitted:
+        raise ServiceError("throttled", str(THROTTLED), status=429,
+                           headers={"Retry-After": str(max(1, math.ceil(hit.wait)))})
+    return hit
+
+
+class ClientAddressMixin(SharedCountMixin):
     def get_ident(self, request) -> str:
         return client_ip(request)
 

@@ -32,6 +32,7 @@ WORDS = {
     "resigned": pgettext_lazy("end reason", "resigned"),
     "left": pgettext_lazy("end reason", "every player left"),
     "expired": pgettext_lazy("end reason", "nobody joined in time"),
+    "idle": pgettext_lazy("end reason", "nothing happened for too long"),
 }
 
 

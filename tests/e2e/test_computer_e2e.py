@@ -30,6 +30,8 @@ def _computer_to_move(user, *, move_time: int) -> Game:
             game.refresh_from_db()
         if game.turn == 1:
             return game
+        if not game.ended:  # frees its place (GOAT_COMPUTER_GAMES_PER_PLAYER)
+            services.game_resign(game_id=game.pk, player=user)
     raise AssertionError("the computer never got the turn")
 
 

@@ -463,3 +463,16 @@ def test_an_auditor_seated_at_a_running_game_sees_it_redacted_in_the_admin(djang
     assert client.get(f"/admin/goat/game/{game.pk}/export/events.json").status_code == 403
     assert client.get(f"/admin/goat/gameevent/{deal.pk}/change/").status_code == 403
     assert not HiddenInfoView.objects.exists()
+
+
+def test_export_csv_defuses_names_that_begin_like_a_formula(admin_client, django_user_model):
+    """Issue 35: a spreadsheet opening the scoresheet must not run a name as a formula (names made before
+    the username rule refused them, or by a door that skipped it)."""
+    names = ["=cmd|' /C calc'!A0", "+plus", "-minus", "@at"]
+    players = [django_user_model.objects.create_user(username=name, password="x" * 12) for name in names]
+    game = play(start_game(players, options={"limit": 40}), players, seed=3)
+    response = admin_client.get(f"/admin/goat/game/{game.pk}/export/scoresheet.csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))[1:]
+    assert {row[2] for row in rows} == {"'" + name for name in names}
+    assert all(not cell.startswith(("=", "+", "@")) for row in rows for cell in row)
+    assert any(row[3].lstrip("-").isdigit() for row in rows)  # numbers stay numbers

@@ -118,6 +118,9 @@ def computer_to_move(client, queued) -> dict:
                                 tile=view["legal_moves"][0]["tile"], end=view["legal_moves"][0]["end"])
         if state_of(view["id"]).turn == 1:
             return {"id": view["id"], "version": state_of(view["id"]).version}
+        game = Game.objects.get(pk=view["id"])
+        if not game.ended:  # frees its place (GOAT_COMPUTER_GAMES_PER_PLAYER)
+            services.game_resign(game_id=game.pk, player=game.created_by)
     pytest.fail("the computer never got the turn")
 
 

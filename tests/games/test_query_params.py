@@ -123,3 +123,30 @@ def test_an_empty_value_is_the_parameter_left_out(world, query):
 def test_an_empty_after_is_after_nothing(world):
     path = f"/api/games/{world['running']}/events/"
     assert world["ann"].get(path + "?after=").json() == world["ann"].get(path).json()
+
+
+#: whole numbers written with other digits than ASCII 0-9, or with more than digits (issue 35 item 6)
+NOT_ASCII_DIGITS = ["１", "٣", "۳", "1.0", " 1", "1 ", "+1", "1_0"]
+
+
+@pytest.mark.parametrize("value", NOT_ASCII_DIGITS)
+@pytest.mark.parametrize(("path", "name"), [("events/?after=", "after"), ("replay/?at=", "at")])
+def test_numbers_in_a_query_take_ascii_digits_only(world, path, name, value):
+    response = world["ann"].get(f"/api/games/{world['running']}/{path}{value}")
+    body = assert_problem(response, 400, "invalid")
+    assert list(body["errors"]) == [name]
+
+
+@pytest.mark.parametrize("value", NOT_ASCII_DIGITS)
+def test_list_numbers_take_ascii_digits_only(world, value):
+    client = world["ann"]
+    assert list(assert_problem(client.get(f"/api/games/?page_size={value}"), 400, "invalid")["errors"]) == ["page_size"]
+    assert list(assert_problem(client.get(f"/api/games/?tournament={value}"), 400, "invalid")["errors"]) == [
+        "tournament"]
+    assert_problem(client.get(f"/api/games/?page={value}"), 404, "not_found")  # as ?page=abc
+
+
+def test_ascii_digits_still_read(world):
+    client = world["ann"]
+    assert client.get(f"/api/games/{world['running']}/events/?after=3").status_code == 200
+    assert client.get("/api/games/?page_size=1&page=1").status_code == 200

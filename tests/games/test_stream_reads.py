@@ -19,6 +19,7 @@ from goat import engine
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, selectors, services, streams
 from goat.games.models import Game
+from goat.live import streaming
 from goat.web.errors import ServiceError
 from played_games import played_game
 
@@ -202,7 +203,7 @@ def test_an_anonymous_stream_is_counted_by_address_under_the_anonymous_rate(monk
         request = RequestFactory().get("/api/games/1/stream/", REMOTE_ADDR="192.0.2.9", **headers)
         request.auser = _no_session_user
         try:
-            return asyncio.run(streams._viewer(request))
+            return asyncio.run(streaming.stream_viewer(request))
         except ServiceError as refusal:
             return refusal
 

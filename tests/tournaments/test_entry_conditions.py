@@ -84,6 +84,8 @@ def test_the_code_is_compared_in_constant_time(monkeypatch, bots, make_tournamen
 @pytest.mark.parametrize("entry, field", [
     ({"min_rating": 500, "max_rating": 100}, "entry"),
     ({"invite_code": "abc"}, "entry"),
+    ({"invite_code": "abcd"}, "entry"),  # issue 35: at least 8 characters
+    ({"invite_code": "abcd-12"}, "entry"),
     ({"min_games": -1}, "entry"),
     ({"colour": "red"}, "entry"),
     ({"invite_code": 1234}, "entry"),
@@ -95,3 +97,38 @@ def test_bad_entry_conditions_are_400_naming_the_field(staff, entry, field):
     assert response.status_code == 400 and response.json()["code"] == "invalid"
     assert field in response.json()["errors"]
     assert not Tournament.objects.exists()
+
+
+@pytest.fixture
+def invite_rates(monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "invite_player", "3/hour")
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "invite_tournament", "5/hour")
+
+
+def test_wrong_invite_codes_are_throttled_per_player(bots, staff, invite_rates):
+    """Issue 35: a player guessing codes is stopped after a few wrong ones, in every tournament, even
+    with the right code next; another player is not."""
+    guesser, other = bots(2)
+    first = create(token_client(staff), invite_code="river-7731")
+    second = create(token_client(staff), invite_code="delta-0042")
+    codes = [register(guesser, first["id"], invite_code=f"guess-{i:04}").json()["code"] for i in range(3)]
+    assert codes == ["invite_code_wrong"] * 3
+    over = register(guesser, second["id"], invite_code="guess-9999")
+    assert over.status_code == 429 and over.json()["code"] == "throttled" and int(over["Retry-After"]) > 3000
+    assert register(guesser, first["id"], invite_code="river-7731").status_code == 429
+    assert register(other, first["id"], invite_code="river-7731").status_code == 201
+
+
+def test_wrong_invite_codes_are_throttled_per_tournament_and_a_right_code_costs_nothing(bots, staff, invite_rates):
+    """Many accounts guessing one tournament's code are stopped together; right codes do not count."""
+    players = bots(9)
+    data = create(token_client(staff), invite_code="river-7731")
+    other = create(token_client(staff), invite_code="delta-0042")
+    for player in players[:4]:  # right codes: no failed attempt
+        assert register(player, data["id"], invite_code="river-7731").status_code == 201
+    statuses = [register(player, data["id"], invite_code="guess-0000").status_code for player in players[4:]]
+    assert statuses == [403] * 5
+    assert register(players[4], data["id"], invite_code="river-7731").status_code == 429
+    assert register(players[5], other["id"], invite_code="delta-0042").status_code == 201  # another tournament

@@ -14,7 +14,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from apitest import token_client
 from goat.games import services
 from goat.games.models import Game, GameStatus
-from goat.web import throttling
+from goat.web import rates
 
 UNREACHABLE_REDIS = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                  "LOCATION": "redis://127.0.0.1:1/0",
@@ -23,8 +23,8 @@ UNREACHABLE_REDIS = {"default": {"BACKEND": "django.core.cache.backends.redis.Re
 
 @pytest.fixture
 def fresh_fallback(monkeypatch):
-    fallback = throttling.FallbackCache()
-    monkeypatch.setattr(throttling.ClientAddressMixin, "cache", fallback)
+    fallback = rates.ProcessRates()
+    monkeypatch.setattr(rates, "fallback", fallback)
     return fallback
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 
 import pytest
 from django.test import AsyncClient, Client
@@ -20,7 +19,6 @@ from apitest import assert_problem, token_client
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, selectors, services
 from goat.games.models import Game, GameEvent
-from goat.live import fanout
 
 PASSWORD = "correct horse battery staple"
 NEW_GAME = {"ruleset": "goat-classic", "seats": 2, "options": {"move_time": 0}}
@@ -118,16 +116,6 @@ def test_the_rate_limit_counts_the_account_across_session_and_token(masha, monke
 
 
 # --- the streams ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def local_live(settings, tmp_path, monkeypatch):
-    """The local fan-out substitute in a folder of this test's own, one stream slot per account or token."""
-    settings.GOAT_DATA_DIR = tmp_path
-    settings.GOAT_LIVE_URL = "local"
-    settings.GOAT_LIVE_PREFIX = f"goat:test-{uuid.uuid4().hex[:8]}:live:"
-    settings.GOAT_STREAMS_PER_TOKEN = 1
-    monkeypatch.setattr(fanout, "_closing", False)
 
 
 async def _first_message(response) -> str:

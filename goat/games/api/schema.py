@@ -115,7 +115,10 @@ games_create = extend_schema(
                 "playing at `computer_level` (`random` or `strong`, the default); the game starts when the "
                 "people's seats fill. A game with a computer is unrated (`\"rated\": false`): no rating "
                 "points, skill, chips, tournament or leaderboard, and no ante (the preset's ante is left out; "
-                "`ante` > 0 is 400 `invalid_options`). docs/computer.md.",
+                "`ante` > 0 is 400 `invalid_options`). A player holds a seat in at most "
+                "`GOAT_COMPUTER_GAMES_PER_PLAYER` (default 5) open games with a computer: one more is 409 "
+                "`too_many_computer_games`. An unclocked game with a computer in which nothing happens for "
+                "`GOAT_COMPUTER_GAME_IDLE_HOURS` (default 24) ends: the player to move times out. docs/computer.md.",
     parameters=[IDEMPOTENCY_KEY, ETAG_CREATED],
     request=GameCreateSerializer,
     responses={201: GameViewSerializer, **problem_responses(400, 401, 403, 409, 422, 429)},
@@ -135,6 +138,7 @@ games_create = extend_schema(
                         {"computer_players": [COMPUTERS_OUT_OF_RANGE]}),
         problem_example(400, "invalid_options", services.COMPUTER_ANTE),
         problem_example(403, "computer_player", services.COMPUTER_PLAYER),
+        problem_example(409, "too_many_computer_games", services.TOO_MANY_COMPUTER_GAMES.format(limit=5)),
         UNAUTHENTICATED,
         IN_PROGRESS,
         KEY_REUSED,

@@ -22,6 +22,7 @@ from goat.engine.rulesets import (
     RULESETS,
 )
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
+from goat.web.query import QueryIntegerField
 
 #: client seeds are stored in ``Seat.client_seed`` (255 characters)
 CLIENT_SEED_MAX_LENGTH = 255
@@ -120,12 +121,12 @@ class MoveSerializer(StrictSerializer):
 
 
 class EventsQuerySerializer(serializers.Serializer):
-    after = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, default=0,
+    after = QueryIntegerField(min_value=0, max_value=2**31 - 1, required=False, default=0,
                                      help_text="Only events with a larger seq.")
 
 
 class ReplayQuerySerializer(serializers.Serializer):
-    at = serializers.IntegerField(min_value=1, max_value=2**31 - 1, required=False, default=None,
+    at = QueryIntegerField(min_value=1, max_value=2**31 - 1, required=False, default=None,
                                   help_text="Event seq to replay up to (default: the last event).")
 
 
