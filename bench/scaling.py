@@ -8,7 +8,7 @@
     test client, median of 20, with a small ledger and again after growing it 100x in the same
     database: 10k -> 1M RatingEntry rows (1k -> 100k players, their ``ratings:all`` LeaderboardRows
     aggregated from the ledger), loaded with INSERT ... SELECT generate_series on the server, then
-    ranked and counted with ``ratings.leaderboards.leaderboards_rerank`` (materialised ranks, R-9).
+    counted with ``ratings.leaderboards.leaderboards_recount`` (places are computed at read, R-9).
     Target: large / small <= 2. PostgreSQL only (``--quick``: 10k -> 100k).
 
 (c) rebuild: N simulated games (goat.engine.simulate, 2 and 4 seats) written through
@@ -78,14 +78,14 @@ def grow_ledger(upto: int, have: int) -> None:
                          SELECT %s, e.player_id, u.username, sum(e.points), count(*), count(*) FILTER (WHERE e.goat)
                          FROM ratings_ratingentry e JOIN auth_user u ON u.id = e.player_id
                          WHERE u.username LIKE 'lb%%' GROUP BY e.player_id, u.username""", [board])
-    # the rows were loaded in bulk: materialise their ranks and the boards' counts (decisions.md R-9),
-    # as leaderboards_refresh / ratings_rebuild do after theirs
+    # the rows were loaded in bulk: count them on their boards (decisions.md R-9), as
+    # leaderboards_refresh / ratings_rebuild do after theirs
     from django.db import transaction
 
-    from ratings.leaderboards import leaderboards_rerank
+    from ratings.leaderboards import leaderboards_recount
 
     with transaction.atomic():
-        leaderboards_rerank(["ratings:all:*", "ratings:all:goat-classic"])
+        leaderboards_recount(["ratings:all:*", "ratings:all:goat-classic"])
     with connection.cursor() as c:
         c.execute("ANALYZE")
 

@@ -17,8 +17,8 @@ mover's 201 to each stream showing that version, 0 when the stream was first; an
 send to each stream showing it, the move's own time included: one clock, the client's), errors
 (any answer that is not the expected one, a stream that broke), the ticker's lateness p99 (from
 ``/metrics``), the RSS of the web and the worker processes at the step's start and end, and per
-move: web CPU, worker CPU, PostgreSQL CPU, WAL bytes, rows written, event bytes, Redis commands and
-PUBLISHes, stream messages delivered. The steps stop after the first whose move p99 passes
+move: web CPU, worker CPU, PostgreSQL CPU, the client's CPU (apart), WAL bytes, rows written, event
+bytes, Redis commands and PUBLISHes, stream messages delivered. The steps stop after the first whose move p99 passes
 ``--p99-ms`` (100). "Players per 2 cores" is the largest step with p99 <= 100 ms, no error and RSS
 growth <= 5% over the step. docs/capacity.md has the method and the figures.
 
@@ -449,6 +449,14 @@ def _redis_counters(url: str) -> dict[str, float]:
             "redis_publish": float(stats.get("cmdstat_publish", {}).get("calls", 0))}
 
 
+def _client_cpu_s() -> float:
+    """CPU seconds (user + system) of this process: the load generator's."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _lateness_buckets(port: int) -> dict[float, float]:
     import urllib.request
 
@@ -539,9 +547,11 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
         stats = soak.stats = Stats(committed=soak.stats.committed, early=soak.stats.early,
                                    inflight=soak.stats.inflight, measuring=True)
         load_start = os.getloadavg()[0]
+        client_start = _client_cpu_s()
         started = time.monotonic()
         await asyncio.sleep(args.step_seconds)
         elapsed = time.monotonic() - started
+        client_cpu = _client_cpu_s() - client_start
         stats.measuring = False
         roles = _processes(run_pid)
         rss_end = {role: _rss_mb(procs) for role, procs in roles.items()}
@@ -566,6 +576,8 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
                 "web_cpu_ms": round(cpu["web"] / moves * 1000, 2),
                 "worker_cpu_ms": round((cpu["worker"] + cpu["beat"]) / moves * 1000, 2),
                 "postgres_cpu_ms": round(pg_cpu / moves * 1000, 2),
+                # the simulated players (this process), on the same cores: apart from the server's
+                "client_cpu_ms": round(client_cpu / moves * 1000, 2),
                 "wal_bytes": per_move["wal"], "rows_written": per_move["rows"],
                 "events": round(new_events / moves, 2),
                 "event_bytes": round((db_end["event_bytes"] - db_start["event_bytes"]) / moves, 1),

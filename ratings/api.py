@@ -93,7 +93,7 @@ class PlayerRatingsView(PublicReadView, generics.ListAPIView):
 
 class RankedListView(PublicReadView, generics.ListAPIView):
     """A board read in rank order; ``row()`` gets the rank as the position (page offset + index + 1).
-    The rating board pages through a ``selectors.RankedBoard`` (materialised ranks, R-9): same page
+    The rating board pages through a ``selectors.RankedBoard`` (an index range, R-9): same page
     numbers, ``count``, ``next``/``previous`` and 404 for a page out of range as any list."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
@@ -147,8 +147,7 @@ class RatingLeaderboardView(RankedListView):
         return selectors.rating_board(period=query["period"], ruleset=query.get("ruleset") or None)
 
     def row(self, rank: int, r) -> dict:
-        # the materialised rank (equal to the position: every writer keeps it exact, decisions.md R-9)
-        return {"rank": r.rank, "player": r.username, "rating": r.rating, "games": r.games, "goats": r.goats}
+        return {"rank": rank, "player": r.username, "rating": r.rating, "games": r.games, "goats": r.goats}
 
 
 class SkillLeaderboardView(RankedListView):

@@ -1,25 +1,23 @@
-"""Leaderboards: the rating boards (each period and ruleset) with their ranks kept exact.
+"""Leaderboards: the rating boards (each period and ruleset); places are computed at read (R-9).
 
 - ``leaderboards_project`` is the projection ``ratings.leaderboards`` of an ended game: the game on
-  the six boards it counts on (``boards_of``), each rank kept exact (decisions.md R-9).
-- ``leaderboards_rerank`` recomputes the ranks of boards from scratch.
+  the six boards it counts on (``boards_of``), one row written per board and player.
+- ``leaderboards_recount`` recomputes the row counts of boards from scratch.
 - ``leaderboards_refresh`` recomputes the boards from the rating ledger (periodic safety net).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import reduce
 from operator import or_
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum, Window
-from django.db.models.functions import RowNumber, TruncMonth, TruncWeek
+from django.db.models import Count, F, Q, Sum
+from django.db.models.functions import TruncMonth, TruncWeek
 from django.utils import timezone
 
 from goat.games.projections import EndedGame
@@ -55,22 +53,19 @@ def boards_of(ruleset: str, at: datetime) -> list[str]:
 
 # --- leaderboards --------------------------------------------------------------------------------
 #
-# decisions.md R-9: ranks are materialised on LeaderboardRow and kept exact by every writer, which
-# first locks the LeaderboardBoard rows it touches (in board order). The board order is the key
-# (rating desc, games asc, username asc) compared in SQL, so usernames compare with the database's
-# collation exactly as the full recompute's ORDER BY does.
+# decisions.md R-9: a row holds a player's figures on a board, never their place. A page is the index
+# range of (board, rating desc, games, username) and a row's place its position in it; a player's
+# place alone is a count of the rows ahead (``place_ahead``). A game end writes one row per (board,
+# player) and, for a player new to a board, its count: O(1) rows per board whatever its size. Writers
+# lock the LeaderboardBoard rows they touch (in board order), so ``players`` stays exact and the
+# refresh (which rewrites a board's rows) never interleaves with a game end.
 
 
-def _key_after(rating: int, games: int, username: str) -> Q:
-    """Rows whose key comes after (rating, games, username) on a board."""
-    return (Q(rating__lt=rating) | Q(rating=rating, games__gt=games)
-            | Q(rating=rating, games=games, username__gt=username))
-
-
-def _key_before(rating: int, games: int, username: str) -> Q:
-    """Rows whose key comes before (rating, games, username) on a board."""
-    return (Q(rating__gt=rating) | Q(rating=rating, games__lt=games)
-            | Q(rating=rating, games=games, username__lt=username))
+def key_before(rating: int, games: int, username: str) -> Q:
+    """Rows whose key comes before (rating, games, username) on a board: ``rating >= r`` first (the
+    index range of the rows ahead and the ties), then the order within the ties. Usernames compare in
+    SQL, with the database's collation, exactly as the page's ORDER BY does."""
+    return Q(rating__gte=rating) & (Q(rating__gt=rating) | Q(games__lt=games) | Q(games=games, username__lt=username))
 
 
 def _boards_locked(boards: Iterable[str]) -> dict[str, LeaderboardBoard]:
@@ -87,112 +82,48 @@ def _boards_locked(boards: Iterable[str]) -> dict[str, LeaderboardBoard]:
     return locked
 
 
-#: set inside ``ranks_deferred()`` (``ratings_rebuild``, which reranks every board after replaying every
-#: game: keeping the ranks exact game by game there would shift rows that the final rerank writes again)
-_RANKS_DEFERRED: ContextVar[bool] = ContextVar("leaderboard_ranks_deferred", default=False)
-
-
-@contextmanager
-def ranks_deferred() -> Iterator[None]:
-    """Inside the block, a game on a board adds its figures only; the caller reranks every board after."""
-    token = _RANKS_DEFERRED.set(True)
-    try:
-        yield
-    finally:
-        _RANKS_DEFERRED.reset(token)
-
-
 def _bump_row(board: LeaderboardBoard, player_id: int, username: str, points: int, goat: bool) -> None:
-    """Add one game to a player's row on ``board`` and keep every rank of the board exact.
-
-    The caller holds ``board``'s lock. A player moving from key k1 to k2 shifts exactly the rows whose
-    key lies between k1 and k2 by one place (one indexed UPDATE of those rows, found by key range); a
-    new row shifts the rows after it. Cost: O(rows passed), not O(board).
-    """
-    rows = LeaderboardRow.objects.filter(board=board.board)
-    if _RANKS_DEFERRED.get():  # inside ratings_rebuild: the figures only; it ranks every board once at its end
-        if not rows.filter(player_id=player_id).update(rating=F("rating") + points, games=F("games") + 1,
-                                                       goats=F("goats") + int(goat)):
-            LeaderboardRow.objects.create(board=board.board, player_id=player_id, username=username, rating=points,
-                                          games=1, goats=int(goat), rank=None)
+    """Add one game to a player's row on ``board`` (the caller holds ``board``'s lock): one UPDATE of
+    the row, or for a player new to the board one INSERT and one UPDATE of the board's count."""
+    if LeaderboardRow.objects.filter(board=board.board, player_id=player_id).update(
+            rating=F("rating") + points, games=F("games") + 1, goats=F("goats") + int(goat)):
         return
-    row = rows.filter(player_id=player_id).values("pk", "rating", "games", "rank", "username").first()
-    if row is None:
-        new = (points, 1, username)
-        passed = rows.filter(rating__lte=points).filter(_key_after(*new)).update(rank=F("rank") + 1)
-        LeaderboardRow.objects.create(board=board.board, player_id=player_id, username=username, rating=points,
-                                      games=1, goats=int(goat), rank=board.players + 1 - passed)
-        board.players += 1
-        LeaderboardBoard.objects.filter(pk=board.board).update(players=F("players") + 1)
-        return
-    old = (row["rating"], row["games"], row["username"])
-    new = (row["rating"] + points, row["games"] + 1, row["username"])
-    if row["rank"] is None:  # not ranked yet (rows loaded in bulk without a rerank): rank the board now
-        LeaderboardRow.objects.filter(pk=row["pk"]).update(rating=new[0], games=new[1], goats=F("goats") + int(goat))
-        leaderboards_rerank([board.board])
-        return
-    if points > 0:  # moves up: the rows with new < key < old move down one place
-        passed = (rows.filter(rating__gte=old[0], rating__lte=new[0]).filter(_key_after(*new))
-                  .filter(_key_before(*old)).update(rank=F("rank") + 1))
-        rank = row["rank"] - passed
-    else:  # the same rating in one more game: the rows with old < key < new move up one place
-        passed = (rows.filter(rating=old[0]).filter(_key_after(*old)).filter(_key_before(*new))
-                  .update(rank=F("rank") - 1))
-        rank = row["rank"] + passed
-    LeaderboardRow.objects.filter(pk=row["pk"]).update(rating=new[0], games=new[1], goats=F("goats") + int(goat),
-                                                      rank=rank)
+    LeaderboardRow.objects.create(board=board.board, player_id=player_id, username=username, rating=points,
+                                  games=1, goats=int(goat))
+    board.players += 1
+    LeaderboardBoard.objects.filter(pk=board.board).update(players=F("players") + 1)
 
 
 def _bump_boards(boards: Sequence[str], entries: Sequence[tuple[int, str, int, bool]]) -> None:
     """Apply one game's entries ``(player_id, username, points, goat)`` to ``boards``: lock them in board
-    order, then update the rows (in player id order) and their ranks."""
+    order, then update the rows (in player id order)."""
     locked = _boards_locked(boards)
     for name in sorted(locked):
         for player_id, username, points, goat in sorted(entries):
             _bump_row(locked[name], player_id, username, points, goat)
 
 
-#: a leaderboard row's columns, all of which an upsert of its rank must carry
-_ROW_FIELDS = ("pk", "board", "player_id", "username", "rating", "games", "goats")
-
-
-def leaderboards_rerank(boards: Iterable[str] | None = None, *, now: datetime | None = None) -> int:
-    """Recompute the ranks and row counts of ``boards`` (None: every board) from scratch: the database
-    numbers each board's rows (``row_number() OVER (PARTITION BY board ORDER BY rating DESC, games,
-    username)``) and returns only the rows whose rank differs, which are then written in batches. The
-    caller holds the boards' locks (or is the only writer, e.g. inside the rebuild). Returns how many
-    rows changed rank."""
+def leaderboards_recount(boards: Iterable[str] | None = None, *, now: datetime | None = None) -> int:
+    """Recompute the row counts of ``boards`` (None: every board) from their rows and note when
+    (``counted_at``). The caller holds the boards' locks (or is the only writer, e.g. inside the
+    rebuild). Returns how many boards had a wrong count."""
     now = now or timezone.now()
     names = None if boards is None else sorted(set(boards))
-    chunks: list[list[str] | None] = [None] if names is None else [names[i:i + 500] for i in range(0, len(names), 500)]
-    changed = 0
-    for chunk in chunks:
-        rows = LeaderboardRow.objects.all() if chunk is None else LeaderboardRow.objects.filter(board__in=chunk)
-        numbered = rows.annotate(new_rank=Window(RowNumber(), partition_by=F("board"),
-                                                 order_by=[F("rating").desc(), F("games").asc(), F("username").asc()]))
-        moved = numbered.filter(Q(rank__isnull=True) | ~Q(rank=F("new_rank"))).values_list(*_ROW_FIELDS, "new_rank")
-        updates = [LeaderboardRow(**dict(zip(_ROW_FIELDS, row[:-1], strict=True)), rank=row[-1])
-                   for row in moved.iterator(chunk_size=2000)]
-        # an upsert on the primary key that writes only ``rank``: one multi-row statement per batch
-        # (bulk_update's CASE per row is slower: docs/performance.md)
-        LeaderboardRow.objects.bulk_create(updates, update_conflicts=True, unique_fields=["id"],
-                                           update_fields=["rank"], batch_size=1000)
-        changed += len(updates)
     counts_qs = LeaderboardRow.objects.order_by().values("board").annotate(n=Count("id")).values_list("board", "n")
     counts = dict(counts_qs if names is None else counts_qs.filter(board__in=names))
     all_names = set(counts) | set(names or ()) | (set(LeaderboardBoard.objects.values_list("board", flat=True))
                                                   if names is None else set())
     LeaderboardBoard.objects.bulk_create([LeaderboardBoard(board=name) for name in sorted(all_names)],
                                          ignore_conflicts=True, batch_size=1000)
+    stored = dict(LeaderboardBoard.objects.filter(board__in=sorted(all_names)).values_list("board", "players"))
     LeaderboardBoard.objects.bulk_update(
-        [LeaderboardBoard(board=name, players=counts.get(name, 0), ranked_at=now) for name in sorted(all_names)],
-        ["players", "ranked_at"], batch_size=1000)
-    return changed
-
+        [LeaderboardBoard(board=name, players=counts.get(name, 0), counted_at=now) for name in sorted(all_names)],
+        ["players", "counted_at"], batch_size=1000)
+    return sum(stored.get(name) != counts.get(name, 0) for name in all_names)
 
 
 def leaderboards_project(ended: EndedGame) -> None:
-    """Projection ``ratings.leaderboards``: the game on the six rating boards it counts on, ranks exact."""
+    """Projection ``ratings.leaderboards``: the game on the six rating boards it counts on."""
     if not ended.game.rated:  # a game with a computer player counts for nothing here
         return
     state, result = ended.state, ended.state.result
@@ -218,9 +149,9 @@ def _board_rows(entries, key: Callable[[dict], str]) -> dict[tuple[str, int], li
 
 def leaderboards_refresh(*, full: bool = False, now: datetime | None = None) -> int:
     """Recompute rating boards from the ledger: ``all`` and the current month and week, or (``full``)
-    every period there is, then their ranks and counts (``leaderboards_rerank``). Returns the number of
-    rows on those boards. A periodic task runs it as a safety net; the incremental path keeps the boards
-    (and their ranks) current between runs. Only rows whose figures differ are written."""
+    every period there is, then their counts (``leaderboards_recount``). Returns the number of rows on
+    those boards. A periodic task runs it as a safety net; the incremental path keeps the boards current
+    between runs. Only rows whose figures differ are written."""
     now = now or timezone.now()
     current = {period_key(p, now) for p in PERIODS}
 
@@ -267,7 +198,7 @@ def leaderboards_refresh(*, full: bool = False, now: datetime | None = None) -> 
             LeaderboardRow.objects.filter(pk__in=stale[start:start + 1000]).delete()
         LeaderboardRow.objects.bulk_update(changed, ["rating", "games", "goats"], batch_size=1000)
         LeaderboardRow.objects.bulk_create(created, batch_size=1000)
-        leaderboards_rerank(locked | boards | {board for board, _ in existing}, now=now)
+        leaderboards_recount(locked | boards | {board for board, _ in existing}, now=now)
     return len(rows)
 
 

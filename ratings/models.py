@@ -162,9 +162,9 @@ class LeaderboardRow(models.Model):
 
     ``board`` is ``ratings:<period>:<ruleset or *>`` with period ``all``, ``month:YYYY-MM`` or
     ``week:YYYY-Www`` (calendar periods in UTC, ISO weeks), so a new period starts with an empty board
-    and nothing has to be reset. ``rank`` is materialised (decisions.md R-9): the 1-based position in
-    (rating desc, games asc, username asc), kept exact by every write under the board's lock, so a page
-    is the index range ``board = b AND rank > offset ORDER BY rank LIMIT n``.
+    and nothing has to be reset. A row's place is computed at read (decisions.md R-9): its 1-based
+    position in (rating desc, games asc, username asc), the ``leaderboard_order_idx`` index, so a game
+    end writes its players' rows and nothing else.
     """
 
     board = models.CharField(_("board"), max_length=64)
@@ -174,8 +174,6 @@ class LeaderboardRow(models.Model):
     rating = models.PositiveIntegerField(_("rating"), default=0)
     games = models.PositiveIntegerField(_("games"), default=0)
     goats = models.PositiveIntegerField(_("goats"), default=0)
-    #: position on the board (1 = best); NULL only between a bulk load and its ``leaderboards_rerank``
-    rank = models.PositiveIntegerField(_("rank"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("leaderboard row")
@@ -183,24 +181,23 @@ class LeaderboardRow(models.Model):
         constraints = [models.UniqueConstraint(fields=["board", "player"], name="leaderboard_row_unique")]
         indexes = [
             models.Index(fields=["board", "-rating", "games", "username"], name="leaderboard_order_idx"),
-            models.Index(fields=["board", "rank"], name="leaderboard_rank_idx"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.board}: #{self.rank} {self.username} {self.rating}"
+        return f"{self.board}: {self.username} {self.rating}"
 
 
 class LeaderboardBoard(models.Model):
-    """One rating board: its row count (the ``count`` of a page) and the lock that serialises rank changes.
+    """One rating board: its row count (the ``count`` of a page) and the lock of its writers.
 
     Every writer of a board's rows locks this row (``SELECT ... FOR UPDATE``, several boards in
-    ``board`` order) before it changes ratings or ranks, so ``players`` and the ranks stay exact.
+    ``board`` order) before it changes them, so ``players`` stays exact.
     """
 
     board = models.CharField(_("board"), max_length=64, primary_key=True)
     players = models.PositiveIntegerField(_("players"), default=0)
-    #: when the ranks were last recomputed from scratch (``leaderboards_rerank``); None = only incremental
-    ranked_at = models.DateTimeField(_("ranked at"), null=True, blank=True)
+    #: when the count was last recomputed from the rows (``leaderboards_recount``); None = only incremental
+    counted_at = models.DateTimeField(_("counted at"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("leaderboard board")

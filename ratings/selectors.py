@@ -1,22 +1,23 @@
 """Ratings selectors: the reads behind the profile, the rating ledger and the leaderboards.
 
 Every read is an indexed lookup on a projection table (never a scan of the ledger): the profile reads
-the player's ``ratings:all:*`` leaderboard row; a rating board page is the index range
-``board = b AND rank > offset ORDER BY rank LIMIT n`` with its count from the board's row
-(decisions.md R-9), so every page costs the same at any board size. The skill board is read in index
-order and a row's rank is its position in that order.
+the player's ``ratings:all:*`` leaderboard row; a rating board page is a range of the index
+``(board, rating desc, games, username)`` with its count from the board's row, a row's rank its
+position in that order, and a player's place the count of the rows ahead of theirs (decisions.md R-9).
+The skill board is read in index order and a row's rank is its position in that order.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from goat.engine import RULESETS
 
 from .chips import chips_balance
-from .leaderboards import ALL_RULESETS, board_key
+from .leaderboards import ALL_RULESETS, board_key, key_before
 from .models import LeaderboardBoard, LeaderboardRow, RatingEntry, SkillRating
 
 
@@ -46,17 +47,27 @@ def rating_ledger(*, player) -> QuerySet[RatingEntry]:
     return RatingEntry.objects.filter(player=player).order_by("-at", "-game_id")
 
 
+#: the order of a rating board (R-5/R-6), that of the ``leaderboard_order_idx`` index
+BOARD_ORDER = ("-rating", "games", "username")
+
+
 class RankedBoard:
     """One rating board as a lazy sequence for a paginator (Django's ``Paginator``, so DRF's page-number
-    pagination too): ``count()`` is the board row's ``players`` and a slice ``[a:b]`` is the rows ranked
-    a+1..b, read as ``WHERE board = %s AND rank > a ORDER BY rank LIMIT b - a`` on the (board, rank)
-    index. Neither depends on the board's size (no COUNT(*), no OFFSET)."""
+    pagination too): ``count()`` is the board row's ``players`` (no COUNT(*)) and a slice ``[a:b]`` is
+    the rows at positions a+1..b, a range of the ``leaderboard_order_idx`` index read from the nearer
+    end: ``ORDER BY rating DESC, games, username LIMIT b - a OFFSET a`` in the first half of the board,
+    the same order backwards ``OFFSET count - b`` in the second (so page 1 and the last page cost the
+    same at any board size; a page in the middle steps over up to half the board's index entries)."""
 
     def __init__(self, board: str) -> None:
         self.board = board
+        self._count: int | None = None
 
     def count(self) -> int:
-        return LeaderboardBoard.objects.filter(board=self.board).values_list("players", flat=True).first() or 0
+        if self._count is None:
+            self._count = (LeaderboardBoard.objects.filter(board=self.board).values_list("players", flat=True).first()
+                           or 0)
+        return self._count
 
     def __len__(self) -> int:
         return self.count()
@@ -72,10 +83,15 @@ class RankedBoard:
         if index.step not in (None, 1) or (index.start or 0) < 0 or (index.stop is not None and index.stop < 0):
             raise ValueError("only forward slices with non-negative bounds are supported")
         start = index.start or 0
-        rows = LeaderboardRow.objects.filter(board=self.board, rank__gt=start).order_by("rank")
-        if index.stop is not None:
-            rows = rows[:max(index.stop - start, 0)]
-        return list(rows)
+        rows = LeaderboardRow.objects.filter(board=self.board)
+        if index.stop is not None and start > self.count() // 2:  # nearer the end: read it backwards
+            stop = min(index.stop, self.count())
+            if stop <= start:
+                return []
+            backwards = rows.order_by(*(name[1:] if name[0] == "-" else f"-{name}" for name in BOARD_ORDER))
+            return list(backwards[self.count() - stop:self.count() - start])[::-1]
+        rows = rows.order_by(*BOARD_ORDER)
+        return list(rows[start:index.stop] if index.stop is not None else rows[start:])
 
     def __repr__(self) -> str:
         return f"<RankedBoard {self.board}>"
@@ -83,7 +99,7 @@ class RankedBoard:
 
 def rating_board(*, period: str, ruleset: str | None) -> RankedBoard:
     """The current board of ``period`` (``all``, ``month``, ``week``) for ``ruleset`` (None = all rulesets),
-    in rank order: rating desc, then fewer games first, then username. Rows carry their ``rank``."""
+    in rank order: rating desc, then fewer games first, then username (a row's rank is its position)."""
     return RankedBoard(board_key(period, ruleset))
 
 
@@ -113,11 +129,21 @@ def player_profile_section(*, player, include_private: bool, **_signal) -> dict:
 HISTORY_ENTRIES = 200
 
 
+def with_places(rows: QuerySet[LeaderboardRow]) -> QuerySet[LeaderboardRow]:
+    """``rows`` with each one's ``rank`` on its board: 1 + the rows ahead of it, counted by a subquery
+    on the ``leaderboard_order_idx`` range ``board = b AND rating >= r`` (O(place), not O(board))."""
+    ahead = (LeaderboardRow.objects.filter(key_before(OuterRef("rating"), OuterRef("games"), OuterRef("username")),
+                                           board=OuterRef("board"))
+             .order_by().values("board").annotate(n=Count("id")).values("n"))
+    return rows.annotate(rank=Coalesce(Subquery(ahead), Value(0)) + 1)
+
+
 def player_boards(*, player) -> dict[str, dict[str, Any]]:
     """The player's line on each all-time board, by ruleset (``*`` = all rulesets): ``rating``,
-    ``games``, ``goats`` and ``rank``; a ruleset the player has not played is absent. One query."""
+    ``games``, ``goats`` and ``rank`` (1 + the rows ahead, counted on the board's index); a ruleset the
+    player has not played is absent. One query."""
     boards = {board_key("all", rs): rs for rs in (ALL_RULESETS, *RULESETS)}
-    rows = LeaderboardRow.objects.filter(player=player, board__in=list(boards)).values(
+    rows = with_places(LeaderboardRow.objects.filter(player=player, board__in=list(boards))).values(
         "board", "rating", "games", "goats", "rank")
     return {boards[r["board"]]: {k: r[k] for k in ("rating", "games", "goats", "rank")} for r in rows}
 

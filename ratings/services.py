@@ -3,7 +3,7 @@
 Four projections of an ended game (``goat.games.projections``, registered in RatingsConfig.ready):
 ``ledger_project`` (the rating ledger, here), ``ratings.chips.chips_project`` (the payout),
 ``ratings.skill.skill_project`` (openskill) and ``ratings.leaderboards.leaderboards_project`` (the
-rating boards and their ranks). Each runs exactly once per game (its tracking row is written in the
+rating boards; places are computed at read). Each runs exactly once per game (its tracking row is written in the
 same transaction as its rows), live after the game ended and in ``ratings_rebuild`` alike, which
 recomputes every one of them from the game events alone.
 """
@@ -26,7 +26,7 @@ from .chips import (
     chips_stake_for_seat,
     chips_stakes_rebuild,
 )
-from .leaderboards import leaderboards_project, leaderboards_rerank, ranks_deferred
+from .leaderboards import leaderboards_project, leaderboards_recount
 from .models import (
     REASONS,
     ChipAccount,
@@ -108,10 +108,9 @@ def ratings_rebuild(*, progress: Callable[[Iterable], Iterable] | None = None) -
         projections.projection_records_forget(names=list(PROJECTIONS))
         ChipAccount.objects.update(balance=0)  # set to the ledger's sums below
         chips_stakes_rebuild()
-        with ranks_deferred():
-            for game_id in (progress(ended) if progress else ended):
-                applied += bool(projections.projections_apply_game(game_id=game_id, prefix="ratings.",
-                                                                   from_events=True))
-        leaderboards_rerank()
+        for game_id in (progress(ended) if progress else ended):
+            applied += bool(projections.projections_apply_game(game_id=game_id, prefix="ratings.",
+                                                               from_events=True))
+        leaderboards_recount()
         chips_balances_rebuild()
     return {"games": Game.objects.count(), "applied": applied}

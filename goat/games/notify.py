@@ -1,12 +1,17 @@
 """Live delivery of committed commands (docs/architecture.md "Live delivery", docs/api.md "Live play").
 
-After a command commits, ``command_committed`` publishes ``{"version"}`` on the game's channel (the
-game streams read what changed through the selectors) and the feed events on the seated players'
-channels: ``game_started``, ``your_turn``, ``game_ended``; and, when the command changed a waiting
-game (created, a seat taken or left, started, cancelled), ``lobby`` ``{"game", "status"}`` on the one
-lobby channel every feed also listens to, so a lobby's open games update live. Rematch offers and
-tournament tables are published by their own services with ``feed_publish``. Publishing happens on commit, so a stream
-never hears of a version that a rollback took back.
+After a command commits, ``command_committed`` publishes on the game's channel ``{"version"}`` and,
+for a command on a running game, the update itself (``"from"``: the version before it, ``"update"``:
+the public part of ``selectors.stream_content``), with each seated player's own part (their hand,
+legal moves and the events redacted for their seat) on that player's channel of the game
+(``seat_channel``), and the feed events on the seated players' channels: ``game_started``,
+``your_turn``, ``game_ended``; and, when the command changed a waiting game (created, a seat
+taken or left, started, cancelled), ``lobby`` ``{"game", "status"}`` on the one lobby channel every
+feed also listens to, so a lobby's open games update live. A game stream writes an update from
+those messages without reading the database; it reads (through the selectors) only what they do not carry: a version it missed, a
+command of a waiting game (whose seats may change), an auditor's unredacted view. Rematch offers
+and tournament tables are published by their own services with ``feed_publish``. Publishing happens
+on commit, so a stream never hears of a version that a rollback took back.
 
 A message published while a web process's subscription was down is lost to that process; its
 streams then catch up from the database (goat.live.fanout ``RESYNC``): a game stream from the event
@@ -62,6 +67,12 @@ def lobby_summary(game_id: int) -> dict[str, Any] | None:
     return dict(GameSummarySerializer(game).data) if game is not None else None
 
 
+def seat_channel(game_id: int, player_id: int) -> str:
+    """What only ``player_id``'s seat at ``game_id`` may see of each update: heard by their streams of
+    that game alone."""
+    return f"game:{game_id}:player:{player_id}"
+
+
 def feed_publish(player_ids: Iterable[int], kind: str, data: dict[str, Any]) -> None:
     """The feed event ``kind`` to each of ``player_ids``, in one payload."""
     fanout.publish_all([(player_channel(player_id), feed_message(kind, data)) for player_id in player_ids])
@@ -82,24 +93,36 @@ def _seats(game_id: int, running: bool) -> dict[int, int]:
     return seats
 
 
-def command_committed(game: Game, was_status: str) -> Callable[[], None]:
-    """What to publish once the command that brought ``game`` to its current version commits (the
-    values are taken now: the row object may change before the commit)."""
+def command_committed(game: Game, was_status: str, was_version: int | None = None,
+                      content: tuple[dict[str, Any], dict[int, dict[str, Any]]] | None = None) -> Callable[[], None]:
+    """What to publish once the command that brought ``game`` from ``was_version`` to its current version
+    commits (the values are taken now: the row object may change before the commit). ``content``:
+    ``selectors.stream_content`` of the command, published for a command on a running game."""
     game_id, version, status, turn = game.pk, game.version, game.status, game.turn
     deadline = game.deadline.isoformat() if game.deadline is not None else None
     result = game.result
+    if was_status != RUNNING or was_version is None:
+        content = None  # the seats of a waiting game may change: its streams read
 
     def send() -> None:
-        messages = [(game_channel(game_id), {"version": version})]
+        head: dict[str, Any] = {"version": version}
+        messages = [(game_channel(game_id), head)]
         if was_status == WAITING:  # a game of the lobby: created, a seat taken or left, started, cancelled
             summary = lobby_summary(game_id) if status == WAITING else None
             messages.append((LOBBY_CHANNEL, lobby_message(game_id, status, summary)))
         started = was_status == WAITING and status == RUNNING
         ended = was_status in OPEN and status not in OPEN
-        if started or ended or turn is not None:
+        if started or ended or turn is not None or content is not None:
             seats = _seats(game_id, status == RUNNING)
             if ended:
                 _SEATS.pop(game_id, None)
+            if content is not None:
+                public, own = content
+                parts = [(seats[seat], part) for seat, part in own.items() if seat in seats]
+                # "seated": whose streams wait for an own part (carried by this same payload)
+                head.update({"from": was_version, "update": public, "seated": [player for player, _ in parts]})
+                messages.extend((seat_channel(game_id, player), {"version": version, "own": part})
+                                for player, part in parts)
             for player_id in seats.values():
                 if started:
                     messages.append((player_channel(player_id), feed_message("game_started", {"game": game_id})))

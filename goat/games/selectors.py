@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy
 
 from goat import engine
@@ -110,7 +111,7 @@ def game_view_for(*, game: Game, user) -> dict[str, Any]:
 def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, Any]:
     """The game as ``seat`` (``None``: a spectator) sees it."""
     public = state.public_dict()
-    moves = engine.legal_moves(state, seat) if seat is not None else []
+    own = seat_part(state, seat)
     now = timezone.now()
     deadline = game.deadline if public["turn"] is not None else None
     return {
@@ -125,8 +126,8 @@ def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, An
         "seats": [{**seat_view, "computer": game.computer_seat(seat_view["seat"])} for seat_view in public["seats"]],
         "line": public["line"],
         "bazaar": public["bazaar"],
-        "hand": tiles_str(state.hand(seat)) if seat is not None else [],
-        "legal_moves": [{"tile": tile_str(t), "end": e} for t, e in moves],
+        "hand": own["hand"],
+        "legal_moves": own["legal_moves"],
         "fish_pot": public["fish_pot"],
         "server_seed_commitment": public["server_seed_commitment"],
         "server_seed": state.revealed_seed if state.ended else None,
@@ -140,6 +141,47 @@ def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, An
         # the player to move's time left, by the server's clock (null without a clock)
         "remaining_ms": max(0, int((deadline - now).total_seconds() * 1000)) if deadline is not None else None,
     }
+
+
+def seat_part(state: GameState, seat: int | None) -> dict[str, Any]:
+    """What only ``seat`` sees of the view: its ``hand`` and ``legal_moves`` (a spectator: none)."""
+    if seat is None:
+        return {"hand": [], "legal_moves": []}
+    return {"hand": tiles_str(state.hand(seat)),
+            "legal_moves": [{"tile": tile_str(t), "end": e} for t, e in engine.legal_moves(state, seat)]}
+
+
+#: the fields of a view that depend on the moment it is written (a stream sets them when it writes)
+CLOCK_FIELDS = ("server_time", "remaining_ms")
+
+
+def stream_content(*, game: Game, state: GameState, stored: list[StoredEvent]
+                   ) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
+    """What a committed command's update shows, built once by the command for every stream of the game
+    (docs/architecture.md "Live delivery"): the public part, ``{"game", "events", "ended"}`` (a
+    spectator's view, its clock fields None, and the events redacted for a spectator), and each seat's
+    own part, ``{seat: {"seat", "hand", "legal_moves", "events"}}`` (the events redacted for that seat).
+    A hidden tile is only ever in the own part of the seat that holds it."""
+    view = game_view(game=game, state=state, seat=None)
+    view.update(dict.fromkeys(CLOCK_FIELDS))
+    public = {"game": view, "events": redact_events(stored, game=game, user=None, seat=None), "ended": game.ended}
+    own = {seat: {"seat": seat, **seat_part(state, seat), "events": redact_events(stored, game=game, user=None,
+                                                                                   seat=seat)}
+           for seat in range(state.seats)}
+    return public, own
+
+
+def stream_view(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any]:
+    """A viewer's view from a command's ``stream_content`` (``own``: the viewer's seat's part, None for a
+    spectator), with the clock fields of now: what ``game_view`` gives that viewer at that version."""
+    view = dict(public)
+    if own is not None:
+        view.update(hand=own["hand"], legal_moves=own["legal_moves"], your_seat=own["seat"])
+    now = timezone.now()
+    deadline = parse_datetime(view["deadline"]) if view["turn"] is not None and view["deadline"] else None
+    view["server_time"] = now
+    view["remaining_ms"] = max(0, int((deadline - now).total_seconds() * 1000)) if deadline is not None else None
+    return view
 
 
 def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from goat.engine.errors import ALREADY_SEATED, NOT_SEATED
 from goat.engine.rules import PLAY, pending
 from goat.engine.state import GameState
 from goat.engine.status import PLAYED
-from goat.games import eventstore, notify, projections, signals
+from goat.games import eventstore, notify, projections, selectors, signals
 from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.games.rules_texts import rules_detail
@@ -140,11 +140,14 @@ def _commit(loaded: LoadedGame, state: GameState, events: list[dict[str, Any]], 
     """
     game = loaded.game
     was_ended = loaded.state.ended
-    was_status = game.status
+    was_status, was_version = game.status, game.version
     now = timezone.now()
     _sync_read_model(game, state, now)
     stored = eventstore.events_append(game=game, events=events, actor=actor, at=now, update_fields=_COMMAND_FIELDS)
-    transaction.on_commit(notify.command_committed(game, was_status))  # live streams and feeds
+    # live streams (the update's content, built once for all of them: a running game's seats are fixed) and feeds
+    content = selectors.stream_content(game=game, state=state, stored=stored) if was_status == GameStatus.RUNNING \
+        else None
+    transaction.on_commit(notify.command_committed(game, was_status, was_version, content))
     if game.computer_seat(game.turn):  # a computer's turn: its move, queued once this version is stored
         transaction.on_commit(computer_move_queue(game_id=game.pk, version=game.version))
     if state.ended and not was_ended and state.result is not None:  # (a cancelled game has nothing to project)

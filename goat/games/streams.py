@@ -6,12 +6,15 @@ A game's stream is public, as its GET is: without credentials the caller is an a
 Async views served under ASGI. Before the stream starts every refusal is a problem-details answer
 (401, 404, 400 for a bad ``after``/``Last-Event-ID``, 429 ``too_many_streams``). Then:
 
-* the game stream subscribes to the game's channel (goat.live.fanout) *before* reading, sends
-  ``state`` (or, resuming after version V, the events after V as one ``update``), and for every
-  version published after that reads the new events and the caller's view through the selectors
-  (the same ones as GET, so the same redaction) and sends one ``update``. A stream that fell behind
-  (several commands committed while it was reading) sends what they appended as one update. It
-  closes after the update that ends the game;
+* the game stream subscribes to the game's channel and to its viewer's own channel of the game
+  (goat.live.fanout, goat.games.notify) *before* reading, sends ``state`` (or, resuming after version
+  V, the events after V as one ``update``), and for every version published after that sends one
+  ``update``: built from what the command published (its public part, and the viewer's seat's own
+  part: ``_from_content``), with no database read, when the messages lead on from the last version
+  it sent; otherwise (a message missed, a command of a waiting game, an auditor's unredacted view, a
+  resync) read through the selectors (the same ones as GET, so the same redaction). A stream that
+  fell behind (several commands committed while it was reading) sends what they appended as one
+  update. It closes after the update that ends the game;
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
   events published for the caller, and the lobby's ``lobby`` events (goat.games.notify).
 
@@ -173,14 +176,47 @@ async def _update_read(game_id: int, user, after: int, heard: int | tuple[str, i
     return _for_viewer(await asyncio.shield(flight), user)
 
 
+def _from_content(batch: list[dict[str, Any]], last: int, player_id: int | None
+                  ) -> tuple[dict[str, Any], list[dict[str, Any]], bool] | None:
+    """The update that the messages of ``batch`` carry for the viewer ``player_id`` (None: anonymous)
+    after version ``last``, as ``_game_read`` would give it, without a database read: each command's
+    public part (``notify.command_committed``), with the viewer's own part where they hold a seat.
+    None when they do not lead from ``last`` to the newest version heard (a message missed, or one
+    without content): the stream then reads."""
+    public = {m["from"]: m for m in batch if "update" in m and "from" in m}
+    own = {m["version"]: m["own"] for m in batch if "own" in m}
+    heard = max(m.get("version", 0) for m in batch)
+    at, events, head, mine = last, [], None, None
+    while at < heard:
+        head = public.get(at)
+        if head is None:
+            return None
+        seated = player_id is not None and player_id in head.get("seated", ())
+        mine = own.get(head["version"]) if seated else None
+        if seated and mine is None:
+            return None
+        events.extend((mine or head["update"])["events"])
+        at = head["version"]
+    if head is None:
+        return None
+    update = head["update"]
+    return selectors.stream_view(update["game"], mine), events, update["ended"]
+
+
 # --- views ---------------------------------------------------------------------------------
 
 
 async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
     try:
-        async with fanout.listen(notify.game_channel(game_id), hold=(key, claim)) as listener:  # Closed: stopping
+        player_id = user.pk if getattr(user, "is_authenticated", False) else None
+        channels = [notify.game_channel(game_id)]
+        if player_id is not None:  # what only this viewer's seat sees
+            channels.append(notify.seat_channel(game_id, player_id))
+        async with fanout.listen(*channels, hold=(key, claim)) as listener:  # Closed: stopping
             view, events, ended = await _game_read_async(game_id, user, after)
             last = view["version"]
+            # an auditor without a seat sees the running game unredacted: not what the messages carry
+            reads = view["your_seat"] is None and player_id is not None and user.has_perm(selectors.AUDIT_PERMISSION)
             if events is None:
                 yield streaming.encode(fmt, "state", view, last)
             elif events:
@@ -196,9 +232,12 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
                 sent = listener.sent_take()
                 if heard <= last and not resync:
                     continue
-                # after a resync, whatever the event store holds after ``last``: nothing missed
-                view, events, ended = await _update_read(
-                    game_id, user, last, (fanout.RESYNC, max(resync)) if resync else heard)
+                carried = None if resync or reads else _from_content(batch, last, player_id)
+                if carried is not None:
+                    view, events, ended = carried
+                else:  # after a resync, whatever the event store holds after ``last``: nothing missed
+                    view, events, ended = await _update_read(
+                        game_id, user, last, (fanout.RESYNC, max(resync)) if resync else heard)
                 if view["version"] > last:
                     last = view["version"]
                     metrics.stream_delivered(sent)

@@ -1,7 +1,8 @@
 """The fan-out channel of live delivery: publish after commit, wait in async streams.
 
-A message is a small JSON object sent on a named channel (``game:<id>`` carries ``{"version"}``,
-``player:<id>`` carries a feed event); ``publish_all`` sends several in one payload. ``publish`` is
+A message is a small JSON object sent on a named channel (``game:<id>`` carries ``{"version"}`` and
+a running game's update, ``game:<id>:player:<id>`` what only that seat sees of it, ``player:<id>`` a
+feed event); ``publish_all`` sends several in one payload. ``publish`` is
 synchronous and cheap, called from ``transaction.on_commit`` in any process (web worker, Celery
 worker, beat); ``listen`` is used by async views and never touches the database: a process keeps
 ONE subscription to the backend and fans each message out to the in-process listeners of its
@@ -54,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from rest_framework.utils.encoders import JSONEncoder
 
 from goat.web import metrics
 
@@ -140,7 +142,8 @@ def publish_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
     else:
         body = {"b": [[channel, message] for channel, message in messages]}
     body["t"] = round(time.time(), 4)  # publish time: a stream's delivery delay (goat_stream_delivery_seconds)
-    payload = json.dumps(body, separators=(",", ":"), default=str).encode()
+    # DRF's encoder: dates and times as the API and the streams write them (ISO 8601)
+    payload = json.dumps(body, separators=(",", ":"), cls=JSONEncoder).encode()
     try:
         if _url() == "local":
             _local_publish(payload)

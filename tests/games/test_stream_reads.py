@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
+import re
 import threading
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, Permission
+from django.db.backends.utils import CursorWrapper
 from django.test import RequestFactory
+from rest_framework.utils.encoders import JSONEncoder
 
 from goat import engine
-from goat.engine.tiles import tile_str
+from goat.engine.tiles import tile_str, tiles_str
 from goat.games import eventstore, selectors, services, streams
 from goat.games.models import Game
-from goat.live import streaming
+from goat.live import fanout, streaming
 from goat.web.errors import ServiceError
 from played_games import played_game
 
@@ -217,3 +221,175 @@ def test_an_anonymous_stream_is_counted_by_address_under_the_anonymous_rate(monk
 
 async def _no_session_user():
     return AnonymousUser()
+
+
+# --- the update's content, carried by the messages (docs/architecture.md "Live delivery") -------------
+
+_TILE = re.compile(r"(?<![\d.])(\d)-(\d)(?![\d])")
+
+
+def _tiles(value) -> set[str]:
+    return {f"{min(a, b)}-{max(a, b)}" for a, b in _TILE.findall(json.dumps(value))}
+
+
+def _hidden_from(game_id: int, seat: int | None) -> tuple[set[str], int]:
+    """The tiles ``seat`` (None: a spectator) may not see now, and the round being played."""
+    state = eventstore.state_load(Game.objects.get(pk=game_id))
+    hidden = {t for s in range(state.seats) if s != seat for t in _tiles(tiles_str(state.hand(s)))}
+    return hidden | _tiles(tiles_str(state.table.bazaar)), state.round_no
+
+
+class _DatabaseReads:
+    """Counts the queries run outside the test's own steps (``own()``): the streams' reads."""
+
+    def __init__(self, monkeypatch):
+        self.count = 0
+        self.mine = threading.local()
+        real = CursorWrapper.execute
+
+        def execute(cursor, *args, **kwargs):
+            if not getattr(self.mine, "on", False):
+                self.count += 1
+            return real(cursor, *args, **kwargs)
+
+        monkeypatch.setattr(CursorWrapper, "execute", execute)
+
+    def own(self, step):
+        def run(*args):
+            self.mine.on = True
+            try:
+                return step(*args)
+            finally:
+                self.mine.on = False
+        return run
+
+
+def _watched(game, viewers, users, reads: _DatabaseReads, moves: int):
+    """Open a game stream for each viewer, make ``moves`` moves, and return the database reads the
+    streams made for them and, per move, each stream's update with what GET showed its viewer then."""
+
+    def expected(user, after):
+        seat_of = selectors.viewer_seat(game, user)
+        current = Game.objects.get(pk=game.pk)
+        view = selectors.game_view(game=current, state=eventstore.state_load(current), seat=seat_of)
+        events = selectors.events_for(game=current, user=user, after=after, seat=seat_of)
+        shown = json.loads(json.dumps({"version": current.version, "events": events, "game": view},
+                                      cls=JSONEncoder))
+        return shown, _hidden_from(game.pk, seat_of)
+
+    async def written(body):
+        while True:
+            line = await asyncio.wait_for(body.__anext__(), 60)
+            if line.strip():
+                return json.loads(line)
+
+    async def scenario():
+        bodies = [streams._game_body(game.pk, user, None, streaming.NDJSON, f"k{i}", f"c{i}")
+                  for i, user in enumerate(viewers)]
+        for body in bodies:
+            assert (await written(body))["kind"] == "state"
+        before = reads.count
+        steps = []
+        for seed in range(moves):
+            after = await asyncio.to_thread(reads.own(lambda: Game.objects.get(pk=game.pk).version))
+            await asyncio.to_thread(reads.own(_move), game.pk, users, seed)
+            got = [await written(body) for body in bodies]
+            shown = [await asyncio.to_thread(reads.own(expected), user, after) for user in viewers]
+            steps.append(list(zip(got, shown, strict=True)))
+        for body in bodies:
+            await body.aclose()
+        return reads.count - before, steps
+
+    return asyncio.run(scenario())
+
+
+@pytest.fixture
+def local_live(settings, tmp_path, monkeypatch):
+    settings.GOAT_DATA_DIR = tmp_path
+    settings.GOAT_LIVE_URL = "local"
+    monkeypatch.setattr(fanout, "_closing", False)
+
+
+def _follow(django_user_model, monkeypatch, spectators: int, moves: int, auditor: bool):
+    """Two seats, ``spectators`` spectators (the second anonymous) and (``auditor``) an auditor follow
+    ``moves`` moves of a new game: the queries their streams ran, their shared reads, and the steps of
+    ``_watched``."""
+    alice, bob, carol, dave = (django_user_model.objects.get_or_create(username=name)[0]
+                               for name in ("alice", "bob", "carol", "dave"))
+    others = [django_user_model.objects.get_or_create(username=f"watcher{i}")[0] for i in range(spectators - 2)]
+    game = played_game([alice, bob], 2, seed=3)
+    viewers = [alice, bob, carol, AnonymousUser(), *others][:2 + spectators] + ([dave] if auditor else [])
+    _started(game, *viewers)
+    shared: list[int] = []
+    real = streams._shared_read_async
+
+    async def counted(game_id, after):
+        shared.append(after)
+        return await real(game_id, after)
+
+    monkeypatch.setattr(streams, "_shared_read_async", counted)
+    queries, steps = _watched(game, viewers, [alice, bob], _DatabaseReads(monkeypatch), moves)
+    monkeypatch.undo()
+    return queries, len(shared), viewers, steps, _hidden_from(game.pk, None)[1]
+
+
+def test_every_stream_writes_each_move_from_its_message_and_only_its_seat_sees_its_tiles(django_user_model,
+                                                                                       settings, tmp_path):
+    """The streams of the seats and the spectators run no query to write a move, at 3 viewers as at 10;
+    an auditor's stream, which shows the running game unredacted, reads once per move. Each writes what
+    GET shows its viewer, with no tile another seat holds or the bazaar hides."""
+    settings.GOAT_DATA_DIR, settings.GOAT_LIVE_URL = tmp_path, "local"
+    _viewers(django_user_model)
+    moves = 6
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(fanout, "_closing", False)
+        few = _follow(django_user_model, monkeypatch, 1, moves, auditor=False)
+        many = _follow(django_user_model, monkeypatch, 8, moves, auditor=False)
+        audited = _follow(django_user_model, monkeypatch, 8, moves, auditor=True)
+    assert few[:2] == many[:2] == (0, 0)  # no query, no read, at 3 viewers as at 10
+    assert audited[1] == moves  # the auditor's read of each move
+    for _queries, _reads, viewers, steps, round_no in (few, many, audited):
+        for step in steps:
+            for viewer, (got, (shown, (hidden, now_round))) in zip(viewers, step, strict=True):
+                assert now_round == round_no  # one round's hands and bazaar: a tile hidden now was never shown
+                assert got["kind"] == "update"
+                assert {k: v for k, v in got["game"].items() if k not in VOLATILE} == {
+                    k: v for k, v in shown["game"].items() if k not in VOLATILE}
+                assert (got["version"], got["events"]) == (shown["version"], shown["events"])
+                if viewer.username != "dave":
+                    assert not _tiles(got) & hidden, (viewer, _tiles(got) & hidden)
+        hands = [step[i][0]["game"]["hand"] for step in steps for i in range(2)]
+        assert all(hands)  # each seat's stream shows its own hand
+
+
+def test_a_stream_that_missed_a_message_reads_the_versions_it_missed(django_user_model, monkeypatch, local_live):
+    """A command's message lost (published while the stream was not heard) leaves a gap before the next
+    message's ``from``: the stream reads what it missed and writes both commands' events as one update."""
+    alice, bob, carol, _ = _viewers(django_user_model)
+    game = played_game([alice, bob], 2, seed=3)
+    _started(game, alice, carol)
+    real, lost = fanout.publish_all, []
+    monkeypatch.setattr(fanout, "publish_all", lambda messages: real(messages) if lost else lost.append(messages))
+    reads = _DatabaseReads(monkeypatch)
+    start = game.version
+
+    async def scenario():
+        bodies = [streams._game_body(game.pk, user, None, streaming.NDJSON, f"k{i}", f"c{i}")
+                  for i, user in enumerate((alice, carol))]
+        for body in bodies:
+            assert json.loads(await asyncio.wait_for(body.__anext__(), 60))["kind"] == "state"
+        before = reads.count
+        for seed in range(2):  # the first one's message is lost
+            await asyncio.to_thread(reads.own(_move), game.pk, [alice, bob], seed)
+        got = [json.loads(await asyncio.wait_for(body.__anext__(), 60)) for body in bodies]
+        for body in bodies:
+            await body.aclose()
+        return reads.count - before, got
+
+    count, got = asyncio.run(scenario())
+    assert lost and count > 0  # the gap was read
+    now = Game.objects.get(pk=game.pk)
+    for user, update in zip((alice, carol), got, strict=True):
+        assert update["version"] == now.version
+        assert update["events"] == json.loads(json.dumps(selectors.events_for(game=now, user=user, after=start),
+                                                         cls=JSONEncoder))

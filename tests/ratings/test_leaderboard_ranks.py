@@ -1,5 +1,6 @@
-"""Materialised leaderboard ranks (decisions.md R-9): every write keeps them equal to a full recompute,
-pages are read by rank (no COUNT(*), no OFFSET) and keep the API contract."""
+"""Leaderboard places computed at read (decisions.md R-9): after every write the pages (read forwards or
+backwards) and a player's place (the rows ahead) equal a full sort, a game end writes the same number
+of rows whatever the board's size, and pages keep the API contract (no COUNT(*))."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ratings_play import play_game
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from ratings import leaderboards
+from ratings import leaderboards, selectors
 from ratings.models import LeaderboardBoard, LeaderboardRow
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,26 +32,31 @@ def client(make_players):
 
 
 def board_state(board: str) -> list[tuple]:
-    return list(LeaderboardRow.objects.filter(board=board).order_by("rank").values_list(
-        "rank", "username", "rating", "games", "goats"))
+    """The board as its pages show it: (rank, username, rating, games, goats), read page by page."""
+    ranked = selectors.RankedBoard(board)
+    pages = [selectors.ranked(ranked[start:start + 7], start) for start in range(0, ranked.count(), 7)]
+    return [(rank, r.username, r.rating, r.games, r.goats) for page in pages for rank, r in page]
 
 
 def assert_exact(board: str) -> None:
-    """The stored ranks are 1..n, equal a full recompute (which then rewrites nothing) and the board's count."""
+    """The pages (forwards in the board's first half, backwards in its second) give the board in full-sort
+    order, each player's place (the rows ahead) is their position, and the count is exact."""
     rows = board_state(board)
     assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
     # lowercase ASCII names: the database collation and Python agree on their order
-    expected = sorted(rows, key=lambda r: (-r[2], r[3], r[1]))
-    assert [r[1] for r in rows] == [r[1] for r in expected]
-    players = LeaderboardBoard.objects.get(board=board).players
-    assert players == len(rows)
-    assert leaderboards.leaderboards_rerank([board]) == 0  # nothing to correct
+    stored = LeaderboardRow.objects.filter(board=board).values_list("username", "rating", "games", "goats")
+    expected = sorted(stored, key=lambda r: (-r[1], r[2], r[0]))
+    assert [r[1:] for r in rows] == expected
+    places = dict(selectors.with_places(LeaderboardRow.objects.filter(board=board)).values_list("username", "rank"))
+    assert places == {r[1]: r[0] for r in rows}
+    assert LeaderboardBoard.objects.get(board=board).players == len(rows)
+    assert leaderboards.leaderboards_recount([board]) == 0  # nothing to correct
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_incremental_ranks_equal_a_full_recompute_after_every_game(seed, django_user_model):
-    """Random games (1-4 players, 0-4 points: many ties on rating and games) on two boards; the ranks are
-    checked against a full recompute after every game."""
+    """Random games (1-4 players, 0-4 points: many ties on rating and games) on two boards; the places
+    read are checked against a full sort after every game."""
     rng = random.Random(seed)
     names = sorted({"".join(rng.choice("abcab") for _ in range(rng.randint(1, 4))) for _ in range(40)})[:24]
     users = [django_user_model.objects.create_user(username=name, password="x") for name in names]
@@ -102,7 +108,7 @@ def test_refresh_repairs_figures_ranks_and_counts(make_players):
     play_game(players, options=NO_CLOCK, seed=1)
     play_game(players, options=NO_CLOCK, seed=2)
     expected = board_state("ratings:all:*")
-    LeaderboardRow.objects.filter(board="ratings:all:*", player=players[0]).update(rating=999, rank=7)
+    LeaderboardRow.objects.filter(board="ratings:all:*", player=players[0]).update(rating=999)
     LeaderboardRow.objects.filter(board="ratings:all:*", player=players[1]).delete()
     LeaderboardBoard.objects.filter(board="ratings:all:*").update(players=42)
     leaderboards.leaderboards_refresh()
@@ -110,15 +116,18 @@ def test_refresh_repairs_figures_ranks_and_counts(make_players):
     assert LeaderboardBoard.objects.get(board="ratings:all:*").players == 3
 
 
-def test_a_page_reads_by_rank_without_count_or_offset(client, django_user_model):
+def test_a_page_is_an_index_range_without_count(client, django_user_model):
+    """Page 1 and the last page step over no row (the last is read backwards); the count is the board row's."""
     users = [django_user_model.objects.create_user(username=f"p{i:03d}", password="x") for i in range(25)]
     with transaction.atomic():
         for i, user in enumerate(users):
             leaderboards._bump_boards(BOARDS[:1], [(user.pk, user.username, 100 - i, i % 2 == 0)])
-    with CaptureQueriesContext(connection) as queries:
-        body = client.get("/api/leaderboards/ratings/?page_size=10&page=3").json()
-    board_sql = [q["sql"] for q in queries.captured_queries if "leaderboard" in q["sql"].lower()]
-    assert board_sql and not any("COUNT(" in sql.upper() or "OFFSET" in sql.upper() for sql in board_sql), board_sql
+    for page in (1, 3):
+        with CaptureQueriesContext(connection) as queries:
+            body = client.get(f"/api/leaderboards/ratings/?page_size=10&page={page}").json()
+        board_sql = [q["sql"] for q in queries.captured_queries if "leaderboard" in q["sql"].lower()]
+        assert board_sql and not any("COUNT(" in sql.upper() or "OFFSET" in sql.upper() for sql in board_sql), \
+            board_sql
     assert body["count"] == 25
     assert [(r["rank"], r["player"]) for r in body["results"]] == [(21 + i, f"p{20 + i:03d}") for i in range(5)]
     assert body["next"] is None and "page=2" in body["previous"]
@@ -149,6 +158,49 @@ def test_pagination_contract_is_unchanged(client, django_user_model):
     assert [r["rank"] for r in everything] == list(range(1, 231))
     assert [(r["rating"], r["games"], r["player"]) for r in everything] == sorted(
         ((r["rating"], r["games"], r["player"]) for r in everything), key=lambda t: (-t[0], t[1], t[2]))
+
+
+def _rows_written() -> int:
+    """Rows inserted, updated or deleted so far by this connection (SQLite) or this transaction (PostgreSQL)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_user_tables")
+            return int(cursor.fetchone()[0])
+    return connection.connection.total_changes
+
+
+def _game_end_writes(django_user_model, size: int, prefix: str) -> tuple[int, list[str]]:
+    """A board of ``size`` players tied at 5 points, three of whom (at 1 point) end a game: one gains 9
+    points and passes the whole board, one enters the boards with this game, one gains none. Returns the
+    rows written by the game end and its write statements on the leaderboard tables."""
+    fillers = django_user_model.objects.bulk_create(
+        [django_user_model(username=f"{prefix}f{i:04d}") for i in range(size)])
+    low = [django_user_model.objects.create_user(username=f"{prefix}{name}", password="x") for name in ("a", "b")]
+    new = django_user_model.objects.create_user(username=f"{prefix}c", password="x")
+    at = leaderboards.timezone.now()
+    boards = leaderboards.boards_of("goat-classic", at)
+    with transaction.atomic():
+        leaderboards._bump_boards(boards, [(u.pk, u.username, 5, False) for u in fillers]
+                                  + [(u.pk, u.username, 1, False) for u in low])
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        before = _rows_written()
+        leaderboards._bump_boards(boards, [(low[0].pk, low[0].username, 9, False),
+                                           (low[1].pk, low[1].username, 0, True), (new.pk, new.username, 3, False)])
+        written = _rows_written() - before
+    for board in boards:
+        assert_exact(board)
+    statements = [q["sql"].split()[0].upper() for q in queries.captured_queries
+                  if q["sql"].split()[0].upper() in ("INSERT", "UPDATE", "DELETE")]
+    return written, statements
+
+
+def test_a_game_end_writes_the_same_rows_whatever_the_board_size(django_user_model):
+    """Six boards, three players: one row each per board plus the new player's board counts, at 20 and at
+    200 players on the boards (a stored rank would shift every row the player passes)."""
+    small = _game_end_writes(django_user_model, 20, "s")
+    large = _game_end_writes(django_user_model, 200, "l")
+    assert small == large
+    assert small[0] == 6 * 3 + 6  # a row per board and player, and each board's count for the new one
 
 
 @pytest.mark.database  # PostgreSQL's row locks

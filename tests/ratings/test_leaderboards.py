@@ -27,12 +27,12 @@ def client(make_players):
 
 
 def rows(board: str, values: list[tuple[str, int, int, int]], django_user_model):
-    """Rows loaded directly (as a bulk load would), then ranked and counted (R-9)."""
+    """Rows loaded directly (as a bulk load would), then counted (R-9)."""
     for username, rating, games, goats in values:
         player = django_user_model.objects.create_user(username=username, password="x")
         LeaderboardRow.objects.create(board=board, player=player, username=username, rating=rating, games=games,
                                       goats=goats)
-    leaderboards.leaderboards_rerank([board])
+    leaderboards.leaderboards_recount([board])
 
 
 def test_period_keys_are_calendar_periods_in_utc():
@@ -107,12 +107,12 @@ def test_refresh_gives_the_incremental_rows(make_players):
         play_game(players, ruleset=("goat-classic", "goat-gamesburg", "domino-3rounds")[seed], options=NO_CLOCK,
                   seed=seed, resign_after=10 if seed == 1 else None)
     incremental = list(LeaderboardRow.objects.order_by("board", "player").values_list(
-        "board", "player", "username", "rating", "games", "goats", "rank"))
+        "board", "player", "username", "rating", "games", "goats"))
     assert len(incremental) == 3 * (3 + 3 * 3)  # 3 players x (3 "*" boards + 3 periods x 3 rulesets)
     for full in (False, True):
         leaderboards.leaderboards_refresh(full=full)
         assert list(LeaderboardRow.objects.order_by("board", "player").values_list(
-            "board", "player", "username", "rating", "games", "goats", "rank")) == incremental
+            "board", "player", "username", "rating", "games", "goats")) == incremental
 
 
 def test_month_and_week_boards_only_count_their_period(make_players):

@@ -38,7 +38,7 @@ def projection_rows() -> dict[str, list]:
         "skill_changes": list(GameSkillChange.objects.order_by("game", "player").values_list(
             "game", "player", "ruleset", "rank", "mu_before", "sigma_before", "mu_after", "sigma_after")),
         "boards": list(LeaderboardRow.objects.order_by("board", "player").values_list(
-            "board", "player", "username", "rating", "games", "goats", "rank")),
+            "board", "player", "username", "rating", "games", "goats")),
         "board_counts": list(LeaderboardBoard.objects.order_by("board").values_list("board", "players")),
         "accounts": list(ChipAccount.objects.order_by("player").values_list("player", "balance")),
         # a stake's time is when the seat was taken: the hook runs just before the event is stamped

@@ -3,7 +3,9 @@
 tests/games/test_games_audit.py checks the game views of 50 games; this scans every answer a player
 (among them a staff player, an auditor player and a superuser player, who see no more while seated)
 gets while a game runs: the game view, the move response, the event log (whole and ``?after=``),
-the scoresheet, the game list, and replay/verify (which must be refused). From the unredacted
+the scoresheet, the game list, and replay/verify (which must be refused), and what each move publishes
+for the live streams (the public update on the game's channel, each seat's own part on its player's
+channel of the game). From the unredacted
 server-side state at that moment it computes the hidden tiles (every other hand and the bazaar)
 and asserts that none of them appears anywhere in the answer as a tile string ("a-b" in either
 order, inside any string), except where a player may see tiles: the completed rounds of the
@@ -22,11 +24,13 @@ import pytest
 from django.contrib.auth.models import Permission
 from rest_framework import throttling
 from rest_framework.test import APIClient
+from rest_framework.utils.encoders import JSONEncoder
 
 from apitest import token_client
 from goat.engine.tiles import tile_str
-from goat.games import eventstore
-from goat.games.models import Game
+from goat.games import eventstore, notify
+from goat.games.models import Game, Seat
+from goat.live import fanout
 
 pytestmark = pytest.mark.django_db
 
@@ -103,9 +107,35 @@ def scan_everything(scanner: Scanner, client: APIClient, game_id: int, seat: int
         scanner.leak(what, seat, tiles_mentioned(response.json()) & hidden)
 
 
+def scan_published(scanner: Scanner, game_id: int, published: list[tuple[str, dict]]) -> None:
+    """What a move published for the streams: the public update hides every hand and the bazaar; a
+    seat's own part, on its player's channel of the game only, hides the other hands and the bazaar."""
+    seats = dict(Seat.objects.filter(game_id=game_id).values_list("player_id", "seat"))
+    public = [m for channel, m in published if channel == notify.game_channel(game_id) and "update" in m]
+    if len(public) != 1:
+        scanner.leak("stream", None, f"{len(public)} public updates for one move")
+    hidden, _ = scanner.hidden(game_id, None)
+    for message in public:
+        scanner.view("stream.game", None, message["update"]["game"], hidden)
+        scanner.events("stream.events", None, message["update"]["events"], hidden)
+    for player_id, seat in seats.items():
+        own = [m["own"] for channel, m in published if channel == notify.seat_channel(game_id, player_id)]
+        if len(own) != 1 or own[0]["seat"] != seat:
+            scanner.leak("stream.own", seat, f"{len(own)} own parts, or another seat's, on the channel")
+            continue
+        hidden, _ = scanner.hidden(game_id, seat)
+        scanner.view("stream.own", seat, {k: v for k, v in own[0].items() if k != "events"}, hidden)
+        scanner.events("stream.own.events", seat, own[0]["events"], hidden)
+
+
 @pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_model, monkeypatch, chunk):
+def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_model, monkeypatch,
+                                                                  django_capture_on_commit_callbacks, chunk):
     monkeypatch.setattr(throttling.SimpleRateThrottle, "allow_request", lambda self, request, view: True)
+    published: list[tuple[str, dict]] = []
+    # as the channel carries them: JSON (its encoder is DRF's, as the API's)
+    monkeypatch.setattr(fanout, "publish_all", lambda messages: published.extend(
+        json.loads(json.dumps(messages, cls=JSONEncoder))))
     rng = random.Random(909 + chunk)
     block = range(chunk * GAMES // CHUNKS, (chunk + 1) * GAMES // CHUNKS)
     # Seat 0 is a staff player, seat 1 an auditor player (goat.audit_game), seat 2 a superuser: holding a
@@ -135,10 +165,13 @@ def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_mo
             view = clients[seat].get(f"/api/games/{game_id}/").json()
             scanner.view("view", seat, view, hidden)
             choice = rng.choice(view["legal_moves"])
-            response = clients[seat].post(f"/api/games/{game_id}/moves/", choice, format="json")
+            published.clear()
+            with django_capture_on_commit_callbacks(execute=True):
+                response = clients[seat].post(f"/api/games/{game_id}/moves/", choice, format="json")
             assert response.status_code == 201, response.content
             body = response.json()
             if body["game"]["status"] == "running":
+                scan_published(scanner, game_id, published)
                 hidden, _ = scanner.hidden(game_id, seat)
                 scanner.view("move.game", seat, body["game"], hidden)
                 scanner.events("move.events", seat, body["events"], hidden)
