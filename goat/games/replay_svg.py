@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext
 
 from goat.engine.tiles import tile_str
 from goat.games import eventstore
+from goat.games.captions import caption, player_of
 from goat.games.models import Game, GameEvent
+from goat.web import words
 
 HALF = 22  # side of one half of a tile, in SVG units
 GAP = 4
@@ -83,51 +85,12 @@ def row_layout(tiles, *, top: float, left: float = MARGIN, highlight: str | None
     return shapes, y + (2 * HALF + GAP if tiles else 0)
 
 
-#: the end of the line a tile went to, as a caption says it
-ENDS = {"left": pgettext_lazy("line end", "on the left"), "right": pgettext_lazy("line end", "on the right")}
-#: what an event without its own sentence did (the event types of goat.engine.events.HANDLERS)
-DONE = {
-    "seat_left": gettext_lazy("left the table"),
-    "game_cancelled": gettext_lazy("game cancelled"),
-    "timed_out": gettext_lazy("ran out of time"),
-    "resigned": gettext_lazy("resigned"),
-}
-
-
 def describe(event: dict[str, Any] | None, players: list[str | None]) -> str:
-    """The caption of a replay step in the active language. It starts with ``#seq type``: the event's
-    stored type stays as it is in the log and the API (a code, as a problem's ``code``); what
-    happened follows in words."""
+    """The caption of a replay step in the active language: ``#seq``, the event's name, then what
+    happened (goat.games.captions). The stored type stays in the page's attributes, not its text."""
     if event is None:
         return gettext("Step 0: nothing has happened yet.")
-    seat = event["seat"]
-    who = (gettext("seat %(seat)s (%(player)s)") % {"seat": seat, "player": players[seat] or "?"}
-           if seat is not None and seat < len(players) else "")
-    data = event["data"]
-    etype = event["type"]
-    if etype == "tile_played":
-        end = data.get("end")
-        what = gettext("%(who)s played %(tile)s %(end)s") % {
-            "who": who, "tile": data.get("tile"), "end": ENDS.get(end, end)}
-    elif etype == "tile_drawn":
-        what = gettext("%(who)s drew %(tile)s from the bazaar") % {"who": who, "tile": data.get("tile")}
-    elif etype == "knocked":
-        what = gettext("%(who)s knocked (no tile fits, bazaar empty)") % {"who": who}
-    elif etype == "round_dealt":
-        what = gettext("round %(round)s dealt (attempt %(attempt)s)") % {
-            "round": data.get("round"), "attempt": data.get("attempt")}
-        if data.get("void"):
-            what += gettext(" — void deal (redeal rule)")
-    elif etype == "seat_taken":
-        what = gettext("%(player)s took seat %(seat)s") % {"player": data.get("player"), "seat": data.get("seat")}
-    elif etype == "game_created":
-        what = gettext("game created: %(ruleset)s, %(seats)s seats") % {
-            "ruleset": data.get("ruleset"), "seats": data.get("seats")}
-    elif etype == "seed_revealed":
-        what = gettext("server seed revealed: %(seed)s") % {"seed": data.get("server_seed")}
-    else:
-        what = f"{who} {DONE.get(etype, etype.replace('_', ' '))}".strip()
-    return f"#{event['seq']} {etype}: {what}"
+    return f"#{event['seq']} {words.event(event['type'])}: {caption(event, players)}"
 
 
 def replay_context(game: Game, step: int) -> dict[str, Any]:
@@ -166,7 +129,7 @@ def replay_context(game: Game, step: int) -> dict[str, Any]:
         shapes, bottom = row_layout(hand, top=label_y + 8,
                                     highlight=drawn if current["seat"] == seat else None)
         hands.append({
-            "seat": seat, "player": players[seat] or gettext("seat %(seat)s") % {"seat": seat}, "label_y": label_y,
+            "seat": seat, "player": player_of(seat, players), "label_y": label_y,
             "turn": state.turn == seat, "open": score.open if score else False,
             "score": score.score if score else 0, "remembered": score.remembered if score else 0,
             "points": points[seat] if score else 0, "tiles": shapes,
@@ -199,4 +162,4 @@ def _round_winners(state, players: list) -> str | None:
     winners = state.rounds[-1].winners
     if winners is None:
         return None
-    return ", ".join(f"seat {s} ({players[s] or f'seat {s}'})" for s in winners)
+    return ", ".join(player_of(s, players) for s in winners)

@@ -2,7 +2,7 @@
 // (GET /api/stream/) that says when a game starts, when it is my turn, when a game ends or a rematch is offered.
 
 import { api, newKey } from "./api.js";
-import { element, playerLink, say, t } from "./words.js";
+import { element, named, playerLink, say, t } from "./words.js";
 
 export function tablePath(id) {
   return `/play/${id}/`;
@@ -24,7 +24,7 @@ function joinButton(id) {
 }
 
 function gameRow(game, withJoin) {
-  const meta = element("span", { class: "meta" }, document.createTextNode(`${game.ruleset} · `));
+  const meta = element("span", { class: "meta" }, document.createTextNode(`${named("ruleset", game.ruleset)} · `));
   game.seats.forEach((s, i) => {
     meta.append(...(i ? [document.createTextNode(", ")] : []), playerLink(s.player));
     if (s.computer) meta.append(document.createTextNode(` (${t("computer")})`));
@@ -34,7 +34,7 @@ function gameRow(game, withJoin) {
   const row = element("li", { class: "game-row", "data-game": game.id },
     element("a", { class: "game-link", href: tablePath(game.id), text: t("game", { game: game.id }) }),
     meta,
-    element("span", { class: `badge ${game.status}`, text: t(`status_${game.status}`) }));
+    element("span", { class: `badge ${game.status}`, text: named("status", game.status) }));
   if (withJoin) row.append(joinButton(game.id));
   return row;
 }

@@ -4,7 +4,7 @@
 
 import { api, ApiError, newKey } from "./api.js";
 import { tablePath } from "./lobby.js";
-import { element, playerLink, say, t, tileElement } from "./words.js";
+import { element, named, playerLink, say, t, tileElement } from "./words.js";
 
 const ENDED = new Set(["finished", "interrupted", "cancelled"]);
 const TICK_MS = 250;
@@ -87,7 +87,7 @@ export function startTable(section) {
       lines.push(element("p", { text: t("cancelled") }));
     } else {
       lines.push(element("p", { id: "result-reason", text: t(`reason_${result.reason}`) }));
-      lines.push(element("p", { id: "result-winners", text: t("winners", { players: names(view, result.winners) }) }));
+      lines.push(element("p", { id: "result-winners", text: t(result.winners.length === 1 ? "winner" : "winners", { players: names(view, result.winners) }) }));
       if (result.goats.length) {
         lines.push(element("p", { id: "result-goats", text: t("goats", { players: names(view, result.goats) }) }));
       }
@@ -116,7 +116,7 @@ export function startTable(section) {
     } else if (view.turn !== null) {
       state.textContent = t("turn_of", { player: seatName(view, view.turn) });
     }
-    const meta = [view.ruleset, t(`status_${view.status}`), t("round", { round: view.round }),
+    const meta = [named("ruleset", view.ruleset), named("status", view.status), t("round", { round: view.round }),
       `${t("bazaar")}: ${view.bazaar}`];
     if (view.rated === false) meta.push(t("unrated"));
     byId("table-meta").textContent = meta.join(" · ");

@@ -9,6 +9,11 @@ export function t(key, params = {}) {
   return text.replace(/%\((\w+)\)s/g, (_, name) => (name in params ? String(params[name]) : ""));
 }
 
+// A stored value (a status, a ruleset) in the page's words; a value without one, humanised ("chess 960").
+export function named(kind, code) {
+  return words[`${kind}_${code}`] || String(code).replace(/[-_]/g, " ");
+}
+
 // A domino as the page draws it: two halves, its name ("3-5") as its accessible label and title.
 export function tileElement(name) {
   const [a, b] = name.split("-");
