@@ -188,3 +188,33 @@ def test_every_event_type_has_a_russian_replay_caption(event_type):
     assert english.startswith("#7 ") and russian.startswith("#7 ")
     assert event_type not in russian and event_type not in english  # the code stays out of the text
     assert russian != english and not any(word in russian for word in ("seat", "the ", "game", "played"))
+
+
+@pytest.mark.django_db
+def test_the_admin_names_goat_and_declines_its_models(ru_admin, django_user_model):
+    """Its header is goat's, not Django's; a title selects the model in the accusative, a list counts
+    it with Russian's plural forms."""
+    from goat.games import services
+
+    anya = django_user_model.objects.create_user(username="anya", password="x")
+    ids = [services.game_create(player=anya, ruleset="goat-classic", seats=2).pk for _ in range(5)]
+    for query, form in ((f"?id={ids[0]}", "1 партия"), (f"?id__in={ids[0]},{ids[1]}", "2 партии"), ("", "5 партий")):
+        page = _text(ru_admin.get(f"/admin/goat/game/{query}", **RU).content.decode())
+        assert form in page, (query, form)
+        assert "Выберите партию для" in page and "Выберите партия" not in page
+        assert "Козёл: администрирование" in page and "Django" not in page
+    tournaments = _text(ru_admin.get("/admin/tournaments/tournament/", **RU).content.decode())
+    assert "0 турниров" in tournaments and "Выберите турнир для" in tournaments
+    users = _text(ru_admin.get("/admin/auth/user/", **RU).content.decode())
+    assert "Выберите пользователя для изменения" in users and "Добавить пользователя" in users
+
+
+def test_russian_month_days_are_genitive():
+    from datetime import date
+
+    from django.utils import formats
+
+    with translation.override("ru"):
+        assert formats.date_format(date(2026, 12, 2), "MONTH_DAY_FORMAT") == "2 декабря"
+    with translation.override("en"):
+        assert formats.date_format(date(2026, 12, 2), "MONTH_DAY_FORMAT") == "December 2"

@@ -402,3 +402,24 @@ def test_the_admins_own_pages_in_russian(client, django_user_model):
     assert "Scoresheet" in english and "Verify this game" in english
     listing = client.get("/admin/goat/game/", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "Проверить выбранные партии" in listing
+
+
+@pytest.mark.django_db
+def test_a_tile_that_is_no_tile_is_refused_in_russian(django_user_model):
+    """``invalid_tile`` (a tile text the engine cannot read) says its detail in the caller's language."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from goat.games import eventstore, services
+    from goat.games.models import Game
+
+    ann, ben = (django_user_model.objects.create_user(name, password="x" * 12) for name in ("ann", "ben"))
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    services.game_join(game_id=game.pk, player=ben)
+    mover = (ann, ben)[eventstore.state_load(Game.objects.get(pk=game.pk)).turn]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=mover).key}")
+    en, ru = _both(client, "post", f"/api/games/{game.pk}/moves/", {"tile": "9-9"})
+    assert en["code"] == ru["code"] == "invalid_tile"
+    assert en["detail"].startswith("'9-9' is not a domino tile")
+    assert ru["detail"] == "'9-9' — не костяшка домино." and ru["title"] != en["title"]
