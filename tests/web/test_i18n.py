@@ -423,3 +423,38 @@ def test_a_tile_that_is_no_tile_is_refused_in_russian(django_user_model):
     assert en["code"] == ru["code"] == "invalid_tile"
     assert en["detail"].startswith("'9-9' is not a domino tile")
     assert ru["detail"] == "'9-9' — не костяшка домино." and ru["title"] != en["title"]
+
+
+def _untranslated_details() -> list[str]:
+    """Service refusals whose detail is English prose written in place (a plain string, or a built one
+    with words of its own), so it would stay English in Russian. ``f"{field}: {message}"`` and
+    ``"field: " + message`` name a field (a code) before a translated message: allowed; so is
+    anything a call gives (``gettext(...)``, a lazy text)."""
+    import ast
+    import re
+
+    def literals(node) -> list[str]:
+        if isinstance(node, ast.Call):
+            return []
+        if isinstance(node, ast.Constant):
+            return [node.value] if isinstance(node.value, str) else []
+        return [text for child in ast.iter_child_nodes(node) for text in literals(child)]
+
+    found = []
+    for source in ROOT.rglob("*.py"):
+        if {".venv", "tests", "bench", "migrations"} & set(source.relative_to(ROOT).parts):
+            continue
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            name = getattr(node, "func", None)
+            if not (isinstance(node, ast.Call) and getattr(name, "id", getattr(name, "attr", None)) == "ServiceError"):
+                continue
+            args = list(node.args) + [k.value for k in node.keywords if k.arg == "detail"]
+            if len(args) < 2:
+                continue
+            if any(re.search(r"[A-Za-z]{2,}\s+[A-Za-z]", text) for text in literals(args[1])):  # prose
+                found.append(f"{source.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_every_service_refusal_says_its_detail_in_the_callers_language():
+    assert _untranslated_details() == []
