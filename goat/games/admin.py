@@ -28,7 +28,7 @@ from django.http import Http404, HttpResponse, HttpResponseNotAllowed, HttpRespo
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from goat.games import audit, selectors
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
@@ -192,12 +192,17 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         r = game.result
 
         def who(seats):
-            return ", ".join(names.get(s, gettext("seat %(seat)s") % {"seat": s}) for s in seats) or gettext("nobody")
+            named = [names.get(s, gettext("seat %(seat)s") % {"seat": words.seat(s)}) for s in seats]
+            return ", ".join(named) or gettext("nobody")
 
-        return format_html(gettext("{reason} — goat(s): {goats}; winner(s): {winners}; rating points {rating}; "
-                                   "chips {chips}"),
-                           reason=word(r.get("reason")), goats=who(r.get("goats", [])),
-                           winners=who(r.get("winners", [])), rating=r.get("rating_points"), chips=r.get("chips"))
+        goats, winners = r.get("goats", []), r.get("winners", [])
+        return format_html(gettext("{reason} — {goats}; {winners}; rating points {rating}; chips {chips}"),
+                           reason=word(r.get("reason")),
+                           goats=ngettext("goat: %(players)s", "goats: %(players)s", len(goats)) % {
+                               "players": who(goats)},
+                           winners=ngettext("winner: %(players)s", "winners: %(players)s", len(winners)) % {
+                               "players": who(winners)},
+                           rating=r.get("rating_points"), chips=r.get("chips"))
 
     @admin.display(description=gettext_lazy("server seed"))
     def seed_shown(self, game):

@@ -154,7 +154,7 @@ def replay_context(game: Game, step: int) -> dict[str, Any]:
     return context
 
 
-def _round_winners(state, players: list) -> str | None:
+def _round_winners(state, players: list) -> list[str] | None:
     """The winners of the round just ended, when its record names them (domino-3rounds, docs/rules.md §8)."""
     table = state.table
     if table is None or table.ended is None or not state.rounds or state.rounds[-1].round != table.number:
@@ -162,4 +162,4 @@ def _round_winners(state, players: list) -> str | None:
     winners = state.rounds[-1].winners
     if winners is None:
         return None
-    return ", ".join(player_of(s, players) for s in winners)
+    return [player_of(s, players) for s in winners]
