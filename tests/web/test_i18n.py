@@ -286,7 +286,7 @@ def test_each_sentence_of_a_code_with_two_is_said_in_russian():
                           right=6)
     with translation.override("ru"):
         assert rules_detail(one_end) == "3-5 не подходит к левому концу (2)."
-        assert rules_detail(neither) == "3-5 не подходит ни к одному концу линии (2 и 6)."
+        assert rules_detail(neither) == "3-5 не подходит ни к одному концу цепочки (2 и 6)."
     with translation.override("en"):
         assert (rules_detail(one_end), rules_detail(neither)) == (one_end.detail, neither.detail)
 
@@ -363,7 +363,7 @@ def test_every_sentence_of_the_engines_refusals_is_translated():
     ("InvalidOptions|option {option!r} must be a whole number from {lo} to {hi}.|option=limit,lo=1,hi=10000",
      "Настройка 'limit' — целое число от 1 до 10000."),
     ("IllegalMove|{end!r} is not an end of the line; say \"left\" or \"right\".|end=up",
-     "'up' — не конец линии; укажите \"left\" или \"right\"."),
+     "'up' — не конец цепочки; укажите \"left\" или \"right\"."),
 ])
 def test_a_refusal_said_from_a_template_is_filled_in_russian(error, russian):
     from django.utils import translation
