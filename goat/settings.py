@@ -255,8 +255,8 @@ AXES_LOCKOUT_CALLABLE = "goat.players.lockout.lockout_response"
 from django.utils.translation import gettext_lazy as _  # noqa: E402
 
 LANGUAGE_CODE = "en"
-#: goat's corrections of Django's formats for a language (goat/formats/: "2 декабря", not "2 декабрь")
-FORMAT_MODULE_PATH = ["goat.formats"]
+#: goat's corrections of Django's formats for a language (goat/web/formats/: "2 декабря", not "2 декабрь")
+FORMAT_MODULE_PATH = ["goat.web.formats"]
 LANGUAGES = [("en", _("English")), ("ru", _("Russian"))]
 LOCALE_PATHS = [Path(__file__).resolve().parent / "locale"]
 TIME_ZONE = "UTC"
