@@ -25,7 +25,7 @@ from django.contrib.admin.views.main import ERROR_FLAG
 from django.db import DataError
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.utils.translation import gettext, gettext_lazy, npgettext_lazy, pgettext_lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, npgettext_lazy, pgettext_lazy
 
 from goat.web.words import RULESETS, humanised
 
@@ -91,6 +91,18 @@ NOUNS = {
         pgettext_lazy("admin object", "access failure"),
         npgettext_lazy("admin count", "%(count)s access failure", "%(count)s access failures", "count")),
 }
+
+#: Django's own admin messages that put a model's name before a past-tense verb: its Russian («… был
+#: успешно изменен») guesses a gender the name may not have (расписание, партия). goat's catalog says them
+#: without one; it comes from LOCALE_PATHS, which Django reads before its own catalogs.
+DJANGO_MESSAGES = (
+    gettext_noop("The {name} “{obj}” was added successfully."),
+    gettext_noop("The {name} “{obj}” was added successfully. You may add another {name} below."),
+    gettext_noop("The {name} “{obj}” was changed successfully."),
+    gettext_noop("The {name} “{obj}” was changed successfully. You may edit it again below."),
+    gettext_noop("The {name} “{obj}” was changed successfully. You may add another {name} below."),
+    gettext_noop("The %(name)s “%(obj)s” was deleted successfully."),
+)
 
 #: Django's titles that name the model (django.contrib.admin.options, .views.main)
 TITLES = ("Select %s to change", "Select %s to view", "Select %s", "Add %s", "Change %s", "View %s")

@@ -218,3 +218,15 @@ def test_russian_month_days_are_genitive():
         assert formats.date_format(date(2026, 12, 2), "MONTH_DAY_FORMAT") == "2 декабря"
     with translation.override("en"):
         assert formats.date_format(date(2026, 12, 2), "MONTH_DAY_FORMAT") == "December 2"
+
+
+def test_djangos_admin_messages_guess_no_gender():
+    """«Расписание … был успешно изменен» guesses a gender: goat's catalog, read before Django's, says
+    Django's saved/changed/deleted messages without one."""
+    from goat.web.admin_site import DJANGO_MESSAGES
+
+    with translation.override("ru"):
+        said = [translation.gettext(message) for message in DJANGO_MESSAGES]
+    assert len(said) == 6 and not [s for s in said if re.search(r"\bбыл|успешно", s)]
+    changed = said[2].format(name="расписание турниров", obj="Пятница")
+    assert changed == "Изменения сохранены: расписание турниров «Пятница»."
