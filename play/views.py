@@ -97,7 +97,7 @@ def _script_strings() -> dict[str, str]:
         "free_seats": _("Free seats: %(n)s"),
         "round": _("Round %(round)s"), "went_out": _("%(player)s went out"), "fish": _("fish (%(player)s)"),
         "game_over": _("Game over"), "winner": _("Winner: %(players)s"), "winners": _("Winners: %(players)s"),
-        "goats": _("Goat: %(players)s"),
+        "goat": _("Goat: %(players)s"), "goats": _("Goats: %(players)s"),
         "cancelled": _("The game was cancelled."), "unrated": _("Unrated game"),
         "rating_points": _("Rating points"), "join": _("Join"), "none_open": _("No open games. Start one!"),
         "none_mine": _("You have no games yet."), "rematch_offered": _("%(player)s offers a rematch."),

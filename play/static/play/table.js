@@ -89,7 +89,7 @@ export function startTable(section) {
       lines.push(element("p", { id: "result-reason", text: t(`reason_${result.reason}`) }));
       lines.push(element("p", { id: "result-winners", text: t(result.winners.length === 1 ? "winner" : "winners", { players: names(view, result.winners) }) }));
       if (result.goats.length) {
-        lines.push(element("p", { id: "result-goats", text: t("goats", { players: names(view, result.goats) }) }));
+        lines.push(element("p", { id: "result-goats", text: t(result.goats.length === 1 ? "goat" : "goats", { players: names(view, result.goats) }) }));
       }
       if (view.rated === false) {
         lines.push(element("p", { class: "meta", text: t("unrated") }));
