@@ -148,7 +148,8 @@ ASGI_APPLICATION = "goat.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # Django's own admin templates that goat words differently (they shadow django.contrib.admin's)
+        "DIRS": [BASE_DIR / "goat" / "web" / "templates" / "django_admin"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -298,6 +299,8 @@ AXES_LOCKOUT_CALLABLE = "goat.players.lockout.lockout_response"
 from django.utils.translation import gettext_lazy as _  # noqa: E402
 
 LANGUAGE_CODE = "en"
+#: goat's corrections of Django's formats for a language (goat/web/formats/: "2 декабря", not "2 декабрь")
+FORMAT_MODULE_PATH = ["goat.web.formats"]
 LANGUAGES = [("en", _("English")), ("ru", _("Russian"))]
 LOCALE_PATHS = [Path(__file__).resolve().parent / "locale"]
 TIME_ZONE = "UTC"

@@ -35,7 +35,7 @@ from goat.games.table import tile_set
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.throttling import ScopedRateThrottle
-from goat.web.words import word
+from goat.web.words import game_status, ruleset, word
 
 #: games shown in each list of the lobby (the script pages on through the API)
 LOBBY_SIZE = 20
@@ -97,7 +97,8 @@ def _script_strings() -> dict[str, str]:
         "tiles": _("Tiles in hand: %(n)s"), "points": _("Points: %(n)s"), "free_seat": _("free seat"),
         "free_seats": _("Free seats: %(n)s"),
         "round": _("Round %(round)s"), "went_out": _("%(player)s went out"), "fish": _("fish (%(player)s)"),
-        "game_over": _("Game over"), "winners": _("Winners: %(players)s"), "goats": _("Goat: %(players)s"),
+        "game_over": _("Game over"), "winner": _("Winner: %(players)s"), "winners": _("Winners: %(players)s"),
+        "goat": _("Goat: %(players)s"), "goats": _("Goats: %(players)s"),
         "cancelled": _("The game was cancelled."), "unrated": _("Unrated game"),
         "rating_points": _("Rating points"), "join": _("Join"), "none_open": _("No open games. Start one!"),
         "none_mine": _("You have no games yet."), "rematch_offered": _("%(player)s offers a rematch."),
@@ -108,8 +109,9 @@ def _script_strings() -> dict[str, str]:
         "bazaar": _("Bazaar"), "game": _("Game #%(game)s"),
         "drew_mine": _("You take from the bazaar: %(tiles)s."), "drew": _("%(player)s takes from the bazaar: %(n)s."),
         "player_url": reverse("page-player", args=[PLAYER_PLACEHOLDER]),  # a name's page: the script puts it in
-        # stored values (statuses, how a game ended) in the words of every page (goat.web.words)
-        **{f"status_{status}": word(status) for status in GameStatus.values},
+        # stored values (statuses, rulesets, how a game ended) in the words of every page (goat.web.words)
+        **{f"status_{status}": game_status(status) for status in GameStatus.values},
+        **{f"ruleset_{name}": ruleset(name) for name in RULESETS},
         **{f"reason_{reason}": word(reason) for reason in ("limit", "rounds", "timeout", "resigned")},
     }
 

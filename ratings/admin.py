@@ -1,7 +1,12 @@
 """Read-only admin views of the ratings projections (they are written by services only)."""
 
 from django.contrib import admin
+from django.utils.translation import gettext, gettext_lazy
 
+from goat.web import words
+from goat.web.admin_site import RulesetWords, coded_filter
+
+from .leaderboards import ALL_RULESETS
 from .models import ChipAccount, ChipLedgerEntry, GameSkillChange, LeaderboardRow, RatingEntry, SkillRating
 
 
@@ -16,10 +21,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+RULESET_FILTER = coded_filter("ruleset", words.RULESETS, gettext_lazy("ruleset"))
+
+
 @admin.register(RatingEntry)
-class RatingEntryAdmin(ReadOnlyAdmin):
-    list_display = ["game", "player", "seat", "points", "reason", "ruleset", "goat", "at"]
-    list_filter = ["reason", "ruleset"]
+class RatingEntryAdmin(RulesetWords, ReadOnlyAdmin):
+    list_display = ["game", "player", "seat", "points", "reason", "ruleset_words", "goat", "at"]
+    list_filter = ["reason", RULESET_FILTER]
     search_fields = ["player__username"]
     raw_id_fields = ["game", "player"]
 
@@ -39,19 +47,25 @@ class ChipLedgerEntryAdmin(ReadOnlyAdmin):
 
 
 @admin.register(SkillRating)
-class SkillRatingAdmin(ReadOnlyAdmin):
-    list_display = ["username", "ruleset", "ordinal", "mu", "sigma", "games"]
-    list_filter = ["ruleset"]
+class SkillRatingAdmin(RulesetWords, ReadOnlyAdmin):
+    list_display = ["username", "ruleset_words", "ordinal", "mu", "sigma", "games"]
+    list_filter = [RULESET_FILTER]
     search_fields = ["username"]
 
 
 @admin.register(GameSkillChange)
-class GameSkillChangeAdmin(ReadOnlyAdmin):
-    list_display = ["game", "player", "ruleset", "rank", "mu_before", "mu_after"]
+class GameSkillChangeAdmin(RulesetWords, ReadOnlyAdmin):
+    list_display = ["game", "player", "ruleset_words", "rank", "mu_before", "mu_after"]
     raw_id_fields = ["game", "player"]
 
 
 @admin.register(LeaderboardRow)
 class LeaderboardRowAdmin(ReadOnlyAdmin):
-    list_display = ["board", "username", "rating", "games", "goats"]
+    list_display = ["board_words", "username", "rating", "games", "goats"]
+
+    @admin.display(description=gettext_lazy("board"), ordering="board")
+    def board_words(self, row) -> str:
+        """The board's key with its ruleset by name ("ratings:week:2026-W49 · Goat, classic")."""
+        period, _, ruleset = row.board.rpartition(":")
+        return f"{period} · {gettext('all rulesets') if ruleset == ALL_RULESETS else words.ruleset(ruleset)}"
     search_fields = ["board", "username"]

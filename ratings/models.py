@@ -13,6 +13,8 @@ from django.db import models
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from goat.web import words
+
 
 class RatingReason(models.TextChoices):
     FINISHED = "finished", pgettext_lazy("rating reason", "Finished")
@@ -129,7 +131,7 @@ class SkillRating(models.Model):
         indexes = [models.Index(fields=["ruleset", "-ordinal", "games", "username"], name="skill_board_idx")]
 
     def __str__(self) -> str:
-        return f"{self.username} {self.ruleset}: {self.ordinal:.2f}"
+        return f"{self.username} · {words.ruleset(self.ruleset)}: {self.ordinal:.2f}"
 
 
 class GameSkillChange(models.Model):

@@ -21,6 +21,8 @@ from django.utils.translation import gettext, gettext_lazy
 from goat.engine.errors import InvalidOptions
 from goat.games.admin import GameAdmin
 from goat.games.models import Game
+from goat.web import words
+from goat.web.admin_site import RulesetWords, coded_filter
 from goat.web.errors import ServiceError
 
 from . import schedules, services
@@ -140,17 +142,18 @@ class WithdrawForm(forms.Form):
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "format", "ruleset", "status", "starts_at", "table_size", "max_players",
+class TournamentAdmin(RulesetWords, admin.ModelAdmin):
+    list_display = ("id", "name", "format", "ruleset_words", "status", "starts_at", "table_size", "max_players",
                     "entry_fee", "prize_pool")
-    list_filter = ("status", "format", "ruleset")
+    list_filter = ("status", "format", coded_filter("ruleset", words.RULESETS, gettext_lazy("ruleset")))
     search_fields = ("name",)
     date_hierarchy = "starts_at"
     inlines = [StandingInline, RegistrationInline, TableInline, ByeInline, PrizeInline]
     actions = ["start_now", "cancel"]
 
     def get_readonly_fields(self, request, obj=None):
-        return ["organiser_actions", *(f.name for f in self.model._meta.fields if f.name != "invite_code_digest")]
+        return ["organiser_actions", *(f.name for f in self.model._meta.fields if f.name != "invite_code_digest"),
+                *super().get_readonly_fields(request, obj)]
 
     @admin.display(description=gettext_lazy("organiser actions"))
     def organiser_actions(self, tournament):

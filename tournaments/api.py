@@ -6,7 +6,7 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.utils.text import format_lazy
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -762,8 +762,8 @@ def schedule_template_validate(template: Any, first_start) -> dict[str, Any]:
     when it would not make a tournament. Returns what is stored: the validated fields, the invite code
     as its digest."""
     if not isinstance(template, dict):
-        raise ServiceError("invalid", "template: Must be an object of tournament fields.", status=400,
-                           errors={"template": ["Must be an object of tournament fields."]})
+        message = gettext("Must be an object of tournament fields.")
+        raise ServiceError("invalid", f"template: {message}", status=400, errors={"template": [message]})
     if "starts_at" in template:
         message = "Every tournament field except starts_at: each occurrence starts at first_start + k * every."
         raise ServiceError("invalid", f"template: {message}", status=400, errors={"template": [message]})
@@ -914,7 +914,7 @@ class ScheduleDetailView(APIView):
     def _get(self, schedule_id: int) -> TournamentSchedule:
         schedule = TournamentSchedule.objects.select_related("created_by").filter(pk=schedule_id).first()
         if schedule is None:
-            raise ServiceError("not_found", "No tournament schedule with that id.", status=404)
+            raise ServiceError("not_found", schedules.NO_SCHEDULE, status=404)
         return schedule
 
     @extend_schema(

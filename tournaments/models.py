@@ -19,6 +19,8 @@ from django.utils import timezone
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from goat.web import words
+
 
 class TournamentFormat(models.TextChoices):
     SWISS = "swiss", pgettext_lazy("tournament format", "Swiss")
@@ -235,7 +237,7 @@ class Seating(models.Model):
 
     def __str__(self) -> str:
         return gettext("player %(player)s at %(table)s, seat %(seat)s") % {
-            "player": self.player_id, "table": self.table, "seat": self.seat}
+            "player": self.player_id, "table": self.table, "seat": words.seat(self.seat)}
 
 
 class Bye(models.Model):

@@ -20,11 +20,14 @@ from typing import Any
 import isodate
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from goat.web.errors import ServiceError
 
 from . import services
 from .models import Tournament, TournamentSchedule
+
+NO_SCHEDULE = gettext_lazy("No tournament schedule with that id.")
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +96,7 @@ def schedule_update(*, schedule_id: int, **changes: Any) -> TournamentSchedule:
     caller). Tournaments already created keep what they were created with."""
     schedule = TournamentSchedule.objects.select_for_update().filter(pk=schedule_id).first()
     if schedule is None:
-        raise ServiceError("not_found", "No tournament schedule with that id.", status=404)
+        raise ServiceError("not_found", NO_SCHEDULE, status=404)
     for name, value in changes.items():
         setattr(schedule, name, value)
     schedule.save(update_fields=list(changes))

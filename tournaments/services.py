@@ -22,7 +22,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from goat import engine
 from goat.engine.errors import InvalidOptions
@@ -696,8 +696,9 @@ def tournament_withdraw_running(*, tournament_id: int, player, by, now: datetime
     tournament = _locked(tournament_id)
     registration = Registration.objects.filter(tournament=tournament, player=player).first()
     if registration is None:
-        name = "You are" if by == player else f"{player.get_username()} is"
-        raise ServiceError("not_registered", f"{name} not registered for this tournament.", status=404)
+        detail = (gettext("You are not registered for this tournament.") if by == player else
+                  gettext("%(player)s is not registered for this tournament.") % {"player": player.get_username()})
+        raise ServiceError("not_registered", detail, status=404)
     if tournament.status == TournamentStatus.SCHEDULED:
         raise ServiceError("tournament_not_running", NOT_RUNNING_SCHEDULED.replace("{id}", str(tournament.pk)),
                            status=409)

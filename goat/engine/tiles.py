@@ -72,7 +72,8 @@ def parse_tile(text: object) -> Tile:
     """Parse ``"a-b"`` in either order into its tile; raise ``RulesError("invalid_tile")``."""
     tile = PARSE.get(text) if isinstance(text, str) else None
     if tile is None:
-        raise RulesError("invalid_tile", f"{text!r} is not a domino tile; write it as \"a-b\" with 0..6 on each half.")
+        raise RulesError("invalid_tile", f"{text!r} is not a domino tile; write it as \"a-b\" with 0..6 on each half.",
+                         given=repr(text))  # the sentence's parameter, so it can be said in another language
     return tile
 
 

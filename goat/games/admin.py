@@ -27,11 +27,13 @@ from django.http import Http404, HttpResponse, HttpResponseNotAllowed, HttpRespo
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from goat.games import audit, selectors
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
 from goat.games.table import table_replay
+from goat.web import words
+from goat.web.admin_site import coded_column, coded_filter
 from goat.web.csvfiles import csv_writer
 from goat.web.query import ascii_whole_number
 from goat.web.words import word
@@ -138,19 +140,22 @@ class SeatInline(ReadOnlyMixin, admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ("id", "ruleset", "status", "seats", "players", "version", "round", "created_at", "ended_at",
+    list_display = ("id", "ruleset_words", "status", "seats", "players", "version", "round", "created_at", "ended_at",
                     "verification_flag")
-    list_filter = ["ruleset", "status", ("created_at", admin.DateFieldListFilter), VerificationFilter]
+    list_filter = [coded_filter("ruleset", words.RULESETS, gettext_lazy("ruleset")), "status",
+                   ("created_at", admin.DateFieldListFilter), VerificationFilter]
     search_fields = ("seat_set__player__username",)
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)
     inlines = [SeatInline]
     actions = ["verify_selected"]
     change_form_template = "admin/goat/game/change_form.html"
-    fields = ("ruleset", "status", "seats", "version", "round", "turn", "deadline", "options", "result_shown",
+    fields = ("ruleset_words", "status", "seats", "version", "round", "turn", "deadline", "options", "result_shown",
               "rated_flag", "computer_level", "server_seed_commitment", "seed_shown", "created_by", "created_at",
               "ended_at", "verified_at", "verification_flag", "verification_detail")
     readonly_fields = fields
+
+    ruleset_words = coded_column("ruleset", words.RULESETS, gettext_lazy("ruleset"))
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("seat_set__player")
@@ -168,7 +173,8 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("players"))
     def players(self, game):
-        return ", ".join(s.player.get_username() + (" (computer)" if game.computer_seat(s.seat) else "")
+        computer = gettext("computer")
+        return ", ".join(s.player.get_username() + (f" ({computer})" if game.computer_seat(s.seat) else "")
                          for s in game.seat_set.all())
 
     @admin.display(description=gettext_lazy("rated"), boolean=True)
@@ -187,12 +193,17 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         r = game.result
 
         def who(seats):
-            return ", ".join(names.get(s, gettext("seat %(seat)s") % {"seat": s}) for s in seats) or gettext("nobody")
+            named = [names.get(s, gettext("seat %(seat)s") % {"seat": words.seat(s)}) for s in seats]
+            return ", ".join(named) or gettext("nobody")
 
-        return format_html(gettext("{reason} — goat(s): {goats}; winner(s): {winners}; rating points {rating}; "
-                                   "chips {chips}"),
-                           reason=word(r.get("reason")), goats=who(r.get("goats", [])),
-                           winners=who(r.get("winners", [])), rating=r.get("rating_points"), chips=r.get("chips"))
+        goats, winners = r.get("goats", []), r.get("winners", [])
+        return format_html(gettext("{reason} — {goats}; {winners}; rating points {rating}; chips {chips}"),
+                           reason=word(r.get("reason")),
+                           goats=ngettext("goat: %(players)s", "goats: %(players)s", len(goats)) % {
+                               "players": who(goats)},
+                           winners=ngettext("winner: %(players)s", "winners: %(players)s", len(winners)) % {
+                               "players": who(winners)},
+                           rating=r.get("rating_points"), chips=r.get("chips"))
 
     @admin.display(description=gettext_lazy("server seed"))
     def seed_shown(self, game):
@@ -343,12 +354,18 @@ SCORESHEET_CSV_COLUMNS = ["round", "end", "player", "round_points", "remembered"
 class GameEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """Events are append-only: listed and shown, never added, changed or deleted."""
 
-    list_display = ("position", "game", "seq", "type", "seat", "actor", "at")
-    list_filter = ("type",)
+    list_display = ("position", "game", "seq", "type_words", "seat", "actor", "at")
+    list_filter = (coded_filter("type", words.EVENTS, gettext_lazy("type")),)
     search_fields = ("=game__id",)
     list_select_related = ("game", "actor")
-    fields = ("position", "game", "seq", "type", "seat", "data", "actor", "at", "prev_hash", "hash")
+    fields = ("position", "game", "seq", "type_words", "seat", "data_shown", "actor", "at", "prev_hash", "hash")
     readonly_fields = fields
+    type_words = coded_column("type", words.EVENTS, gettext_lazy("type"))
+
+    @admin.display(description=gettext_lazy("data"))
+    def data_shown(self, event):
+        """The event's stored data as it is (machine text, marked as code)."""
+        return format_html("<code>{}</code>", json.dumps(event.data, ensure_ascii=False))
 
     def get_actions(self, request):
         return {}
@@ -366,12 +383,13 @@ class GameEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
 class HiddenInfoViewAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """Who looked at a running game's hidden information (recorded by goat.games.audit)."""
 
-    list_display = ("at", "user", "game", "what")
-    list_filter = ("user", ("at", admin.DateFieldListFilter), "what")
+    list_display = ("at", "user", "game", "what_words")
+    list_filter = ("user", ("at", admin.DateFieldListFilter), coded_filter("what", words.LOOKS, gettext_lazy("what")))
     list_select_related = ("user", "game")
     date_hierarchy = "at"
-    fields = ("at", "user", "game", "what")
+    fields = ("at", "user", "game", "what_words")
     readonly_fields = fields
+    what_words = coded_column("what", words.LOOKS, gettext_lazy("what"))
 
     def get_actions(self, request):
         return {}

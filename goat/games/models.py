@@ -12,6 +12,7 @@ from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from goat.engine import status as engine_status
+from goat.web import words
 
 
 class GameStatus(models.TextChoices):
@@ -108,7 +109,7 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return gettext("game %(game)s (%(ruleset)s, %(status)s)") % {
-            "game": self.pk, "ruleset": self.ruleset, "status": self.get_status_display()}
+            "game": self.pk, "ruleset": words.ruleset(self.ruleset), "status": self.get_status_display()}
 
     @property
     def rated(self) -> bool:
@@ -144,7 +145,7 @@ class Seat(models.Model):
         ]
 
     def __str__(self) -> str:
-        return gettext("seat %(seat)s of game %(game)s") % {"seat": self.seat, "game": self.game_id}
+        return gettext("seat %(seat)s of game %(game)s") % {"seat": words.seat(self.seat), "game": self.game_id}
 
     @property
     def computer(self) -> bool:
@@ -192,7 +193,8 @@ class GameEvent(models.Model):
         constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_seq_unique_per_game")]
 
     def __str__(self) -> str:
-        return gettext("#%(seq)s %(type)s (game %(game)s)") % {"seq": self.seq, "type": self.type, "game": self.game_id}
+        return gettext("#%(seq)s %(type)s (game %(game)s)") % {"seq": self.seq, "type": words.event(self.type),
+                                                                "game": self.game_id}
 
     def save(self, *args, **kwargs):
         if not self._state.adding:

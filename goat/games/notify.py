@@ -5,18 +5,19 @@ for a command on a running game, the update itself (``"from"``: the version befo
 the public part of ``selectors.stream_content``), with each seated player's own part (their hand,
 legal moves and the events redacted for their seat) on that player's channel of the game
 (``seat_channel``), and the feed events on the seated players' channels: ``game_started``,
-``your_turn``, ``game_ended``; and, when the command changed a waiting game (created, a seat
-taken or left, started, cancelled), ``lobby`` ``{"game", "status"}`` on the one lobby channel every
-feed also listens to, so a lobby's open games update live. A game stream writes an update from
-those messages without reading the database; it reads (through the selectors) only what they do not carry: a version it missed, a
-command of a waiting game (whose seats may change), an auditor's unredacted view. Rematch offers
-and tournament tables are published by their own services with ``feed_publish``. Publishing happens
-on commit, so a stream never hears of a version that a rollback took back.
+``your_turn``, ``game_ended``; and, when the command changed a waiting game (created, a seat taken
+or left, started, cancelled), ``lobby`` ``{"game", "status"}`` on the one lobby channel every feed
+also listens to, so a lobby's open games update live. A game stream writes an update from those
+messages without reading the database; it reads (through the selectors) only what they do not carry:
+a version it missed, a command of a waiting game (whose seats may change), an auditor's unredacted
+view. Rematch offers and tournament tables are published by their own services with
+``feed_publish``. Publishing happens on commit, so a stream never hears of a version that a rollback
+took back.
 
-A message published while a web process's subscription was down is lost to that process; its
-streams then catch up from the database (goat.live.fanout ``RESYNC``): a game stream from the event
-store, the feed from ``feed_catch_up``, which derives from the rows what the feed would have told
-since a moment. Apps that publish feed events of their own derive theirs as receivers of
+A message published while a web process's subscription was down is lost to that process; its streams
+then catch up from the database (goat.live.fanout ``RESYNC``): a game stream from the event store,
+the feed from ``feed_catch_up``, which derives from the rows what the feed would have told since a
+moment. Apps that publish feed events of their own derive theirs as receivers of
 ``goat.games.signals.feed_catch_up`` (the tournaments app for ``tournament_table``).
 """
 

@@ -32,7 +32,7 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -44,6 +44,9 @@ HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
 #: an unanswered claim older than stale_after() belongs to a request that died: its transaction
 #: rolled back (settings.GOAT_IDEMPOTENCY_STALE_SECONDS: longer than any request may take)
+
+KEY_REUSED = gettext_lazy("This Idempotency-Key was used for a different request.")
+IN_PROGRESS = gettext_lazy("A request with this Idempotency-Key is still being processed.")
 
 
 def stale_after() -> timedelta:
@@ -112,12 +115,10 @@ def _claim_locked(user, key: str, fingerprint: str, lock: int) -> IdempotencyRec
     if not _advisory("pg_try_advisory_lock", lock):
         existing = IdempotencyRecord.objects.filter(user=user, key=key).first()
         if existing is not None and existing.fingerprint != fingerprint:
-            raise ServiceError("idempotency_key_reused",
-                               "This Idempotency-Key was used for a different request.", status=422)
+            raise ServiceError("idempotency_key_reused", KEY_REUSED, status=422)
         if existing is not None and existing.completed_at is not None:
             return _replay(existing)
-        raise ServiceError("request_in_progress",
-                           "A request with this Idempotency-Key is still being processed.", status=409,
+        raise ServiceError("request_in_progress", IN_PROGRESS, status=409,
                            headers={"Retry-After": "1"})
     try:
         existing = IdempotencyRecord.objects.filter(user=user, key=key).first()
@@ -125,8 +126,7 @@ def _claim_locked(user, key: str, fingerprint: str, lock: int) -> IdempotencyRec
             if existing.created_at < timezone.now() - retention():
                 existing.delete()
             elif existing.fingerprint != fingerprint:
-                raise ServiceError("idempotency_key_reused",
-                                   "This Idempotency-Key was used for a different request.", status=422)
+                raise ServiceError("idempotency_key_reused", KEY_REUSED, status=422)
             elif existing.completed_at is not None:
                 _unlock(lock)
                 return _replay(existing)

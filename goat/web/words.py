@@ -1,23 +1,72 @@
-"""The words of the site for the stored values a page shows: statuses, formats, periods, reasons.
+"""The words of the site for the stored values a page shows: statuses, rulesets, event types, formats,
+periods, reasons, and seat numbers. docs/glossary.md is where each word comes from.
 
-Pages show a stored value (``running``, ``swiss``) in the visitor's language with ``{{ value|word }}``
-(goat/web/templatetags/site_words.py). The values stay English in the database and the API; only their
-words here are translated, so adding a value means adding its word (tests/web/test_i18n.py checks that
-every status and format of the models has one).
+Pages show a stored value (``running``, ``goat-classic``, ``tile_played``) in the visitor's language
+with a filter of ``{% load site_words %}`` (goat/web/templatetags/site_words.py). The values stay codes
+in the database, the API, URLs and attributes; only their words here are translated, so adding a value
+means adding its word (tests/web/test_i18n.py checks that every status, format and event type has
+one). A status agrees with its noun: a game's (партия, feminine) and a tournament's (турнир,
+masculine) are separate words. A value without a word (an unknown ruleset, a newer event type) is shown
+humanised (``chess-960`` as "chess 960"), never as a crash.
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.utils.translation import pgettext_lazy
 
+#: a game's status, as said of a game (партия: feminine)
+GAME_STATUSES = {
+    "waiting": pgettext_lazy("game status", "waiting for players"),
+    "running": pgettext_lazy("game status", "in play"),
+    "finished": pgettext_lazy("game status", "finished"),
+    "interrupted": pgettext_lazy("game status", "interrupted"),
+    "cancelled": pgettext_lazy("game status", "cancelled"),
+}
+
+#: a tournament's status, as said of a tournament (турнир: masculine)
+TOURNAMENT_STATUSES = {
+    "scheduled": pgettext_lazy("tournament status", "scheduled"),
+    "running": pgettext_lazy("tournament status", "in progress"),
+    "finished": pgettext_lazy("tournament status", "finished"),
+    "cancelled": pgettext_lazy("tournament status", "cancelled"),
+}
+
+#: the rulesets of goat.engine.rulesets by name (docs/rules.md §2)
+RULESETS = {
+    "goat-classic": pgettext_lazy("ruleset", "Goat, classic"),
+    "goat-gamesburg": pgettext_lazy("ruleset", "Goat, Gamesburg rules"),
+    "domino-3rounds": pgettext_lazy("ruleset", "Domino, three rounds"),
+}
+
+#: the event types of goat.engine.events.HANDLERS as a heading names them
+EVENTS = {
+    "game_created": pgettext_lazy("event", "game created"),
+    "seat_taken": pgettext_lazy("event", "seat taken"),
+    "seat_left": pgettext_lazy("event", "seat left"),
+    "round_dealt": pgettext_lazy("event", "deal"),
+    "tile_played": pgettext_lazy("event", "move"),
+    "tile_drawn": pgettext_lazy("event", "draw from the bazaar"),
+    "knocked": pgettext_lazy("event", "knock"),
+    "timed_out": pgettext_lazy("event", "out of time"),
+    "resigned": pgettext_lazy("event", "resignation"),
+    "game_cancelled": pgettext_lazy("event", "game cancelled"),
+    "seed_revealed": pgettext_lazy("event", "server seed revealed"),
+}
+
+#: what was looked at, in the audit record of hidden information (goat.games.audit)
+LOOKS = {
+    "admin_event_log": pgettext_lazy("hidden view", "event log in the admin"),
+    "admin_replay": pgettext_lazy("hidden view", "replay in the admin"),
+    "admin_export_events": pgettext_lazy("hidden view", "event export in the admin"),
+    "admin_event_detail": pgettext_lazy("hidden view", "an event in the admin"),
+    "api_events": pgettext_lazy("hidden view", "events through the API"),
+    "api_replay": pgettext_lazy("hidden view", "replay through the API"),
+    "api_stream": pgettext_lazy("hidden view", "stream through the API"),
+}
+
 WORDS = {
-    # game and tournament statuses
-    "waiting": pgettext_lazy("status", "waiting"),
-    "scheduled": pgettext_lazy("status", "scheduled"),
-    "running": pgettext_lazy("status", "running"),
-    "finished": pgettext_lazy("status", "finished"),
-    "interrupted": pgettext_lazy("status", "interrupted"),
-    "cancelled": pgettext_lazy("status", "cancelled"),
     # tournament formats
     "swiss": pgettext_lazy("tournament format", "swiss"),
     "arena": pgettext_lazy("tournament format", "arena"),
@@ -33,10 +82,34 @@ WORDS = {
     "left": pgettext_lazy("end reason", "every player left"),
     "expired": pgettext_lazy("end reason", "nobody joined in time"),
     "idle": pgettext_lazy("end reason", "nothing happened for too long"),
+    "tournament_cancelled": pgettext_lazy("end reason", "the tournament was cancelled"),
+    # how a round ended (goat.engine.scoring END_OUT, END_FISH)
+    "out": pgettext_lazy("round end", "domino: a player went out"),
+    "fish": pgettext_lazy("round end", "fish"),
 }
 
 
-def word(value: object) -> str:
-    """The visitor's word for a stored value; the value itself when it has none (a name, a number)."""
-    label = WORDS.get(str(value)) if value is not None else None
-    return str(label) if label is not None else ("" if value is None else str(value))
+def humanised(value: object) -> str:
+    """A code without a word, readable: ``chess-960`` -> "chess 960", ``tile_flipped`` -> "tile flipped"."""
+    return "" if value is None else str(value).replace("_", " ").replace("-", " ")
+
+
+def _said(table: dict, value: object) -> str:
+    label = table.get(str(value)) if value is not None else None
+    return str(label) if label is not None else humanised(value)
+
+
+#: the visitor's word for a stored format, period or reason (humanised when it has none)
+word = partial(_said, WORDS)
+
+
+#: the visitor's word for a stored status (of a game, of a tournament), ruleset, event type
+game_status = partial(_said, GAME_STATUSES)
+tournament_status = partial(_said, TOURNAMENT_STATUSES)
+ruleset = partial(_said, RULESETS)
+event = partial(_said, EVENTS)
+
+
+def seat(value: object) -> str:
+    """A seat as people count it, from 1 (the API and the log count from 0)."""
+    return str(value + 1) if isinstance(value, int) and not isinstance(value, bool) else humanised(value)

@@ -24,6 +24,7 @@ from goat.games import eventstore, services
 from goat.games.admin import SCORESHEET_CSV_COLUMNS
 from goat.games.audit import audit_record_hidden_view
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView
+from goat.web import words
 
 pytestmark = pytest.mark.django_db
 
@@ -130,7 +131,7 @@ def test_the_replay_at_each_step_shows_the_engine_state_after_that_event(admin_c
         assert drawn["bazaar"] == ([tile_str(t) for t in table.bazaar] if table else []), k
         assert f'data-step="{k}"' in html
         event = GameEvent.objects.get(game=game, seq=k)
-        assert f"#{k} {event.type}" in html  # the caption names the event just applied
+        assert f"#{k} {words.event(event.type)}: " in html  # the caption names the event just applied
 
 
 def test_replay_highlights_the_tile_just_played(admin_client, finished_game):
@@ -342,7 +343,7 @@ def test_audit_record_hidden_view_service(auditor, players, finished_game, runni
 def test_hidden_info_views_are_listed_read_only(admin_client, auditor, running_game):
     record = audit_record_hidden_view(user=auditor, game=running_game, what="api_events")
     html = admin_client.get("/admin/goat/hiddeninfoview/").content.decode()
-    assert "api_events" in html and "judge" in html
+    assert "events through the API" in html and "judge" in html
     assert admin_client.get(f"/admin/goat/hiddeninfoview/?user__id__exact={auditor.pk}").status_code == 200
     assert admin_client.post(f"/admin/goat/hiddeninfoview/{record.pk}/delete/", {"post": "yes"}).status_code == 403
     assert admin_client.get("/admin/goat/hiddeninfoview/add/").status_code == 403

@@ -123,7 +123,8 @@ def test_admin_scoresheet_and_csv_show_the_round_winners(admin_client, rounds_ga
     html = admin_client.get(f"/admin/goat/game/{rounds_game.pk}/change/").content.decode()
     assert html.count('class="round-winners"') == 3
     for record in state.rounds:
-        assert "round winner(s): " + "".join(f"{s} " for s in record.winners) in html
+        label = "round winner: " if len(record.winners) == 1 else "round winners: "  # seats counted from 1
+        assert label + "".join(f"{s + 1} " for s in record.winners) in html
     rows = list(csv.reader(io.StringIO(
         admin_client.get(f"/admin/goat/game/{rounds_game.pk}/export/scoresheet.csv").content.decode())))
     assert rows[0][-1] == "round_winner"
@@ -140,10 +141,11 @@ def test_admin_replay_shows_the_winners_of_the_round_just_ended(admin_client, ro
     # the event that ends round 1: the last event before round 2 is dealt
     deal_2 = next(e["seq"] for e in log if e["type"] == "round_dealt" and e["data"]["round"] == 2)
     html = admin_client.get(f"/admin/goat/game/{rounds_game.pk}/replay/?step={deal_2 - 1}").content.decode()
-    winners = ", ".join(f"seat {s} ({state.players[s]})" for s in state.rounds[0].winners)
-    assert f"round winner(s): {winners}" in html
+    winners = state.rounds[0].winners
+    label = "round winner:" if len(winners) == 1 else "round winners:"
+    assert f"{label} {', '.join(state.players[s] for s in winners)}" in html
     html = admin_client.get(f"/admin/goat/game/{rounds_game.pk}/replay/?step={deal_2 + 1}").content.decode()
-    assert "round winner(s)" not in html
+    assert "round winner" not in html
 
 
 # --- docs ------------------------------------------------------------------------------------------

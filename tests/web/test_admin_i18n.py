@@ -162,11 +162,12 @@ def test_the_audit_replay_captions_speak_russian(ru_admin, django_user_model):
     played = GameEvent.objects.filter(game=game, type="tile_played").order_by("seq").first()
     dealt = GameEvent.objects.filter(game=game, type="round_dealt").order_by("seq").first()
     html = ru_admin.get(f"/admin/goat/game/{game.pk}/replay/?step={played.seq}", **RU).content.decode()
-    caption = re.search(r'<p id="replay-caption">(.*?)</p>', html, re.S).group(1)
-    assert caption.startswith(f"<code>#{played.seq} tile_played</code>: ")  # the event's type stays a code
+    caption = re.search(r'<p id="replay-caption"[^>]*>(.*?)</p>', html, re.S).group(1)
+    assert caption.startswith(f"#{played.seq} ход: ")  # the event by its word; its type only in an attribute
+    assert 'data-type="tile_played"' in html and "tile_played" not in caption
     assert "ставит" in caption and ("слева" in caption or "справа" in caption) and "plays" not in caption
     html = ru_admin.get(f"/admin/goat/game/{game.pk}/replay/?step={dealt.seq}", **RU).content.decode()
-    assert f"Кон {dealt.data['round']} " in html  # the round's deal, in words
+    assert f"#{dealt.seq} раздача: Кон {dealt.data['round']} роздан." in html
     first = ru_admin.get(f"/admin/goat/game/{game.pk}/replay/?step=0", **RU).content.decode()
     assert "До первого события." in first
 
@@ -184,5 +185,47 @@ def test_every_event_type_has_a_russian_replay_caption(event_type):
         english = describe(event, ["anya", "borya"])
     with translation.override("ru"):
         russian = describe(event, ["anya", "borya"])
-    assert russian != english and event_type not in russian
-    assert not any(word in russian for word in ("seat", "the ", "game"))
+    assert event_type not in russian and event_type not in english  # the code stays out of the text
+    assert russian != english and not any(word in russian for word in ("seat", "the ", "game", "played"))
+
+
+@pytest.mark.django_db
+def test_the_admin_names_goat_and_declines_its_models(ru_admin, django_user_model):
+    """Its header is goat's, not Django's; a title selects the model in the accusative, a list counts
+    it with Russian's plural forms."""
+    from goat.games import services
+
+    anya = django_user_model.objects.create_user(username="anya", password="x")
+    ids = [services.game_create(player=anya, ruleset="goat-classic", seats=2).pk for _ in range(5)]
+    for query, form in ((f"?id={ids[0]}", "1 партия"), (f"?id__in={ids[0]},{ids[1]}", "2 партии"), ("", "5 партий")):
+        page = _text(ru_admin.get(f"/admin/goat/game/{query}", **RU).content.decode())
+        assert form in page, (query, form)
+        assert "Выберите партию для" in page and "Выберите партия" not in page
+        assert "Козёл: администрирование" in page and "Django" not in page
+    tournaments = _text(ru_admin.get("/admin/tournaments/tournament/", **RU).content.decode())
+    assert "0 турниров" in tournaments and "Выберите турнир для" in tournaments
+    users = _text(ru_admin.get("/admin/auth/user/", **RU).content.decode())
+    assert "Выберите пользователя для изменения" in users and "Добавить пользователя" in users
+
+
+def test_russian_month_days_are_genitive():
+    from datetime import date
+
+    from django.utils import formats
+
+    with translation.override("ru"):
+        assert formats.date_format(date(2026, 12, 2), "MONTH_DAY_FORMAT") == "2 декабря"
+    with translation.override("en"):
+        assert formats.date_format(date(2026, 12, 2), "MONTH_DAY_FORMAT") == "December 2"
+
+
+def test_djangos_admin_messages_guess_no_gender():
+    """«Расписание … был успешно изменен» guesses a gender: goat's catalog, read before Django's, says
+    Django's saved/changed/deleted messages without one."""
+    from goat.web.admin_site import DJANGO_MESSAGES
+
+    with translation.override("ru"):
+        said = [translation.gettext(message) for message in DJANGO_MESSAGES]
+    assert len(said) == 6 and not [s for s in said if re.search(r"\bбыл|успешно", s)]
+    changed = said[2].format(name="расписание турниров", obj="Пятница")
+    assert changed == "Изменения сохранены: расписание турниров «Пятница»."

@@ -110,8 +110,10 @@ def test_every_stored_status_format_and_period_has_a_word():
     from ratings.leaderboards import PERIODS
     from tournaments.models import TournamentFormat, TournamentStatus
 
-    for value in [*GameStatus.values, *TournamentStatus.values, *TournamentFormat.values, *PERIODS]:
+    for value in [*TournamentFormat.values, *PERIODS]:
         assert value in words.WORDS, value
+    assert set(GameStatus.values) <= set(words.GAME_STATUSES)  # a status is said of its noun
+    assert set(TournamentStatus.values) <= set(words.TOURNAMENT_STATUSES)
 
 
 # --- the pages and the switch ------------------------------------------------------------------------
@@ -255,7 +257,7 @@ def test_an_engine_refusal_in_russian_names_the_same_tile_and_seats(django_user_
     ({"ruleset": "goat-classic", "seats": 2, "options": {"limit": 0}}, "invalid_options",
      "option 'limit' must be a whole number from 1 to 10000.", "Настройка 'limit' — целое число от 1 до 10000."),
     ({"ruleset": "goat-classic", "seats": 4, "options": {"hand_size": 8, "redeal": False}}, "invalid_options",
-     "hand_size 8 x 4 seats = 32 tiles, but a set has only 28.", "hand_size 8 × 4 мест = 32 костяшек, а в наборе"),
+     "hand_size 8 x 4 seats = 32 tiles, but a set has only 28.", "hand_size 8 × мест 4 = костяшек 32, а в наборе"),
     ({"ruleset": "chess", "seats": 2}, "unknown_ruleset", None, "Неизвестные правила 'chess'; выберите одни из: "),
 ])
 def test_an_option_refusal_of_the_engine_in_russian(django_user_model, body, code, english, russian):
@@ -284,7 +286,7 @@ def test_each_sentence_of_a_code_with_two_is_said_in_russian():
                           right=6)
     with translation.override("ru"):
         assert rules_detail(one_end) == "3-5 не подходит к левому концу (2)."
-        assert rules_detail(neither) == "3-5 не подходит ни к одному концу линии (2 и 6)."
+        assert rules_detail(neither) == "3-5 не подходит ни к одному концу цепочки (2 и 6)."
     with translation.override("en"):
         assert (rules_detail(one_end), rules_detail(neither)) == (one_end.detail, neither.detail)
 
@@ -361,7 +363,7 @@ def test_every_sentence_of_the_engines_refusals_is_translated():
     ("InvalidOptions|option {option!r} must be a whole number from {lo} to {hi}.|option=limit,lo=1,hi=10000",
      "Настройка 'limit' — целое число от 1 до 10000."),
     ("IllegalMove|{end!r} is not an end of the line; say \"left\" or \"right\".|end=up",
-     "'up' — не конец линии; укажите \"left\" или \"right\"."),
+     "'up' — не конец цепочки; укажите \"left\" или \"right\"."),
 ])
 def test_a_refusal_said_from_a_template_is_filled_in_russian(error, russian):
     from django.utils import translation
@@ -400,3 +402,59 @@ def test_the_admins_own_pages_in_russian(client, django_user_model):
     assert "Scoresheet" in english and "Verify this game" in english
     listing = client.get("/admin/goat/game/", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "Проверить выбранные партии" in listing
+
+
+@pytest.mark.django_db
+def test_a_tile_that_is_no_tile_is_refused_in_russian(django_user_model):
+    """``invalid_tile`` (a tile text the engine cannot read) says its detail in the caller's language."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from goat.games import eventstore, services
+    from goat.games.models import Game
+
+    ann, ben = (django_user_model.objects.create_user(name, password="x" * 12) for name in ("ann", "ben"))
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    services.game_join(game_id=game.pk, player=ben)
+    mover = (ann, ben)[eventstore.state_load(Game.objects.get(pk=game.pk)).turn]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=mover).key}")
+    en, ru = _both(client, "post", f"/api/games/{game.pk}/moves/", {"tile": "9-9"})
+    assert en["code"] == ru["code"] == "invalid_tile"
+    assert en["detail"].startswith("'9-9' is not a domino tile")
+    assert ru["detail"] == "'9-9' — не костяшка домино." and ru["title"] != en["title"]
+
+
+def _untranslated_details() -> list[str]:
+    """Service refusals whose detail is English prose written in place (a plain string, or a built one
+    with words of its own), so it would stay English in Russian. ``f"{field}: {message}"`` and
+    ``"field: " + message`` name a field (a code) before a translated message: allowed; so is
+    anything a call gives (``gettext(...)``, a lazy text)."""
+    import ast
+    import re
+
+    def literals(node) -> list[str]:
+        if isinstance(node, ast.Call):
+            return []
+        if isinstance(node, ast.Constant):
+            return [node.value] if isinstance(node.value, str) else []
+        return [text for child in ast.iter_child_nodes(node) for text in literals(child)]
+
+    found = []
+    for source in ROOT.rglob("*.py"):
+        if {".venv", "tests", "bench", "migrations"} & set(source.relative_to(ROOT).parts):
+            continue
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            name = getattr(node, "func", None)
+            if not (isinstance(node, ast.Call) and getattr(name, "id", getattr(name, "attr", None)) == "ServiceError"):
+                continue
+            args = list(node.args) + [k.value for k in node.keywords if k.arg == "detail"]
+            if len(args) < 2:
+                continue
+            if any(re.search(r"[A-Za-z]{2,}\s+[A-Za-z]", text) for text in literals(args[1])):  # prose
+                found.append(f"{source.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_every_service_refusal_says_its_detail_in_the_callers_language():
+    assert _untranslated_details() == []

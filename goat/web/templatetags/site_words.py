@@ -1,4 +1,7 @@
-"""``{% load site_words %}``: ``{{ game.status|word }}`` shows a stored value in the visitor's language."""
+"""``{% load site_words %}``: a stored value in the visitor's language (goat/web/words.py):
+``{{ game.status|game_status }}``, ``{{ t.status|tournament_status }}``, ``{{ game.ruleset|ruleset }}``,
+``{{ event.type|event }}``, ``{{ s.seat|seat }}`` (counted from 1), ``{{ t.format|word }}`` (formats,
+periods, reasons)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,9 @@ from goat.web import words
 
 register = template.Library()
 
-
-@register.filter
-def word(value: object) -> str:
-    return words.word(value)
+register.filter("word", words.word)
+register.filter("game_status", words.game_status)
+register.filter("tournament_status", words.tournament_status)
+register.filter("ruleset", words.ruleset)
+register.filter("event", words.event)
+register.filter("seat", words.seat)

@@ -3,7 +3,7 @@
 // and when a game of the lobby changes (`lobby`): the open games follow it live.
 
 import { api, newKey } from "./api.js";
-import { element, playerLink, say, t } from "./words.js";
+import { element, named, playerLink, say, t } from "./words.js";
 
 export function tablePath(id) {
   return `/play/${id}/`;
@@ -25,7 +25,7 @@ function joinButton(id) {
 }
 
 function gameRow(game, withJoin) {
-  const meta = element("span", { class: "meta" }, document.createTextNode(`${game.ruleset} · `));
+  const meta = element("span", { class: "meta" }, document.createTextNode(`${named("ruleset", game.ruleset)} · `));
   game.seats.forEach((s, i) => {
     meta.append(...(i ? [document.createTextNode(", ")] : []), playerLink(s.player));
     if (s.computer) meta.append(document.createTextNode(` (${t("computer")})`));
@@ -35,7 +35,7 @@ function gameRow(game, withJoin) {
   const row = element("li", { class: "game-row", "data-game": game.id },
     element("a", { class: "game-link", href: tablePath(game.id), text: t("game", { game: game.id }) }),
     meta,
-    element("span", { class: `badge ${game.status}`, text: t(`status_${game.status}`) }));
+    element("span", { class: `badge ${game.status}`, text: named("status", game.status) }));
   if (withJoin) row.append(joinButton(game.id));
   return row;
 }

@@ -4,7 +4,7 @@
 
 import { api, ApiError, newKey } from "./api.js";
 import { tablePath } from "./lobby.js";
-import { element, linked, playerLink, say, t, tileElement } from "./words.js";
+import { element, linked, named, playerLink, say, t, tileElement } from "./words.js";
 
 const ENDED = new Set(["finished", "interrupted", "cancelled"]);
 const TICK_MS = 250;
@@ -121,9 +121,9 @@ export function startTable(section) {
       lines.push(element("p", { text: t("cancelled") }));
     } else {
       lines.push(element("p", { id: "result-reason", text: t(`reason_${result.reason}`) }));
-      lines.push(element("p", { id: "result-winners" }, ...linked("winners", {}, { players: players(view, result.winners) })));
+      lines.push(element("p", { id: "result-winners" }, ...linked(result.winners.length === 1 ? "winner" : "winners", {}, { players: players(view, result.winners) })));
       if (result.goats.length) {
-        lines.push(element("p", { id: "result-goats" }, ...linked("goats", {}, { players: players(view, result.goats) })));
+        lines.push(element("p", { id: "result-goats" }, ...linked(result.goats.length === 1 ? "goat" : "goats", {}, { players: players(view, result.goats) })));
       }
       if (view.rated === false) {
         lines.push(element("p", { class: "meta", text: t("unrated") }));
@@ -154,7 +154,7 @@ export function startTable(section) {
     } else if (view.turn !== null) {
       state.replaceChildren(...linked("turn_of", {}, { player: players(view, [view.turn]) }));
     }
-    const meta = [view.ruleset, t(`status_${view.status}`), t("round", { round: view.round }),
+    const meta = [named("ruleset", view.ruleset), named("status", view.status), t("round", { round: view.round }),
       `${t("bazaar")}: ${view.bazaar}`];
     if (view.rated === false) meta.push(t("unrated"));
     byId("table-meta").textContent = meta.join(" · ");

@@ -9,6 +9,11 @@ export function t(key, params = {}) {
   return text.replace(/%\((\w+)\)s/g, (_, name) => (name in params ? String(params[name]) : ""));
 }
 
+// A stored value (a status, a ruleset) in the page's words; a value without one, humanised ("chess 960").
+export function named(kind, code) {
+  return words[`${kind}_${code}`] || String(code).replace(/[-_]/g, " ");
+}
+
 // A domino as the server draws it (table/_tile.html): a copy of the tile of that name from the page's
 // tile set (<template id="tile-set">), with its name ("3-5") as its accessible label and title.
 const tileSet = document.getElementById("tile-set");
