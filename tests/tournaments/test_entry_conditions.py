@@ -28,7 +28,7 @@ def create(director_client, **entry):
 
 def board(player, ruleset: str, rating: int, games: int) -> None:
     LeaderboardRow.objects.create(board=board_key("all", ruleset), player=player, username=player.username,
-                                  rating=rating, games=games, goats=0, rank=1)
+                                  rating=rating, games=games, goats=0)
 
 
 def register(user, tournament_id: int, **body):
