@@ -443,7 +443,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "goat.games.api.stream_schema.streams_postprocessing_hook",  # the async stream views, outside DRF
-        "tournaments.api.stream_postprocessing_hook",  # the tournament stream, likewise
+        "tournaments.api.schema.stream_postprocessing_hook",  # the tournament stream, likewise
     ],
 }
 
