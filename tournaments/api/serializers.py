@@ -55,10 +55,12 @@ class EntrySerializer(StrictSerializer):
 class EntryField(serializers.Field):
     """``entry``: an object validated by EntrySerializer (strict: an unknown key is refused)."""
 
+    strict_serializer = EntrySerializer  # what validates it (and the schema's additionalProperties: false)
+
     def to_internal_value(self, data):
         if not isinstance(data, dict):
             raise serializers.ValidationError("Must be an object of entry conditions.")
-        entry = EntrySerializer(data=data)
+        entry = self.strict_serializer(data=data)
         if not entry.is_valid():
             raise serializers.ValidationError(entry.errors)
         return dict(entry.validated_data)
