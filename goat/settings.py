@@ -443,7 +443,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "goat.games.api.stream_schema.streams_postprocessing_hook",  # the async stream views, outside DRF
-        "tournaments.api.stream_postprocessing_hook",  # the tournament stream, likewise
+        "tournaments.api.schema.stream_postprocessing_hook",  # the tournament stream, likewise
+        "goat.web.schema.strict_bodies_postprocessing_hook",  # no unknown field in a StrictSerializer's body
     ],
 }
 

@@ -324,7 +324,7 @@ class ScheduleForm(forms.ModelForm):
                                          }) from None
         cleaned["every"], cleaned["announce_before"] = every, ahead
         if "template" in cleaned and cleaned.get("first_start"):
-            from .api import schedule_template_validate  # the API's own check of a template
+            from .api.schedules import schedule_template_validate  # the API's own check of a template
 
             try:
                 cleaned["template"] = schedule_template_validate(cleaned["template"], cleaned["first_start"])

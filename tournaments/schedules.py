@@ -84,7 +84,7 @@ def schedule_durations(*, every: Any, announce_before: Any) -> tuple[timedelta, 
 @transaction.atomic
 def schedule_create(*, created_by, template: dict[str, Any], first_start: datetime, every: timedelta,
                     announce_before: timedelta, active: bool = True) -> TournamentSchedule:
-    """A schedule with a template already validated (tournaments.api.schedule_template_validate); the API
+    """A schedule with a template already validated (tournaments.api.schedules.schedule_template_validate); the API
     and the admin both create schedules here."""
     return TournamentSchedule.objects.create(template=template, first_start=first_start, every=every,
                                              announce_before=announce_before, created_by=created_by, active=active)

@@ -4,7 +4,9 @@ from django.urls import path
 
 from goat.web import converters  # noqa: F401 - registers <id:...>
 
-from . import api, streams, views
+from . import streams, views
+from .api import schedules as schedule_api
+from .api import views as api
 
 api_urlpatterns = [
     path("tournaments/", api.TournamentListCreateView.as_view(), name="tournament-list"),
@@ -22,8 +24,9 @@ api_urlpatterns = [
          name="tournament-crosstable"),
     path("tournaments/<id:tournament_id>/results.csv", api.TournamentResultsCSVView.as_view(),
          name="tournament-results-csv"),
-    path("tournament-schedules/", api.ScheduleListCreateView.as_view(), name="tournament-schedule-list"),
-    path("tournament-schedules/<id:schedule_id>/", api.ScheduleDetailView.as_view(), name="tournament-schedule"),
+    path("tournament-schedules/", schedule_api.ScheduleListCreateView.as_view(), name="tournament-schedule-list"),
+    path("tournament-schedules/<id:schedule_id>/", schedule_api.ScheduleDetailView.as_view(),
+         name="tournament-schedule"),
     path("players/<str:username>/tournaments/", api.PlayerTournamentsView.as_view(), name="player-tournaments"),
 ]
 

@@ -22,6 +22,7 @@ drf-spectacular leaves out (``min_value``, ``max_value``, ``max_length``; whole 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from django import forms
@@ -103,6 +104,51 @@ def add_common_headers(responses: dict[str, Any]) -> None:
         responses["401"].setdefault("headers", {}).setdefault("WWW-Authenticate", WWW_AUTHENTICATE)
 
 
+COMPONENT_PREFIX = "#/components/schemas/"
+#: request component name -> its StrictSerializer class, noted while a document is generated (per
+#: thread: two requests for the document may generate it at once)
+_STRICT = threading.local()
+
+
+def _strict_bodies() -> dict[str, type]:
+    if not hasattr(_STRICT, "bodies"):
+        _STRICT.bodies = {}
+    return _STRICT.bodies
+
+
+def _component_of(schema: dict[str, Any]) -> str | None:
+    """The component a property's schema refers to (directly, through allOf, or as a list's items)."""
+    for candidate in (schema, *schema.get("allOf", ()), schema.get("items", {})):
+        ref = candidate.get("$ref", "") if isinstance(candidate, dict) else ""
+        if ref.startswith(COMPONENT_PREFIX):
+            return ref[len(COMPONENT_PREFIX):]
+    return None
+
+
+def strict_bodies_postprocessing_hook(result, generator, request, public):
+    """A request body of a ``StrictSerializer`` (and of each one nested in it) refuses unknown fields
+    (400 ``invalid``): ``additionalProperties: false`` on its request component."""
+    components = result.get("components", {}).get("schemas", {})
+    todo = list(_strict_bodies().items())
+    while todo:
+        name, serializer_class = todo.pop()
+        component = components.get(name)
+        if component is None or component.get("additionalProperties") is False:
+            continue
+        component["additionalProperties"] = False
+        for field_name, field in serializer_class().fields.items():
+            nested = getattr(field, "child", field)
+            # a nested StrictSerializer, or a field that validates through one (``strict_serializer``)
+            strict = (type(nested) if isinstance(nested, StrictSerializer)
+                      else getattr(nested, "strict_serializer", None))
+            if strict is not None and field_name in component.get("properties", {}):
+                found = _component_of(component["properties"][field_name])
+                if found:
+                    todo.append((found, strict))
+    _strict_bodies().clear()
+    return result
+
+
 class AutoSchema(SpectacularAutoSchema):
     def get_operation(self, path, path_regex, path_prefix, method, registry):
         operation = super().get_operation(path, path_regex, path_prefix, method, registry)
@@ -121,7 +167,21 @@ class AutoSchema(SpectacularAutoSchema):
         add_common_headers(responses)
         for status, links in getattr(self.view, "schema_links", {}).get(self.method.lower(), {}).items():
             responses[str(status)].setdefault("links", {}).update(links)
+        self._note_strict_body(operation)
         return operation
+
+    def _note_strict_body(self, operation: dict[str, Any]) -> None:
+        """Remember which request component a ``StrictSerializer`` body maps to, for
+        ``strict_bodies_postprocessing_hook`` (a nested one is found there, through its parent)."""
+        if "requestBody" not in operation:
+            return
+        serializer = self.get_request_serializer()
+        strict = serializer if isinstance(serializer, type) else type(serializer)
+        if issubclass(strict, StrictSerializer):
+            for media in operation["requestBody"].get("content", {}).values():
+                ref = media.get("schema", {}).get("$ref", "")
+                if ref.startswith(COMPONENT_PREFIX):
+                    _strict_bodies()[ref[len(COMPONENT_PREFIX):]] = strict
 
     def _get_serializer_field_meta(self, field, direction):
         meta = super()._get_serializer_field_meta(field, direction)
@@ -129,14 +189,6 @@ class AutoSchema(SpectacularAutoSchema):
         if minimum is not None and direction == "request":
             meta["minLength"] = minimum
         return meta
-
-    def _map_basic_serializer(self, serializer, direction):
-        # No public hook: OpenApiSerializerExtension.map_serializer maps the extension's target_class
-        # (StrictSerializer itself), not the matched subclass, so each serializer's schema is only here.
-        schema = super()._map_basic_serializer(serializer, direction)
-        if direction == "request" and isinstance(serializer, StrictSerializer):
-            schema["additionalProperties"] = False  # an unknown field is 400 invalid
-        return schema
 
     def problem_statuses(self, operation: dict[str, Any]) -> set[int]:
         view = self.view

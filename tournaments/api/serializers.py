@@ -1,0 +1,243 @@
+"""The tournaments API's serializers: what its requests take and its answers hold."""
+
+from __future__ import annotations
+
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy
+from drf_spectacular.utils import (
+    extend_schema_field,
+)
+from rest_framework import serializers
+
+from goat.engine import RULESETS
+from goat.games.api.serializers import options_schema
+from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
+
+from ..models import TournamentFormat, TournamentStatus
+
+STATUSES = list(TournamentStatus.values)
+STATUS_CHOICE = gettext_lazy("Must be scheduled, running, finished or cancelled.")
+
+# --- serializers -------------------------------------------------------------------------------
+
+
+@extend_schema_field(options_schema(ante=False))
+class TournamentOptionsField(serializers.DictField):
+    """Overrides of the ruleset's options for every game of the tournament (no ante)."""
+
+
+#: the shortest invite code a tournament takes: with wrong codes throttled (``invite_player``,
+#: ``invite_tournament``), 8 characters leave no code to guess in a tournament's lifetime
+INVITE_CODE_MIN_LENGTH = 8
+
+
+class EntrySerializer(StrictSerializer):
+    min_games = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, allow_null=True,
+                                   help_text="Games played on the ruleset's all-time board, at least.")
+    min_rating = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True,
+                                    help_text="Rating on the ruleset's all-time board, at least.")
+    max_rating = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True,
+                                    help_text="Rating on the ruleset's all-time board, at most.")
+    invite_code = StrictCharField(min_length=INVITE_CODE_MIN_LENGTH, max_length=64, required=False, allow_null=True,
+                                  trim_whitespace=False, write_only=True,
+                                  help_text=f"Registration needs this code; never shown back. At least "
+                                            f"{INVITE_CODE_MIN_LENGTH} characters.")
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        low, high = attrs.get("min_rating"), attrs.get("max_rating")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"max_rating": ["Must be at least min_rating."]})
+        return attrs
+
+
+@extend_schema_field(EntrySerializer)
+class EntryField(serializers.Field):
+    """``entry``: an object validated by EntrySerializer (strict: an unknown key is refused)."""
+
+    strict_serializer = EntrySerializer  # what validates it (and the schema's additionalProperties: false)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("Must be an object of entry conditions.")
+        entry = self.strict_serializer(data=data)
+        if not entry.is_valid():
+            raise serializers.ValidationError(entry.errors)
+        return dict(entry.validated_data)
+
+    def to_representation(self, value):
+        return value
+
+
+class TournamentCreateSerializer(StrictSerializer):
+    name = StrictCharField(max_length=120)
+    ruleset = serializers.ChoiceField(choices=list(RULESETS), error_messages={
+        "invalid_choice": format_lazy(gettext_lazy("Not a ruleset; choose one of: {rulesets}."),
+                                  rulesets=", ".join(RULESETS))})
+    options = TournamentOptionsField(required=False, default=dict,
+                                     help_text="Overrides of the ruleset's options for every game (no `ante`).")
+    format = serializers.ChoiceField(choices=TournamentFormat.choices, help_text="swiss or arena.",
+                                     error_messages={"invalid_choice": gettext_lazy("Must be swiss or arena.")})
+    rounds = StrictIntegerField(min_value=1, max_value=50, required=False, default=None,
+                                help_text="Swiss: number of rounds (required). Arena: ignored.")
+    table_size = StrictIntegerField(min_value=2, max_value=4, help_text="Players per table, 2 to 4.")
+    starts_at = serializers.DateTimeField(help_text="ISO 8601; the scheduler starts the tournament then.")
+    duration_minutes = StrictIntegerField(min_value=0, max_value=7 * 24 * 60, required=False, default=0,
+                                          help_text="Arena: minutes during which tables are started (required).")
+    max_players = StrictIntegerField(min_value=1, max_value=10000)
+    entry_fee = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0,
+                                   help_text="Chips debited on registration into the prize pool.")
+    entry = EntryField(required=False, help_text="Entry conditions, checked at registration (all optional).")
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        if attrs["format"] == TournamentFormat.SWISS and not attrs.get("rounds"):
+            raise serializers.ValidationError({"rounds": [gettext_lazy("A swiss tournament needs rounds (1 to 50).")]})
+        if attrs["format"] == TournamentFormat.ARENA and not attrs.get("duration_minutes"):
+            raise serializers.ValidationError({"duration_minutes": [
+                gettext_lazy("An arena needs a duration of at least 1 minute.")]})
+        attrs["rounds"] = attrs.get("rounds") or 0
+        return attrs
+
+
+class EntryViewSerializer(serializers.Serializer):
+    min_games = serializers.IntegerField(allow_null=True)
+    min_rating = serializers.IntegerField(allow_null=True)
+    max_rating = serializers.IntegerField(allow_null=True)
+    invite_only = serializers.BooleanField(help_text="Registration needs an invite code.")
+
+
+class TournamentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    ruleset = serializers.CharField()
+    options = serializers.DictField(help_text="Fully resolved options of the games.")
+    format = serializers.ChoiceField(choices=TournamentFormat.choices)
+    rounds = serializers.IntegerField(help_text="Swiss rounds (0 for an arena).")
+    table_size = serializers.IntegerField()
+    starts_at = serializers.DateTimeField()
+    duration_minutes = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    entry_fee = serializers.IntegerField()
+    status = serializers.CharField(help_text="scheduled, running, finished or cancelled.")
+    created_by = serializers.CharField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="Arena: no table starts after this.")
+    prize_pool = serializers.IntegerField()
+    players = serializers.IntegerField(help_text="Registered players.")
+    entry = EntryViewSerializer(help_text="Entry conditions (the invite code itself is never shown).")
+    cancelled_at = serializers.DateTimeField(allow_null=True)
+    cancel_reason = serializers.CharField(help_text="Why staff cancelled it (empty otherwise).")
+
+
+class RoundSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    bye = serializers.CharField(allow_null=True, help_text="The player without a table this round, if any.")
+
+
+class TableSerializer(serializers.Serializer):
+    round = serializers.IntegerField(allow_null=True, help_text="Round number (null in an arena).")
+    number = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="The game's id (GET /api/games/{id}/).")
+    status = serializers.CharField(help_text="The game's status.")
+    players = serializers.ListField(child=serializers.CharField(), help_text="Usernames in seat order.")
+    turn = serializers.IntegerField(allow_null=True)
+    points = serializers.ListField(child=serializers.IntegerField(), help_text="Game points per seat.")
+    result = serializers.DictField(allow_null=True)
+
+
+class PrizeSerializer(serializers.Serializer):
+    place = serializers.IntegerField()
+    player = serializers.CharField()
+    amount = serializers.IntegerField()
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    played_rounds = RoundSerializer(many=True)
+    tables = TableSerializer(many=True)
+    prizes = PrizeSerializer(many=True)
+
+
+class WithdrawnSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    player = serializers.CharField()
+    withdrawn_at = serializers.DateTimeField()
+    withdrawn_by = serializers.CharField(help_text="The player themself, or the staff member.")
+
+
+WITHDRAW_OTHERS = "Only staff can withdraw another player."
+
+
+class RegisterBodySerializer(StrictSerializer):
+    invite_code = StrictCharField(max_length=64, required=False, allow_null=True, trim_whitespace=False,
+                                  help_text="The tournament's invite code, if it has one.")
+
+
+class RegistrationSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    player = serializers.CharField()
+    registered_at = serializers.DateTimeField()
+    fee_paid = serializers.IntegerField()
+
+
+class TiebreaksSerializer(serializers.Serializer):
+    goats = serializers.IntegerField(help_text="Fewer is better.")
+    opponents_points = serializers.FloatField(
+        help_text="Buchholz for tables: over the player's games, Σ the mean standings points of the others at "
+                  "the table (two decimals); higher is better.")
+    game_points = serializers.IntegerField(help_text="Σ game points at the end of the player's games; lower is better.")
+    byes = serializers.IntegerField()
+    registration_order = serializers.IntegerField(help_text="Earlier is better (the last tiebreak).")
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    points = serializers.IntegerField()
+    games = serializers.IntegerField()
+    withdrawn = serializers.BooleanField(help_text="The player withdrew while the tournament ran (seated no more).")
+    tiebreaks = TiebreaksSerializer()
+
+
+class TournamentListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=STATUSES, required=False,
+                                     error_messages={"invalid_choice": STATUS_CHOICE})
+
+
+
+# --- crosstable, a player's tournaments ----------------------------------------------------------
+
+
+class CrosstableGameSerializer(serializers.Serializer):
+    round = serializers.IntegerField(allow_null=True, help_text="Swiss round (null in an arena).")
+    table = serializers.IntegerField(help_text="Table number (per round in a swiss, per tournament in an arena).")
+    game = serializers.IntegerField(help_text="The game's id (GET /api/games/{id}/).")
+    status = serializers.CharField(help_text="The game's status.")
+    opponents = serializers.ListField(child=serializers.CharField(),
+                                      help_text="The others at the table, in seat order.")
+    points = serializers.IntegerField(allow_null=True, help_text="The player's game points at the end (§7); null "
+                                                                 "until the game is recorded.")
+    rating_points = serializers.IntegerField(allow_null=True, help_text="Standings points the game gave (§9).")
+    goat = serializers.BooleanField(allow_null=True, help_text="Whether the player was among the game's goats.")
+
+
+class CrosstableRowSerializer(serializers.Serializer):
+    player = serializers.CharField()
+    rank = serializers.IntegerField()
+    withdrawn = serializers.BooleanField(help_text="The player withdrew while the tournament ran.")
+    games = CrosstableGameSerializer(many=True, help_text="In play order; a bye is no game.")
+
+
+class PlayerTournamentSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField(help_text="The tournament's id.")
+    name = serializers.CharField()
+    status = serializers.CharField()
+    format = serializers.CharField()
+    starts_at = serializers.DateTimeField()
+    rank = serializers.IntegerField(allow_null=True, help_text="Place in the standings (null before the start).")
+    points = serializers.IntegerField()
+    games = serializers.IntegerField()
+    withdrawn = serializers.BooleanField()
