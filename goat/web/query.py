@@ -23,14 +23,19 @@ from rest_framework import serializers
 BOOLEAN_ERROR = gettext_lazy("Must be true or false.")
 WHOLE_NUMBER_ERROR = gettext_lazy("A whole number written with the digits 0-9.")
 
-_ASCII_DIGITS = re.compile(r"[0-9]{1,20}")  # ``\d`` and ``str.isdigit`` take ３ and ٣ too
+_ASCII_DIGITS = re.compile(r"[0-9]+")  # ``\d`` and ``str.isdigit`` take ３ and ٣ too
 
 
 def ascii_whole_number(raw: str | None) -> int | None:
-    """``raw`` as a whole number when it is 1 to 20 ASCII digits and nothing else, else None."""
+    """``raw`` as a whole number when it is ASCII digits and nothing else, else None. However long: a
+    parameter with a bound reads a larger number as its bound or refuses it, as it always has (``int``
+    refuses past Python's digit limit, thousands of digits: None then too)."""
     if raw is None or not _ASCII_DIGITS.fullmatch(raw):
         return None
-    return int(raw)
+    try:
+        return int(raw)
+    except ValueError:
+        return None
 
 
 class StrictBooleanField(forms.Field):
