@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
+from goat.engine.computer import DEFAULT_LEVEL, LEVELS
 from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
 from goat.games import selectors
 from goat.games.models import Game, GameStatus
@@ -40,8 +41,17 @@ from goat.web.words import word
 LOBBY_SIZE = 20
 #: move clocks the new-game form offers, in seconds (0: no clock)
 MOVE_TIMES = (0, 10, 20, 30, 60, 120)
-#: computer levels (docs/computer.md)
-COMPUTER_LEVELS = ("strong", "random")
+#: what the new-game form calls each computer level (docs/computer.md); the levels themselves are the
+#: engine's (``goat.engine.computer.LEVELS``), a level without a name here shows as itself
+COMPUTER_LEVEL_NAMES = {"random": gettext_lazy("random"), "strong": gettext_lazy("strong"),
+                        "expert": gettext_lazy("expert")}
+
+
+def computer_levels() -> list[dict[str, object]]:
+    """The levels the form offers, the default first: ``{"level", "name"}``."""
+    ordered = [DEFAULT_LEVEL, *(level for level in LEVELS if level != DEFAULT_LEVEL)]
+    return [{"level": level, "name": COMPUTER_LEVEL_NAMES.get(level, level)} for level in ordered]
+
 #: the name in ``player_url`` that the script replaces with a player's (URL-quoted)
 PLAYER_PLACEHOLDER = "NAME"
 #: the backend that checks a password, for a session opened right after sign-up
@@ -130,7 +140,7 @@ def _page(request: HttpRequest, *, game_id: int | None = None, signin_form: Cred
             "rulesets": [{"name": name, "move_time": PRESETS[name]["move_time"]} for name in RULESETS],
             "seat_choices": list(range(MIN_SEATS, MAX_SEATS + 1)),
             "computer_choices": list(range(0, MAX_SEATS)),
-            "computer_levels": COMPUTER_LEVELS,
+            "computer_levels": computer_levels(),
             "move_times": MOVE_TIMES,
             "default_move_time": PRESETS[RULESETS[0]]["move_time"],
             "strings": _script_strings(),

@@ -165,12 +165,12 @@ def test_the_computer_players_fields_are_described(schema):
     create = components["GameCreateRequest"]["properties"]
     assert (create["computer_players"]["type"], create["computer_players"]["minimum"],
             create["computer_players"]["maximum"]) == ("integer", 0, 3)
-    assert _resolved(components, create["computer_level"])["enum"] == ["random", "strong"]
+    assert _resolved(components, create["computer_level"])["enum"] == ["random", "strong", "expert"]
     view = components["GameView"]["properties"]
     assert view["rated"]["type"] == "boolean" and "rated" in components["GameView"]["required"]
     level = view["computer_level"]
     assert level["nullable"] is True
-    assert _resolved(components, level["oneOf"][0])["enum"] == ["random", "strong"]
+    assert _resolved(components, level["oneOf"][0])["enum"] == ["random", "strong", "expert"]
     assert components["SeatView"]["properties"]["computer"]["type"] == "boolean"
     assert components["SummarySeat"]["properties"]["computer"]["type"] == "boolean"
     assert components["GameSummary"]["properties"]["rated"]["type"] == "boolean"

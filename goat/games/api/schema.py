@@ -112,7 +112,7 @@ games_create = extend_schema(
                 "resolved options are stored in the game's first event. "
                 "An unknown option or an impossible combination is 400 `invalid_options`. "
                 "`computer_players` (0 to seats - 1) seats built-in computer players at seats 1..N at once, "
-                "playing at `computer_level` (`random` or `strong`, the default); the game starts when the "
+                "playing at `computer_level` (`random`, `strong`, the default, or `expert`); the game starts when the "
                 "people's seats fill. A game with a computer is unrated (`\"rated\": false`): no rating "
                 "points, skill, chips, tournament or leaderboard, and no ante (the preset's ante is left out; "
                 "`ante` > 0 is 400 `invalid_options`). docs/computer.md.",
