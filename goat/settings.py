@@ -361,12 +361,15 @@ REST_FRAMEWORK = {
         "moves": env_str("GOAT_THROTTLE_MOVES", "1200/min"),
         "signup": env_str("GOAT_THROTTLE_SIGNUP", "20/min"),
         "auth": env_str("GOAT_THROTTLE_AUTH", "30/min"),
+        "analysis": env_str("GOAT_THROTTLE_ANALYSIS", "20/hour"),
     },
     "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
 SPECTACULAR_SETTINGS = {
+    # "status" names choice sets of several components: /health/'s keeps its name, the analysis's gets one
+    "ENUM_NAME_OVERRIDES": {"StatusEnum": ["ok", "degraded"], "AnalysisStatusEnum": ["queued", "running", "done"]},
     "TITLE": "goat API",
     "VERSION": "0.1.0",
     "DESCRIPTION": (
@@ -439,7 +442,11 @@ from kombu import Queue as _Queue  # noqa: E402
 
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = (_Queue("celery"), _Queue("clock"))
-CELERY_TASK_ROUTES = {"goat.tasks.games_tick_clocks": {"queue": "clock"}}
+# The analysis of finished games has a queue of its own, consumed only by a worker that asks for it
+# (``-Q analysis``, concurrency 1: ``manage.py run`` starts one; docs/computer.md): an analysis takes
+# seconds of CPU and must never delay a move or a tick.
+CELERY_TASK_ROUTES = {"goat.tasks.games_tick_clocks": {"queue": "clock"},
+                      "goat.tasks.analyse_game": {"queue": "analysis"}}
 CELERY_BEAT_SCHEDULE = {
     # THE ticker: every second, times out every game past its deadline (goat.games.tasks). A tick
     # that waited in the queue longer than a second is dropped: the next one does its work.
@@ -496,6 +503,11 @@ GOAT_WAITING_GAME_HOURS = env_int("GOAT_WAITING_GAME_HOURS", 24)
 # A computer player's think time: its move is a task run this many seconds after its turn began
 # (0: at once). Docs: docs/computer.md.
 GOAT_COMPUTER_THINK_SECONDS = max(0.0, env_float("GOAT_COMPUTER_THINK_SECONDS", 1.0))
+# The analysis of a finished game (docs/computer.md "Analysis"): the expert's samples per decision, and
+# the lease of a running job (renewed while it runs; a job killed mid-analysis is taken up again once
+# its lease has run out)
+GOAT_ANALYSIS_SAMPLES = max(1, env_int("GOAT_ANALYSIS_SAMPLES", 100))
+GOAT_ANALYSIS_LEASE_SECONDS = max(2, env_int("GOAT_ANALYSIS_LEASE_SECONDS", 120))
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
 

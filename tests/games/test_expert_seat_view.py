@@ -5,35 +5,16 @@ exactly the same game view and redacted events, and the expert makes the same ch
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 import pytest
 from django.utils import timezone
 
+from computer_play import redealt
 from goat.engine import computer
 from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat
 from goat.engine.state import GameState
-from goat.engine.tiles import BIT
 from goat.games import selectors
 from goat.games.models import Game
-
-
-def _redealt(state: GameState, seat: int, rng: random.Random) -> GameState:
-    """The same game with every tile the seat cannot see dealt again, each hand and the bazaar keeping
-    its size."""
-    t = state.table
-    assert t is not None
-    hidden = [tile for s, hand in enumerate(t.hands) if s != seat for tile in hand] + list(t.bazaar)
-    rng.shuffle(hidden)
-    hands, at = [], 0
-    for s, hand in enumerate(t.hands):
-        if s == seat:
-            hands.append(tuple(hand))
-        else:
-            hands.append(tuple(hidden[at:at + len(hand)]))
-            at += len(hand)
-    held = tuple(sum(BIT[tile] for tile in hand) for hand in hands)
-    return replace(state, table=replace(t, hands=tuple(hands), held=held, bazaar=tuple(hidden[at:])))
 
 
 def _choice(state: GameState, seat: int, round_events: list[dict], seed: int) -> tuple[str, str]:
@@ -59,7 +40,7 @@ def test_a_redeal_of_the_hidden_tiles_leaves_the_expert_s_choice_unchanged(rules
         state = session.state
         assert state is not None
         if len({tile for tile, _ in legal}) > 1:
-            other = _redealt(state, seat, rng)
+            other = redealt(state, seat, rng)
             differed += other.table.hands != state.table.hands  # type: ignore[union-attr]
             seed = rng.randrange(1 << 30)
             assert _choice(state, seat, round_events, seed) == _choice(other, seat, round_events, seed)

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import factories
 import pytest
-from celery import current_app
 
 
 @pytest.fixture(autouse=True)
 def eager_celery(settings):
     """Run queued tasks in-process (goat.celery reads CELERY_* settings; the app conf is set too)."""
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    settings.CELERY_TASK_EAGER_PROPAGATES = True
-    conf = current_app.conf
-    saved = conf.task_always_eager, conf.task_eager_propagates
-    conf.task_always_eager, conf.task_eager_propagates = True, True
-    yield
-    conf.task_always_eager, conf.task_eager_propagates = saved
+    with factories.eager_tasks(settings):
+        yield
 
 
 @pytest.fixture
