@@ -13,13 +13,11 @@ Both forms count against the API's rate limits of the same name (``auth``, ``sig
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth import login, logout
-from django.contrib.auth.models import AnonymousUser
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -34,7 +32,7 @@ from goat.games import selectors
 from goat.games.models import Game, GameStatus
 from goat.players import services as players
 from goat.web.errors import ServiceError
-from goat.web.throttling import ScopedRateThrottle
+from goat.web.throttling import throttle_wait
 from goat.web.words import word
 
 #: games shown in each list of the lobby (the script pages on through the API)
@@ -80,11 +78,7 @@ def _signup_form(data=None) -> CredentialsForm:
 def _throttle_wait(request: HttpRequest, scope: str) -> int | None:
     """Seconds to wait when ``request`` is over the API's ``scope`` rate, else None. Counted per client
     address, signed in or not, as the API's sign-up and token views count (they authenticate no one)."""
-    throttle = ScopedRateThrottle()
-    anonymous = SimpleNamespace(user=AnonymousUser(), META=request.META)
-    if throttle.allow_request(anonymous, SimpleNamespace(throttle_scope=scope)):
-        return None
-    return max(1, int(throttle.wait() or 1))
+    return throttle_wait(request, scope, by_address=True)
 
 
 def _summary(game: Game) -> dict[str, Any]:

@@ -51,6 +51,16 @@ def eager_tasks(settings) -> Iterator[None]:
         conf.task_always_eager, conf.task_eager_propagates = saved
 
 
+def analysis_queue_catch(monkeypatch) -> list[int]:
+    """From now on the analysis jobs a commit queues (goat.games.analysis) land in the returned list of
+    analysis ids instead of the broker."""
+    from goat.games import analysis
+
+    sent: list[int] = []
+    monkeypatch.setattr(analysis, "_queue", lambda analysis_id: lambda: sent.append(analysis_id))
+    return sent
+
+
 def make_players(*names: str, password: str = "x" * 12) -> list:
     """One user per name."""
     User = get_user_model()

@@ -253,3 +253,18 @@ def player_average_loss(*, player) -> list[dict[str, Any]]:
     return [{"ruleset": ruleset, "games": int(games), "decisions": int(decisions),
              "average_loss": round(loss / decisions, 2)}
             for ruleset, (games, decisions, loss) in sorted(totals.items())]
+
+
+def analysis_page(*, game: Game) -> dict[str, Any]:
+    """What the game page shows of an ended game's analysis: the API's body when there is one, else
+    ``{"status": None}`` (not requested)."""
+    found = GameAnalysis.objects.filter(game=game, engine=expert.ENGINE_VERSION).first()
+    return _body(found) if found is not None else {"status": None}
+
+
+def judgement_at(shown: dict[str, Any], step: int) -> dict[str, Any] | None:
+    """The analysed move of replay step ``step`` (the tile_played event with that seq), if any."""
+    for move in shown.get("moves", ()):
+        if move["version"] == step:
+            return move  # type: ignore[no-any-return]
+    return None

@@ -38,10 +38,7 @@ def eager_celery(settings):
 
 @pytest.fixture
 def queued(monkeypatch):
-    """The analysis jobs queued on commit, caught instead of sent."""
-    sent: list[int] = []
-    monkeypatch.setattr(analysis, "_queue", lambda analysis_id: lambda: sent.append(analysis_id))
-    return sent
+    return factories.analysis_queue_catch(monkeypatch)
 
 
 @pytest.fixture
