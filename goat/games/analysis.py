@@ -174,6 +174,12 @@ def analysis_run(*, analysis_id: int) -> bool | float:
 def game_analyse(game: Game, *, samples: int, progress: Callable[[], None] | None = None) -> dict[str, Any]:
     """``{"moves", "players"}`` of an ended game: every tile played judged from its seat's view then."""
     events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
+    return events_analyse(game, events, samples=samples, progress=progress)
+
+
+def events_analyse(game: Game, events: list[dict[str, Any]], *, samples: int,
+                   progress: Callable[[], None] | None = None) -> dict[str, Any]:
+    """:func:`game_analyse` of the game's whole event log ``events`` (``game``: the row the views read)."""
     fold = Fold(check=False)
     round_events: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
