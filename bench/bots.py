@@ -73,6 +73,8 @@ class Tally:
     decide_seconds: float = 0.0
     #: the tested seat's decisions among more than one legal move, each in seconds
     choice_seconds: list = field(default_factory=list)
+    #: the same decisions' CPU time of this process (what a loaded machine's other processes do not add)
+    choice_cpu_seconds: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
 
     def add(self, other: Tally) -> None:
@@ -80,6 +82,7 @@ class Tally:
                      "decisions", "decide_seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.choice_seconds += other.choice_seconds
+        self.choice_cpu_seconds += other.choice_cpu_seconds
 
 
 def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, tested: str, opponent: str,
@@ -104,7 +107,7 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
             break
         level = tested if seat == tested_seat else opponent
         if level in VIEW_LEVELS:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             state = session.state
             view = selectors.game_view(game=fake, state=state, seat=seat)
             seen = [selectors.redact(e, seat) for e in round_events]
@@ -116,6 +119,7 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
                 tally.decisions += 1
                 if len(view["legal_moves"]) > 1:
                     tally.choice_seconds.append(took)
+                    tally.choice_cpu_seconds.append(time.process_time() - cpu)
         else:
             legal = session.legal_moves()
             tile, end = rng.choice(legal) if level == "random" else computer.choose_greedy(legal, rng)
@@ -202,6 +206,8 @@ def measure(ruleset: str, seats: int, tested: str, opponent: str, games: int, se
         "choices": len(choices),
         "choice_ms_p50": round(percentile(choices, 50) * 1e3, 1) if choices else None,
         "choice_ms_p99": round(percentile(choices, 99) * 1e3, 1) if choices else None,
+        "choice_cpu_ms_p50": round(percentile(tally.choice_cpu_seconds, 50) * 1e3, 1) if choices else None,
+        "choice_cpu_ms_p99": round(percentile(tally.choice_cpu_seconds, 99) * 1e3, 1) if choices else None,
     }
 
 
@@ -246,7 +252,8 @@ def main() -> int:
                 f"{figures['opponent_rating_points']:.2f} (x{figures['points_ratio']}), "
                 f"won {figures['won']:.1%} +- {figures['won_ci95']:.1%} (tied {figures['tied']:.1%}); "
                 f"{figures['seconds']} s, {figures['decision_us']} us per decision; choices p50 "
-                f"{figures['choice_ms_p50']} ms, p99 {figures['choice_ms_p99']} ms")
+                f"{figures['choice_ms_p50']} ms, p99 {figures['choice_ms_p99']} ms (CPU p50 "
+                f"{figures['choice_cpu_ms_p50']} ms, p99 {figures['choice_cpu_ms_p99']} ms)")
         lines.append(line)
         for target in figures["targets"]:
             verdict = "PASS" if target["pass"] else "FAIL"
