@@ -23,6 +23,7 @@ Figures, each against the opponents measured in the same games (docs/computer.md
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import sys
@@ -32,9 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import emit, use_database  # noqa: E402
+from bench._common import emit, percentile, use_database  # noqa: E402
 from goat.engine import computer  # noqa: E402
 from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
+
+#: the levels that decide from the seat's view (the others need only the legal moves)
+VIEW_LEVELS = ("strong", "expert")
 
 #: (ruleset, seats, tested, opponent, targets): each target is (figure, "max"|"min", floor, stretch)
 PAIRINGS = [
@@ -42,6 +46,11 @@ PAIRINGS = [
     ("goat-classic", 4, "strong", "greedy", [("goat_ratio", "max", 0.6, 0.4), ("points_ratio", "min", 1.3, None)]),
     ("domino-3rounds", 2, "strong", "random", [("won", "min", 0.60, None)]),
     ("domino-3rounds", 2, "strong", "greedy", [("won", "min", 0.55, 0.60)]),
+]
+#: the expert against strong (issue 38): won share two-seat; goat and rating points ratios four-seat
+EXPERT = [
+    ("domino-3rounds", 2, "expert", "strong", [("won", "min", 0.57, 0.60)]),
+    ("goat-classic", 4, "expert", "strong", [("goat_ratio", "max", 0.8, None), ("points_ratio", "min", 1.15, None)]),
 ]
 REFERENCE = [
     ("goat-classic", 4, "greedy", "random", []),
@@ -62,7 +71,18 @@ class Tally:
     seat_points: int = 0
     decisions: int = 0
     decide_seconds: float = 0.0
+    #: the tested seat's decisions among more than one legal move, each in seconds
+    choice_seconds: list = field(default_factory=list)
+    #: the same decisions' CPU time of this process (what a loaded machine's other processes do not add)
+    choice_cpu_seconds: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+
+    def add(self, other: Tally) -> None:
+        for name in ("games", "goats", "points", "won", "tied", "seat_games", "seat_goats", "seat_points",
+                     "decisions", "decide_seconds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.choice_seconds += other.choice_seconds
+        self.choice_cpu_seconds += other.choice_cpu_seconds
 
 
 def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, tested: str, opponent: str,
@@ -86,16 +106,20 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
         if kind != PLAY or seat is None:
             break
         level = tested if seat == tested_seat else opponent
-        if level == "strong":
-            started = time.perf_counter()
+        if level in VIEW_LEVELS:
+            started, cpu = time.perf_counter(), time.process_time()
             state = session.state
             view = selectors.game_view(game=fake, state=state, seat=seat)
             seen = [selectors.redact(e, seat) for e in round_events]
-            tile_text, end = computer.choose(computer.seat_view(view, seen), "strong", rng)
+            tile_text, end = computer.choose(computer.seat_view(view, seen), level, rng)
             command = PlayTile(seat, tile_text, end)
             if seat == tested_seat:
-                tally.decide_seconds += time.perf_counter() - started
+                took = time.perf_counter() - started
+                tally.decide_seconds += took
                 tally.decisions += 1
+                if len(view["legal_moves"]) > 1:
+                    tally.choice_seconds.append(took)
+                    tally.choice_cpu_seconds.append(time.process_time() - cpu)
         else:
             legal = session.legal_moves()
             tile, end = rng.choice(legal) if level == "random" else computer.choose_greedy(legal, rng)
@@ -120,26 +144,70 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
         tally.tied += 1
 
 
-def measure(ruleset: str, seats: int, tested: str, opponent: str, games: int, seed: int) -> dict:
+def _play_share(ruleset: str, seats: int, tested: str, opponent: str, games: int, seed: int, share: int, shares: int,
+                until: float | None) -> Tally:
+    """The games ``index`` with ``index % shares == share``, in order, up to ``until`` (a wall clock time)."""
+    if tested == "expert" or opponent == "expert":  # a pool worker sets Django up itself
+        _django()
     tally = Tally()
-    started = time.perf_counter()
-    for index in range(games):
+    for index in range(share, games, shares):
+        if until is not None and time.time() >= until:
+            break
         rng = random.Random(seed * 1_000_003 + index)
         play_game(rng, ruleset, seats, index % seats, tested, opponent, tally)
+    return tally
+
+
+def _django() -> None:
+    import django
+    from django.apps import apps
+
+    if not apps.ready:
+        use_database()
+        django.setup()
+
+
+def measure(ruleset: str, seats: int, tested: str, opponent: str, games: int, seed: int, *, jobs: int = 1,
+            until: float | None = None) -> dict:
+    """The figures of ``games`` games (fewer if ``until``, a wall clock time, comes first); ``jobs`` > 1
+    plays a share of them in a pool of ``jobs - 1`` worker processes beside this one."""
+    started = time.perf_counter()
+    tally = Tally()
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs - 1) as pool:
+            futures = [pool.submit(_play_share, ruleset, seats, tested, opponent, games, seed, share, jobs, until)
+                       for share in range(1, jobs)]
+            tally.add(_play_share(ruleset, seats, tested, opponent, games, seed, 0, jobs, until))
+            for future in futures:
+                tally.add(future.result())
+    else:
+        tally = _play_share(ruleset, seats, tested, opponent, games, seed, 0, 1, until)
     elapsed = time.perf_counter() - started
     goat_rate = tally.goats / tally.games
     seat_goat_rate = tally.seat_goats / tally.seat_games
     points = tally.points / tally.games
     seat_points = tally.seat_points / tally.seat_games
+    won = tally.won / tally.games
+    choices = tally.choice_seconds
     return {
         "ruleset": ruleset, "seats": seats, "tested": tested, "opponent": opponent, "games": tally.games,
         "goat_rate": round(goat_rate, 4), "opponent_goat_rate": round(seat_goat_rate, 4),
         "goat_ratio": round(goat_rate / seat_goat_rate, 3) if seat_goat_rate else None,
         "rating_points": round(points, 3), "opponent_rating_points": round(seat_points, 3),
         "points_ratio": round(points / seat_points, 3) if seat_points else None,
-        "won": round(tally.won / tally.games, 4), "tied": round(tally.tied / tally.games, 4),
+        "won": round(won, 4), "tied": round(tally.tied / tally.games, 4),
+        # a 95% interval of the tested seat's rates (normal approximation of a binomial share)
+        "won_ci95": round(1.96 * math.sqrt(won * (1 - won) / tally.games), 4),
+        "goat_rate_ci95": round(1.96 * math.sqrt(goat_rate * (1 - goat_rate) / tally.games), 4),
         "seconds": round(elapsed, 1),
         "decision_us": round(tally.decide_seconds / tally.decisions * 1e6, 1) if tally.decisions else None,
+        "choices": len(choices),
+        "choice_ms_p50": round(percentile(choices, 50) * 1e3, 1) if choices else None,
+        "choice_ms_p99": round(percentile(choices, 99) * 1e3, 1) if choices else None,
+        "choice_cpu_ms_p50": round(percentile(tally.choice_cpu_seconds, 50) * 1e3, 1) if choices else None,
+        "choice_cpu_ms_p99": round(percentile(tally.choice_cpu_seconds, 99) * 1e3, 1) if choices else None,
     }
 
 
@@ -163,22 +231,29 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--reference", action="store_true", help="also greedy against random")
+    parser.add_argument("--expert", action="store_true", help="only the expert against strong (issue 38)")
+    parser.add_argument("--only", help="only the pairings of this ruleset")
+    parser.add_argument("--jobs", type=int, default=1, help="processes (this one and jobs - 1 pool workers)")
+    parser.add_argument("--minutes", type=float, help="stop each pairing after this many minutes (games fewer)")
     args = parser.parse_args()
-    use_database()
-    import django
-
-    django.setup()
+    _django()
     results, lines = [], []
-    for ruleset, seats, tested, opponent, targets in PAIRINGS + (REFERENCE if args.reference else []):
-        figures = measure(ruleset, seats, tested, opponent, args.games, args.seed)
+    pairings = EXPERT if args.expert else PAIRINGS + (REFERENCE if args.reference else [])
+    for ruleset, seats, tested, opponent, targets in pairings:
+        if args.only and ruleset != args.only:
+            continue
+        until = time.time() + 60 * args.minutes if args.minutes else None
+        figures = measure(ruleset, seats, tested, opponent, args.games, args.seed, jobs=args.jobs, until=until)
         figures["targets"] = verdicts(figures, targets)
         results.append(figures)
         line = (f"{ruleset} x{seats}  {tested} vs {opponent}: {figures['games']} games, "
                 f"goat {figures['goat_rate']:.3f} vs {figures['opponent_goat_rate']:.3f} per seat "
                 f"(x{figures['goat_ratio']}), rating points {figures['rating_points']:.2f} vs "
                 f"{figures['opponent_rating_points']:.2f} (x{figures['points_ratio']}), "
-                f"won {figures['won']:.1%} (tied {figures['tied']:.1%}); {figures['seconds']} s, "
-                f"{figures['decision_us']} us per decision")
+                f"won {figures['won']:.1%} +- {figures['won_ci95']:.1%} (tied {figures['tied']:.1%}); "
+                f"{figures['seconds']} s, {figures['decision_us']} us per decision; choices p50 "
+                f"{figures['choice_ms_p50']} ms, p99 {figures['choice_ms_p99']} ms (CPU p50 "
+                f"{figures['choice_cpu_ms_p50']} ms, p99 {figures['choice_cpu_ms_p99']} ms)")
         lines.append(line)
         for target in figures["targets"]:
             verdict = "PASS" if target["pass"] else "FAIL"

@@ -422,12 +422,15 @@ REST_FRAMEWORK = {
         # wrong invite codes (tournaments.services.entry_check): per player, and per tournament
         "invite_player": env_str("GOAT_THROTTLE_INVITE_PLAYER", "10/hour"),
         "invite_tournament": env_str("GOAT_THROTTLE_INVITE_TOURNAMENT", "100/hour"),
+        "analysis": env_str("GOAT_THROTTLE_ANALYSIS", "20/hour"),
     },
     "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
 SPECTACULAR_SETTINGS = {
+    # "status" names choice sets of several components: /health/'s keeps its name, the analysis's gets one
+    "ENUM_NAME_OVERRIDES": {"StatusEnum": ["ok", "degraded"], "AnalysisStatusEnum": ["queued", "running", "done"]},
     "TITLE": "goat API",
     "VERSION": "0.1.0",
     "DESCRIPTION": (
@@ -501,7 +504,11 @@ from kombu import Queue as _Queue  # noqa: E402
 
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = (_Queue("celery"), _Queue("clock"))
-CELERY_TASK_ROUTES = {"goat.tasks.games_tick_clocks": {"queue": "clock"}}
+# The analysis of finished games has a queue of its own, consumed only by a worker that asks for it
+# (``-Q analysis``, concurrency 1: ``manage.py run`` starts one; docs/computer.md): an analysis takes
+# seconds of CPU and must never delay a move or a tick.
+CELERY_TASK_ROUTES = {"goat.tasks.games_tick_clocks": {"queue": "clock"},
+                      "goat.tasks.analyse_game": {"queue": "analysis"}}
 CELERY_BEAT_SCHEDULE = {
     # THE ticker: every second, times out every game past its deadline (goat.games.tasks). A tick
     # that waited in the queue longer than a second is dropped: the next one does its work.
@@ -570,6 +577,12 @@ GOAT_COMPUTER_THINK_SECONDS = max(0.0, env_float("GOAT_COMPUTER_THINK_SECONDS", 
 GOAT_COMPUTER_GAMES_PER_PLAYER = max(1, env_int("GOAT_COMPUTER_GAMES_PER_PLAYER", 5))
 #: an unclocked game with a computer player and no command for this long ends: the player to move times out
 GOAT_COMPUTER_GAME_IDLE_HOURS = max(1, env_int("GOAT_COMPUTER_GAME_IDLE_HOURS", 24))
+
+# The analysis of a finished game (docs/computer.md "Analysis"): the expert's samples per decision, and
+# the lease of a running job (renewed while it runs; a job killed mid-analysis is taken up again once
+# its lease has run out)
+GOAT_ANALYSIS_SAMPLES = max(1, env_int("GOAT_ANALYSIS_SAMPLES", 100))
+GOAT_ANALYSIS_LEASE_SECONDS = max(2, env_int("GOAT_ANALYSIS_LEASE_SECONDS", 120))
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
 

@@ -12,6 +12,7 @@ urlpatterns = [
     # path: any stored name reverses (the API allows no "/" in one, an account made by hand may)
     path("players/<path:username>/", views.player_page, name="page-player"),
     path("games/<id:game_id>/", views.game_page, name="page-game"),
+    path("games/<id:game_id>/analysis/", views.game_analysis_request, name="page-game-analysis"),
     path("games/<id:game_id>/events.json", views.game_events_download, name="page-game-events"),
     path("rules/", views.rules_index_page, name="page-rules-index"),
     path("rules/<slug:ruleset>/", views.rules_page, name="page-rules"),

@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
+from goat.games import analysis
 from goat.games import selectors as games
 from goat.games import table as tables
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.pager import page_of, pager_links
 from goat.web.replica import public_read
+from goat.web.throttling import throttle_wait
 from tournaments import selectors as tournaments
 
 from . import rules, selectors
@@ -38,6 +41,7 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "pages/player.html", {
         **selectors.player(user=user), "page": page, "computer": players.player_is_computer(player=user),
         "games": selectors.player_game_rows(user=user, games_page=page.object_list), **pager_links(request, page),
+        "analysis_losses": analysis.player_average_loss(player=user),
         "tournaments": [tournaments.player_tournament_row(r)
                         for r in tournaments.player_tournaments(player=user)[:PLAYER_TOURNAMENTS_SHOWN]],
     })
@@ -69,6 +73,8 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     if game.ended:
         context["replay"] = tables.table_replay(game=game, step=_step(request, game.version), user=request.user)
         context["fairness"] = selectors.fairness(game=game, view=context["view"])
+        context["analysis"] = analysis.analysis_page(game=game)
+        context["replay"]["judgement"] = analysis.judgement_at(context["analysis"], context["replay"]["step"])
     part = request.GET.get("part") == "main"
     return render(request, "pages/_game_main.html" if part else "pages/game.html", context)
 
@@ -96,3 +102,20 @@ def rules_page(request: HttpRequest, ruleset: str) -> HttpResponse:
     if page is None:
         raise Http404(_("No such ruleset."))
     return render(request, "pages/rules.html", {**page, "rulesets": rules.rules_index()})
+
+
+@require_POST
+def game_analysis_request(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game page's "analyse it" button: the API's request (the same service, counted against the
+    same ``analysis`` rate), then back to the game."""
+    if not request.user.is_authenticated:
+        raise Http404(_("Sign in to ask for an analysis."))
+    if throttle_wait(request, "analysis") is not None:
+        response = HttpResponse(_("Too many analysis requests: try again later."), status=429,
+                                content_type="text/plain; charset=utf-8")
+        return response
+    try:
+        analysis.analysis_request(game_id=game_id)
+    except ServiceError:
+        raise Http404(_("This game cannot be analysed.")) from None
+    return redirect("page-game", game_id=game_id)

@@ -13,13 +13,11 @@ Both forms count against the API's rate limits of the same name (``auth``, ``sig
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth import login, logout
-from django.contrib.auth.models import AnonymousUser
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -28,21 +26,31 @@ from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
+from goat.engine.computer import DEFAULT_LEVEL, LEVELS
 from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
 from goat.games import selectors
 from goat.games.models import Game, GameStatus
 from goat.games.table import tile_set
 from goat.players import services as players
 from goat.web.errors import ServiceError
-from goat.web.throttling import ScopedRateThrottle
+from goat.web.throttling import throttle_wait
 from goat.web.words import game_status, ruleset, word
 
 #: games shown in each list of the lobby (the script pages on through the API)
 LOBBY_SIZE = 20
 #: move clocks the new-game form offers, in seconds (0: no clock)
 MOVE_TIMES = (0, 10, 20, 30, 60, 120)
-#: computer levels (docs/computer.md)
-COMPUTER_LEVELS = ("strong", "random")
+#: what the new-game form calls each computer level (docs/computer.md); the levels themselves are the
+#: engine's (``goat.engine.computer.LEVELS``), a level without a name here shows as itself
+COMPUTER_LEVEL_NAMES = {"random": gettext_lazy("random"), "strong": gettext_lazy("strong"),
+                        "expert": gettext_lazy("expert")}
+
+
+def computer_levels() -> list[dict[str, object]]:
+    """The levels the form offers, the default first: ``{"level", "name"}``."""
+    ordered = [DEFAULT_LEVEL, *(level for level in LEVELS if level != DEFAULT_LEVEL)]
+    return [{"level": level, "name": COMPUTER_LEVEL_NAMES.get(level, level)} for level in ordered]
+
 #: the name in ``player_url`` that the script replaces with a player's (URL-quoted)
 PLAYER_PLACEHOLDER = "NAME"
 #: the backend that checks a password, for a session opened right after sign-up
@@ -71,11 +79,7 @@ def _signup_form(data=None) -> CredentialsForm:
 def _throttle_wait(request: HttpRequest, scope: str) -> int | None:
     """Seconds to wait when ``request`` is over the API's ``scope`` rate, else None. Counted per client
     address, signed in or not, as the API's sign-up and token views count (they authenticate no one)."""
-    throttle = ScopedRateThrottle()
-    anonymous = SimpleNamespace(user=AnonymousUser(), META=request.META)
-    if throttle.allow_request(anonymous, SimpleNamespace(throttle_scope=scope)):
-        return None
-    return max(1, int(throttle.wait() or 1))
+    return throttle_wait(request, scope, by_address=True)
 
 
 def _summary(game: Game) -> dict[str, Any]:
@@ -136,7 +140,7 @@ def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, 
             "rulesets": [{"name": name, "move_time": PRESETS[name]["move_time"]} for name in RULESETS],
             "seat_choices": list(range(MIN_SEATS, MAX_SEATS + 1)),
             "computer_choices": list(range(0, MAX_SEATS)),
-            "computer_levels": COMPUTER_LEVELS,
+            "computer_levels": computer_levels(),
             "move_times": MOVE_TIMES,
             "default_move_time": PRESETS[RULESETS[0]]["move_time"],
             "strings": _script_strings(),

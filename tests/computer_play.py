@@ -5,9 +5,10 @@ one human through the service and its computers through their tasks."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from goat import engine
-from goat.engine.tiles import tile_str
+from goat.engine.tiles import BIT, tile_str
 from goat.games import computer, eventstore, services
 from goat.games.models import Game, Seat
 
@@ -65,3 +66,20 @@ def play_people(game_id: int, *, seed: int = 0) -> Game:
         tile, end = rng.choice(engine.legal_moves(state))
         player = Seat.objects.get(game=game, seat=state.turn).player
         services.game_play_tile(game_id=game_id, player=player, tile=tile_str(tile), end=end)
+
+
+def redealt(state, seat: int, rng: random.Random):
+    """The same game state with every tile ``seat`` cannot see (the others' hands, the bazaar) dealt
+    again, each hand and the bazaar keeping its size: the seat's view of it is unchanged."""
+    t = state.table
+    hidden = [tile for s, hand in enumerate(t.hands) if s != seat for tile in hand] + list(t.bazaar)
+    rng.shuffle(hidden)
+    hands, at = [], 0
+    for s, hand in enumerate(t.hands):
+        if s == seat:
+            hands.append(tuple(hand))
+        else:
+            hands.append(tuple(hidden[at:at + len(hand)]))
+            at += len(hand)
+    held = tuple(sum(BIT[tile] for tile in hand) for hand in hands)
+    return replace(state, table=replace(t, hands=tuple(hands), held=held, bazaar=tuple(hidden[at:])))

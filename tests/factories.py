@@ -11,8 +11,8 @@ needs only that on-commit work therefore needs no ``transaction=True``.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
@@ -32,6 +32,33 @@ def committed() -> AbstractContextManager:
     """Run the on-commit work of what happens inside as it returns (inside a test's transaction, where
     nothing commits; outside one, on-commit work runs at once anyway and nothing is captured)."""
     return TestCase.captureOnCommitCallbacks(execute=True)
+
+
+@contextmanager
+def eager_tasks(settings) -> Iterator[None]:
+    """Queued Celery tasks run in-process while inside (goat.celery reads the CELERY_* settings; the
+    app's conf is set too, and restored after)."""
+    from celery import current_app
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.CELERY_TASK_EAGER_PROPAGATES = True
+    conf = current_app.conf
+    saved = conf.task_always_eager, conf.task_eager_propagates
+    conf.task_always_eager, conf.task_eager_propagates = True, True
+    try:
+        yield
+    finally:
+        conf.task_always_eager, conf.task_eager_propagates = saved
+
+
+def analysis_queue_catch(monkeypatch) -> list[int]:
+    """From now on the analysis jobs a commit queues (goat.games.analysis) land in the returned list of
+    analysis ids instead of the broker."""
+    from goat.games import analysis
+
+    sent: list[int] = []
+    monkeypatch.setattr(analysis, "_queue", lambda analysis_id: lambda: sent.append(analysis_id))
+    return sent
 
 
 def make_players(*names: str, password: str = "x" * 12) -> list:

@@ -22,10 +22,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .expert import choose_expert
 from .tiles import BIT, DOUBLES, EVERY_TILE, HALVES, LEAVES, PARSE, PARSE_LAID, PIPS, SHOWS, TEXT, Tile
 
 #: the levels a game may seat computers at
-LEVELS = ("random", "strong")
+LEVELS = ("random", "strong", "expert")
+EXPERT = "expert"
+#: the level of a game that names none
+DEFAULT_LEVEL = "strong"
 #: the bench's plain baseline
 GREEDY = "greedy"
 PLAYERS = (*LEVELS, GREEDY)
@@ -58,6 +62,14 @@ class SeatView:
     #: per seat, the values (bit v: value v) it is known not to hold: it drew or knocked while the
     #: line's ends showed them, and has drawn nothing since that could hold them
     lacks: tuple[int, ...]
+    #: the game's resolved options (as the view's ``options``), each seat's account ``(open, score,
+    #: remembered)``, the carried fish pot and the round: what the expert's objective scores with
+    options: Mapping[str, Any] | None = None
+    scores: tuple[tuple[bool, int, int], ...] = ()
+    fish_pot: int = 0
+    round: int = 0
+    #: the seat that played the round's last tile (``None`` before the first play)
+    last_player: int | None = None
 
     @property
     def held(self) -> int:
@@ -98,7 +110,29 @@ def seat_view(game_view: Mapping[str, Any], events: Sequence[Mapping[str, Any]])
         bazaar=game_view["bazaar"],
         bazaar_reserve=game_view["options"]["bazaar_reserve"],
         lacks=_lacks(line, events, len(seats)),
+        options=game_view["options"],
+        scores=tuple((bool(s.get("open", False)), s.get("score", 0), s.get("remembered", 0))
+                     for s in game_view["seats"]),
+        fish_pot=game_view.get("fish_pot", 0),
+        round=game_view.get("round", 0),
+        last_player=_last_player(events),
     )
+
+
+def _round_start(events: Sequence[Mapping[str, Any]]) -> int:
+    """The index of the first event of the current round (after its ``round_dealt``)."""
+    for index in range(len(events) - 1, -1, -1):
+        if events[index]["type"] == "round_dealt":
+            return index + 1
+    return 0
+
+
+def _last_player(events: Sequence[Mapping[str, Any]]) -> int | None:
+    """The seat of the current round's last ``tile_played`` (``None`` before the round's first play)."""
+    for index in range(len(events) - 1, _round_start(events) - 1, -1):
+        if events[index]["type"] == "tile_played":
+            return events[index]["seat"]  # type: ignore[no-any-return]
+    return None
 
 
 def _lacks(line: Sequence[tuple[int, int]], events: Sequence[Mapping[str, Any]], seats: int) -> tuple[int, ...]:
@@ -107,12 +141,7 @@ def _lacks(line: Sequence[tuple[int, int]], events: Sequence[Mapping[str, Any]],
     The line as laid (left to right) and the round's plays say where the ends were at each event: the
     first tile lies at the place of the left plays after it, and each later play widens the laid part
     by one place on its end."""
-    start = 0
-    for index in range(len(events) - 1, -1, -1):
-        if events[index]["type"] == "round_dealt":
-            start = index + 1
-            break
-    round_events = events[start:]
+    round_events = events[_round_start(events):]
     plays = [e for e in round_events if e["type"] == "tile_played"]
     lacks = [0] * seats
     if len(plays) != len(line):  # a log that does not belong to this line: nothing is inferred
@@ -146,6 +175,8 @@ def choose(view: SeatView, level: str, rng: random.Random) -> tuple[str, str]:
         tile, end = choose_greedy(view.legal, rng)
     elif level == "strong":
         tile, end = choose_strong(view, rng)
+    elif level == EXPERT:
+        tile, end = choose_expert(view, rng)
     else:
         raise ValueError(f"unknown computer level {level!r}")
     return TEXT[tile], end

@@ -8,6 +8,7 @@ the same on one machine kept in memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from . import deal as dealing
@@ -15,7 +16,7 @@ from .commands import CancelGame, Command, CreateGame, LeaveSeat, PlayTile, Resi
 from .errors import NOT_SEATED, NOT_WAITING, STARTED, IllegalMove, RulesError
 from .events import Event, dispatch, is_seed_hex, reveal
 from .machine import GameMachine, RoundMachine, freeze, thaw
-from .moves import CHOICES, DEAL, DRAW, KNOCK, Move, Waits, check_play, moves_of, pending
+from .moves import CHOICES, DEAL, DRAW, KNOCK, PLAY, Move, Waits, check_play, moves_of, pending
 from .rounds import draw_tile, knock, next_deal, place_tile, start_round
 from .rulesets import resolve_options
 from .state import GameState
@@ -53,6 +54,26 @@ def _advance(g: GameMachine, events: list[Event]) -> Waits:
                 raise RulesError("seed_unknown", "the server seed is needed to end the game.")
             events.append({"type": "seed_revealed", "seat": None, "data": {"server_seed": g.server_seed}})
             reveal(g, g.server_seed)
+
+
+def play_round_out(g: GameMachine, choose: Callable[[GameMachine, int, list[Move]], Move]) -> None:
+    """Play the round on the machine ``g`` to its end: ``choose(g, seat, legal)`` picks each play among
+    the engine's legal moves, and the draws and knocks are made as the rules force them. It stops where
+    the next deal would be (or the game's end), so it needs no seed: the expert's playouts
+    (:mod:`goat.engine.expert`) on a sampled table."""
+    while True:
+        waits = pending(g)
+        kind, seat = waits
+        t: RoundMachine = g.table  # type: ignore[assignment]
+        if kind == PLAY:
+            tile, end = choose(g, seat, moves_of(g, waits))  # type: ignore[arg-type]
+            place_tile(g, t, seat, tile, end)  # type: ignore[arg-type]
+        elif kind == DRAW:
+            draw_tile(g, t, seat)  # type: ignore[arg-type]
+        elif kind == KNOCK:
+            knock(g, t, seat)  # type: ignore[arg-type]
+        else:
+            return
 
 
 def advance(state: GameState) -> tuple[GameState, list[Event]]:

@@ -241,3 +241,38 @@ class HiddenInfoView(models.Model):
     def __str__(self) -> str:
         return gettext("%(user)s viewed %(what)s of game %(game)s") % {
             "user": self.user, "what": self.what, "game": self.game_id}
+
+
+class AnalysisStatus(models.TextChoices):
+    QUEUED = "queued", pgettext_lazy("analysis status", "Queued")
+    RUNNING = "running", pgettext_lazy("analysis status", "Running")
+    DONE = "done", pgettext_lazy("analysis status", "Done")
+
+
+class GameAnalysis(models.Model):
+    """The expert's analysis of a finished game (goat.games.analysis, docs/computer.md): one per game and
+    engine version. ``result`` (the moves and the players' summary) is written in the same transaction
+    that sets ``done``, so a half-written analysis is never read; ``claimed_until`` is the running
+    job's lease (a job killed mid-analysis is taken up again once it runs out)."""
+
+    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="analyses",
+                             db_index=False)
+    engine = models.CharField(_("engine"), max_length=32)
+    samples = models.PositiveIntegerField(_("samples"))
+    status = models.CharField(_("status"), max_length=8, choices=AnalysisStatus.choices, default=AnalysisStatus.QUEUED)
+    requested_at = models.DateTimeField(_("requested at"), auto_now_add=True)
+    #: the running job's claim and lease (empty while queued)
+    claim = models.CharField(_("claim"), max_length=32, blank=True, default="")
+    claimed_until = models.DateTimeField(_("claimed until"), null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    #: ``{"moves": [...], "players": [...]}`` once done (API.md "Computer analysis")
+    result = models.JSONField(_("result"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("game analysis")
+        verbose_name_plural = _("game analyses")
+        constraints = [models.UniqueConstraint(fields=["game", "engine"], name="analysis_once_per_game_engine")]
+
+    def __str__(self) -> str:
+        return f"analysis of game {self.game_id} ({self.engine}, {self.status})"

@@ -12,6 +12,8 @@
 * ``idempotency_purge`` — forgets stored Idempotency-Key answers past their retention.
 * ``computer_move`` — one computer player's move, queued on the commit that made it its turn
   (``goat.games.computer``); a stale or repeated one does nothing.
+* ``analyse_game`` — the expert's analysis of a finished game (``goat.games.analysis``), on its own
+  ``analysis`` queue (a worker of its own consumes it, so moves and the ticker never wait behind it).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from celery import shared_task
 from django.db import OperationalError
 from django.utils import timezone
 
-from goat.games import computer, projections, services
+from goat.games import analysis, computer, projections, services
 from goat.games.models import Game
 from goat.web import locks
 from goat.web.idempotency import idempotency_records_purge
@@ -135,6 +137,18 @@ def games_end_idle() -> int:
 def computer_move(game_id: int, version: int) -> bool:
     """The computer's move of ``game_id`` at ``version`` (nothing if the game moved on)."""
     return computer.computer_move(game_id=game_id, version=version)
+
+
+@shared_task(name="goat.tasks.analyse_game", bind=True, acks_late=True, autoretry_for=(OperationalError,),
+             retry_backoff=True, max_retries=5)
+def analyse_game(self, analysis_id: int) -> bool:
+    """The expert's analysis of a finished game (goat.games.analysis), on the ``analysis`` queue. While
+    another run's lease holds (a redelivered message of a job still running, or of one killed that
+    the lease has not yet given up), it tries again when the lease runs out."""
+    outcome = analysis.analysis_run(analysis_id=analysis_id)
+    if isinstance(outcome, float):
+        raise self.retry(countdown=outcome, max_retries=None)
+    return outcome
 
 
 @shared_task(name="goat.tasks.idempotency_purge")

@@ -18,6 +18,7 @@ urlpatterns = [
     path("games/<id:game_id>/scoresheet/", views.GameScoresheetView.as_view(), name="game-scoresheet"),
     path("games/<id:game_id>/replay/", views.GameReplayView.as_view(), name="game-replay"),
     path("games/<id:game_id>/verify/", views.GameVerifyView.as_view(), name="game-verify"),
+    path("games/<id:game_id>/analysis/", views.GameAnalysisView.as_view(), name="game-analysis"),
     path("games/<id:game_id>/rematch/", views.GameRematchView.as_view(), name="game-rematch"),
     path("games/<id:game_id>/stream/", streams.game_stream, name="game-stream"),
     path("stream/", streams.player_stream, name="player-stream"),

@@ -135,3 +135,19 @@ class UserRateThrottle(ClientAddressMixin, throttling.UserRateThrottle):
 
 class ScopedRateThrottle(ClientAddressMixin, throttling.ScopedRateThrottle):
     """Per view scope (``throttle_scope``: signup, auth, moves), per account or client address."""
+
+
+def throttle_wait(request: Any, scope: str, *, by_address: bool = False) -> int | None:
+    """Seconds to wait when a page's ``request`` is over the API's ``scope`` rate, else None: the same
+    count as the API's views of that scope. Per account when signed in, else per client address;
+    ``by_address`` counts per client address alone (the sign-up and sign-in forms, which authenticate
+    no one yet)."""
+    from types import SimpleNamespace
+
+    from django.contrib.auth.models import AnonymousUser
+
+    throttle = ScopedRateThrottle()
+    asker = SimpleNamespace(user=AnonymousUser() if by_address else request.user, META=request.META)
+    if throttle.allow_request(asker, SimpleNamespace(throttle_scope=scope)):
+        return None
+    return max(1, int(throttle.wait() or 1))

@@ -284,7 +284,7 @@ def test_a_rematch_seats_the_computers_again(human, queued):
 
 @pytest.mark.parametrize("ruleset, seats, level", [
     ("goat-classic", 4, "strong"), ("goat-gamesburg", 3, "strong"), ("domino-3rounds", 2, "strong"),
-    ("goat-classic", 2, "random"), ("domino-3rounds", 4, "random"),
+    ("goat-classic", 2, "random"), ("domino-3rounds", 4, "random"), ("domino-3rounds", 3, "expert"),
 ])
 def test_computers_play_whole_games_with_one_human_and_the_log_verifies(human, queued, ruleset, seats, level):
     user, client = human

@@ -253,3 +253,17 @@ def test_the_page_and_the_scripts_words_speak_russian(django_user_model):
                                  re.S).group(1))
     assert words["your_turn"] == "Ваш ход" and words["fish"] == "рыба (%(player)s)"
     assert words["play_tile_left"] == "Сходить %(tile)s слева"
+
+
+def test_the_new_game_form_offers_the_engine_s_computer_levels_in_both_languages(django_user_model):
+    from goat.engine.computer import DEFAULT_LEVEL, LEVELS
+
+    user = django_user_model.objects.create_user(username="masha", password=PASSWORD)
+    for language, expert in (("en", "expert"), ("ru", "эксперт")):
+        client = Client(HTTP_ACCEPT_LANGUAGE=language)
+        client.force_login(user)
+        html = client.get("/play/").content.decode()
+        select = re.search(r'<select id="ng-level" name="computer_level">(.*?)</select>', html, re.S).group(1)
+        offered = re.findall(r'<option value="([a-z]+)">([^<]+)</option>', select)
+        assert [value for value, _ in offered] == [DEFAULT_LEVEL, *(v for v in LEVELS if v != DEFAULT_LEVEL)]
+        assert dict(offered)["expert"] == expert

@@ -22,7 +22,10 @@ def test_compose_runs_the_production_process_set_and_monitoring_only_in_its_prof
     services = _compose()["services"]
 
     process_set = {name for name, service in services.items() if "profiles" not in service}
-    assert process_set == {"proxy", "postgres", "standby", "pgbouncer", "redis", "migrate", "web", "worker", "beat"}
+    assert process_set == {"proxy", "postgres", "standby", "pgbouncer", "redis", "migrate", "web", "worker",
+                           "analysis", "beat"}
+    # the analysis of finished games runs on its own queue, one process: never ahead of a move or a tick
+    assert "-Q analysis --concurrency=1" in " ".join(services["analysis"]["command"])
     assert {name: services[name]["profiles"] for name in set(services) - process_set} == {
         "prometheus": ["monitoring"], "grafana": ["monitoring"]}
     # beat may be scaled (one per node): nothing pins it to one replica, and each keeps its own schedule file
@@ -40,7 +43,7 @@ def test_compose_runs_the_production_process_set_and_monitoring_only_in_its_prof
     assert "postgres-data:/var/lib/postgresql/data" in services["postgres"]["volumes"]
     migrate = " ".join(services["migrate"]["command"])
     assert "migrate --noinput" in migrate and "collectstatic --noinput" in migrate
-    for name in ("web", "worker", "beat"):
+    for name in ("web", "worker", "analysis", "beat"):
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
         assert services[name]["environment"]["GOAT_ENV"] == "production"
     assert "gunicorn.conf.py" in " ".join(services["web"]["command"])
@@ -63,7 +66,7 @@ def test_compose_publishes_nginx_only_and_trusts_its_network():
 def test_compose_restarts_every_long_running_service_and_not_the_one_shot_migrate():
     services = _compose()["services"]
 
-    for name in ("postgres", "standby", "pgbouncer", "redis", "web", "worker", "beat"):
+    for name in ("postgres", "standby", "pgbouncer", "redis", "web", "worker", "analysis", "beat"):
         assert services[name]["restart"] == "unless-stopped", name  # a crash or kill -9 heals by itself
     assert services["migrate"]["restart"] == "no"  # a failed migration must stop the start, not loop
 

@@ -52,9 +52,10 @@ class Run(ManageRun):
         super().wait_healthy(timeout)
 
     def child(self, name: str, missing_ok: bool = False) -> int | None:
-        """The pid of ``run``'s child ``name`` (web: the gunicorn master; worker, beat: Celery's)."""
-        needle = {"web": " -m gunicorn ", "worker": " worker ", "beat": " beat "}[name]
-        found = [pid for pid, cmd in _python_children(self.proc.pid).items() if needle in cmd]
+        """The pid of ``run``'s child ``name`` (web: the gunicorn master; worker, analysis, beat: Celery's)."""
+        needle = {"web": " -m gunicorn ", "worker": " worker ", "analysis": " -Q analysis ", "beat": " beat "}[name]
+        found = [pid for pid, cmd in _python_children(self.proc.pid).items()
+                 if needle in cmd and (name != "worker" or " -Q analysis " not in cmd)]
         assert found or missing_ok, f"no {name} among {_python_children(self.proc.pid)}"
         return found[0] if found else None
 
@@ -88,7 +89,7 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
         assert "staff account 'admin' exists" in out
         assert "with password" not in out
         # supervision: each child killed with SIGKILL is started again, the service answers again
-        for name in ("worker", "beat", "web"):
+        for name in ("worker", "analysis", "beat", "web"):
             old = second.child(name)
             killed = time.monotonic()
             os.kill(old, signal.SIGKILL)

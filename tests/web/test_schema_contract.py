@@ -19,7 +19,7 @@ PUBLIC_READS = {
     "games_list", "games_retrieve", "games_events", "games_scoresheet", "games_replay", "games_verify",
     "games_stream", "players_retrieve", "players_ratings_list", "leaderboards_ratings", "leaderboards_skill",
     "tournaments_list", "tournaments_retrieve", "tournaments_standings", "tournaments_stream",
-    "tournaments_crosstable", "tournaments_results_csv", "players_tournaments_list",
+    "tournaments_crosstable", "tournaments_results_csv", "players_tournaments_list", "games_analysis_read",
 }
 
 
@@ -165,12 +165,12 @@ def test_the_computer_players_fields_are_described(schema):
     create = components["GameCreateRequest"]["properties"]
     assert (create["computer_players"]["type"], create["computer_players"]["minimum"],
             create["computer_players"]["maximum"]) == ("integer", 0, 3)
-    assert _resolved(components, create["computer_level"])["enum"] == ["random", "strong"]
+    assert _resolved(components, create["computer_level"])["enum"] == ["random", "strong", "expert"]
     view = components["GameView"]["properties"]
     assert view["rated"]["type"] == "boolean" and "rated" in components["GameView"]["required"]
     level = view["computer_level"]
     assert level["nullable"] is True
-    assert _resolved(components, level["oneOf"][0])["enum"] == ["random", "strong"]
+    assert _resolved(components, level["oneOf"][0])["enum"] == ["random", "strong", "expert"]
     assert components["SeatView"]["properties"]["computer"]["type"] == "boolean"
     assert components["SummarySeat"]["properties"]["computer"]["type"] == "boolean"
     assert components["GameSummary"]["properties"]["rated"]["type"] == "boolean"
@@ -195,3 +195,14 @@ def test_the_schema_says_which_operations_anyone_may_call(schema):
             assert all(e["value"]["code"] == "authentication_failed" for e in examples.values()), name
             assert "Public: no token needed" in operation["description"], name
     assert public - OPEN == PUBLIC_READS, "a new public read? list it in PUBLIC_READS (and docs/api.md)"
+
+
+def test_the_analysis_endpoints_are_described(schema):
+    read, request = by_id(schema, "games_analysis_read"), by_id(schema, "games_analysis_request")
+    assert {"200", "202", "404", "409"} <= set(read["responses"])
+    assert {"200", "202", "401", "409", "429"} <= set(request["responses"])
+    components = schema["components"]["schemas"]
+    move = components["AnalysisMove"]["properties"]
+    assert {"version", "seat", "player", "played", "legal", "best", "loss", "label", "forced"} <= set(move)
+    player = components["AnalysisPlayer"]["properties"]
+    assert {"seat", "player", "decisions", "average_loss", "inaccuracies", "mistakes", "blunders"} <= set(player)

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 
 from goat.engine import errors
-from goat.games import services
+from goat.games import analysis, services
 from goat.games.api.examples import (
     CANCELLED_EXAMPLE,
     COMPUTER_EXAMPLE,
@@ -25,6 +25,7 @@ from goat.games.api.examples import (
     WAITING_EXAMPLE,
 )
 from goat.games.api.serializers import (
+    AnalysisSerializer,
     EventsQuerySerializer,
     EventsSerializer,
     GameCreateSerializer,
@@ -112,7 +113,7 @@ games_create = extend_schema(
                 "resolved options are stored in the game's first event. "
                 "An unknown option or an impossible combination is 400 `invalid_options`. "
                 "`computer_players` (0 to seats - 1) seats built-in computer players at seats 1..N at once, "
-                "playing at `computer_level` (`random` or `strong`, the default); the game starts when the "
+                "playing at `computer_level` (`random`, `strong`, the default, or `expert`); the game starts when the "
                 "people's seats fill. A game with a computer is unrated (`\"rated\": false`): no rating "
                 "points, skill, chips, tournament or leaderboard, and no ante (the preset's ante is left out; "
                 "`ante` > 0 is 400 `invalid_options`). A player holds a seat in at most "
@@ -375,5 +376,50 @@ games_verify = extend_schema(
         NOT_FOUND,
         NOT_ENDED,
     ],
+    tags=["games"],
+)
+
+
+ANALYSIS_EXAMPLE = {
+    "status": "done", "engine": "expert-1", "samples": 100,
+    "moves": [{"version": 9, "seat": 1, "player": "ivan", "played": {"tile": "5-6", "end": "left"},
+               "legal": [{"tile": "5-6", "end": "left"}, {"tile": "2-5", "end": "left"}],
+               "best": {"tile": "2-5", "end": "left"}, "loss": 6.3, "label": "mistake", "forced": False}],
+    "players": [{"seat": 0, "player": "masha", "decisions": 14, "average_loss": 1.2, "inaccuracies": 2,
+                 "mistakes": 0, "blunders": 0},
+                {"seat": 1, "player": "ivan", "decisions": 12, "average_loss": 3.4, "inaccuracies": 1,
+                 "mistakes": 2, "blunders": 1}],
+}
+ANALYSIS_DONE = OpenApiExample("done", response_only=True, status_codes=["200"], value=ANALYSIS_EXAMPLE)
+ANALYSIS_QUEUED = OpenApiExample("queued", response_only=True, status_codes=["202"], value={"status": "queued"})
+ANALYSIS_NOT_REQUESTED = problem_example(404, "analysis_not_requested", analysis.ANALYSIS_NOT_REQUESTED)
+GAME_CANCELLED = problem_example(409, "game_cancelled", analysis.GAME_CANCELLED)
+
+games_analysis_read = extend_schema(
+    operation_id="games_analysis_read",
+    summary="A finished game's analysis",
+    description="The expert's judgement of every tile played (its best move, the expected loss of the move "
+                "played in points of the round, judged from what that seat knew then, never from the revealed "
+                "hands; a label by the thresholds of docs/computer.md) and a summary per player. Anyone may read "
+                "it once the game has ended: 200 when done, 202 `{\"status\": \"queued\"|\"running\"}` while "
+                "it is computed, 404 `analysis_not_requested` before anyone asked (POST), 409 `game_not_ended` "
+                "before the end, 409 `game_cancelled` for a game that never started.",
+    parameters=[GAME_ID],
+    responses={200: AnalysisSerializer, 202: AnalysisSerializer, **problem_responses(404, 409)},
+    examples=[ANALYSIS_DONE, ANALYSIS_QUEUED, NOT_FOUND, ANALYSIS_NOT_REQUESTED, NOT_ENDED, GAME_CANCELLED],
+    tags=["games"],
+)
+
+games_analysis_request = extend_schema(
+    operation_id="games_analysis_request",
+    summary="Ask for a finished game's analysis",
+    description="Queues the expert's analysis of an ended game: 202 `{\"status\": \"queued\"}` (or "
+                "`running`: a request while one is queued or running gets the same job), 200 with the analysis "
+                "when it exists (idempotent). Stored once per game and engine version. Any signed-in player; "
+                "throttled (429). 409 `game_not_ended` while the game waits or runs, 409 `game_cancelled`.",
+    parameters=[GAME_ID],
+    request=None,
+    responses={200: AnalysisSerializer, 202: AnalysisSerializer, **problem_responses(401, 404, 409, 429)},
+    examples=[ANALYSIS_DONE, ANALYSIS_QUEUED, UNAUTHENTICATED, NOT_FOUND, NOT_ENDED, GAME_CANCELLED, THROTTLED],
     tags=["games"],
 )

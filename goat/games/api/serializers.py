@@ -274,3 +274,43 @@ class VerificationSerializer(serializers.Serializer):
     replay = serializers.BooleanField()
     detail = serializers.CharField()
     seq = serializers.IntegerField(allow_null=True, help_text="First event found wrong, if any.")
+
+
+# --- Analysis (API.md "Computer analysis") --------------------------------------------------------
+
+
+class AnalysisMoveRefSerializer(serializers.Serializer):
+    tile = serializers.CharField(help_text='"a-b"')
+    end = serializers.ChoiceField(choices=["left", "right"])
+
+
+class AnalysisMoveSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The tile_played event's seq.")
+    seat = serializers.IntegerField()
+    player = serializers.CharField(allow_null=True)
+    played = AnalysisMoveRefSerializer()
+    legal = AnalysisMoveRefSerializer(many=True)
+    best = AnalysisMoveRefSerializer(help_text="The expert's choice from what the seat knew then.")
+    loss = serializers.FloatField(min_value=0, help_text="Expected cost of the move played against the best, "
+                                  "in points of the round (0 when the best was played).")
+    label = serializers.ChoiceField(choices=["inaccuracy", "mistake", "blunder"], allow_null=True,
+                                    help_text="By the thresholds of docs/computer.md.")
+    forced = serializers.BooleanField(help_text="There was one legal move.")
+
+
+class AnalysisPlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = serializers.CharField(allow_null=True)
+    decisions = serializers.IntegerField(help_text="Moves with more than one legal choice.")
+    average_loss = serializers.FloatField()
+    inaccuracies = serializers.IntegerField()
+    mistakes = serializers.IntegerField()
+    blunders = serializers.IntegerField()
+
+
+class AnalysisSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["queued", "running", "done"])
+    engine = serializers.CharField(required=False, help_text="The expert's version that judged (when done).")
+    samples = serializers.IntegerField(required=False, help_text="Sampled deals per decision (when done).")
+    moves = AnalysisMoveSerializer(many=True, required=False)
+    players = AnalysisPlayerSerializer(many=True, required=False)

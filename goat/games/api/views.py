@@ -27,7 +27,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.games import audit, selectors, services, verification
+from goat.games import analysis, audit, selectors, services, verification
 from goat.games.api import schema
 from goat.games.api.schema import INVALID_IF_MATCH, game_links
 from goat.games.api.serializers import (
@@ -44,6 +44,7 @@ from goat.web.errors import ServiceError
 from goat.web.idempotency import idempotent
 from goat.web.replica import PublicReadView
 from goat.web.schema import link
+from goat.web.throttling import ScopedRateThrottle
 
 VARY = ("Authorization", "Cookie")
 
@@ -292,3 +293,27 @@ class GameVerifyView(PublicReadView, GameAPIView):
         game = game_get(game_id)
         ended_or_auditor(game, request.user)
         return Response(verification.game_verify(game=game).to_dict())
+
+
+class GameAnalysisView(GameAPIView):
+    """API.md "Computer analysis": GET for anyone once the game ended, POST for a signed-in player
+    (throttled by the ``analysis`` scope; the GET is not)."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    throttle_scope = "analysis"
+
+    def get_throttles(self):
+        throttles = super().get_throttles()
+        if self.request.method != "POST":
+            return [t for t in throttles if not isinstance(t, ScopedRateThrottle)]
+        return throttles
+
+    @schema.games_analysis_read
+    def get(self, request: Request, game_id: int) -> Response:
+        code, body = analysis.analysis_read(game_id=game_id)
+        return Response(body, status=code)
+
+    @schema.games_analysis_request
+    def post(self, request: Request, game_id: int) -> Response:
+        code, body = analysis.analysis_request(game_id=game_id)
+        return Response(body, status=code)

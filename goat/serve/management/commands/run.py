@@ -3,7 +3,8 @@
 Migrates and makes sure a staff account exists (printing its password the first time), under the
 migrations lock (goat.web.locks: nodes started together against one PostgreSQL do it once), then starts
 the web server (gunicorn with uvicorn workers: the API and the live streams on one port), one
-Celery worker and one Celery beat, and prints the URLs.
+Celery worker, one Celery worker for the ``analysis`` queue alone (one process, niced) and one Celery
+beat, and prints the URLs.
 Ctrl-C (or SIGTERM) stops every child cleanly. A second start reuses the data directory.
 
 The children are supervised (goat.serve.supervisor): one that dies (a crash, kill -9, an
@@ -65,6 +66,11 @@ class Command(BaseCommand):
             children["worker"] = [python, "-m", "celery", "-A", "goat", "worker", "--loglevel", "INFO",
                                   "--concurrency", str(options["worker_concurrency"]),
                                   "--hostname", f"worker-{os.getpid()}@%h"]
+            # the analysis of finished games: a worker of its own on its own queue, one process at a lower
+            # CPU priority, so moves and the ticker never wait behind an analysis (docs/computer.md)
+            children["analysis"] = ["nice", "-n", "10", python, "-m", "celery", "-A", "goat", "worker",
+                                    "--loglevel", "INFO", "-Q", "analysis", "--concurrency", "1",
+                                    "--hostname", f"analysis-{os.getpid()}@%h"]
             children["beat"] = [python, "-m", "celery", "-A", "goat", "beat", "--loglevel", "INFO",
                                 "--schedule", str(settings.GOAT_DATA_DIR / "celerybeat-schedule")]
         stop_signal: list[int] = []

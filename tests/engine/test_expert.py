@@ -1,0 +1,94 @@
+"""The expert (goat.engine.expert, docs/computer.md): its samples are consistent with the seat view,
+its objective scores the round's end by the ruleset, and its choice is reproducible from a seed."""
+
+from __future__ import annotations
+
+import random
+
+from goat.engine import computer, expert
+from goat.engine.computer import SeatView
+from goat.engine.machine import GameMachine
+from goat.engine.rulesets import resolve_options
+from goat.engine.scoring import PlayerScore
+from goat.engine.state import Result
+from goat.engine.tiles import BIT, PARSE, SHOWS
+
+
+def _view(**changes) -> SeatView:
+    """Two-seat domino-3rounds, seat 0 to move with ends 2 and 5; seat 1 drew on 2 and 5."""
+    line = {PARSE["2-3"], PARSE["3-5"]}
+    fields = dict(
+        seat=0, seats=2, hand=(PARSE["1-2"], PARSE["5-5"], PARSE["0-6"]),
+        legal=((PARSE["1-2"], "left"), (PARSE["5-5"], "right")), left=2, right=5,
+        on_line=sum(BIT[t] for t in line), counts=(3, 4), points=(0, 10), bazaar=19, bazaar_reserve=2,
+        lacks=(0, 1 << 2 | 1 << 5), options=resolve_options("domino-3rounds", 2).to_dict(),
+        scores=((False, 0, 0), (False, 10, 0)), fish_pot=0, round=2, last_player=0,
+    )
+    fields.update(changes)
+    return SeatView(**fields)
+
+
+def test_a_sampled_deal_gives_each_seat_its_count_of_unseen_tiles_and_none_it_showed_it_lacks():
+    view = _view()
+    rng = random.Random(3)
+    forbidden = SHOWS[2] | SHOWS[5]
+    for _ in range(200):
+        hands, bazaar = expert.sample_hands(view, rng)
+        assert tuple(hands[0]) == view.hand
+        assert len(hands[1]) == 4 and len(bazaar) == 19
+        dealt = [*hands[1], *bazaar]
+        assert len(set(dealt)) == 23 and sum(BIT[t] for t in dealt) == view.unseen
+        assert not any(forbidden & BIT[t] for t in hands[1])
+
+
+def test_lacks_that_cannot_all_be_met_are_dropped_rather_than_failing():
+    # seat 1 "lacks" every value: no hand could be dealt, so the sample ignores the inference
+    hands, _ = expert.sample_hands(_view(lacks=(0, 0b1111111)), random.Random(1))
+    assert len(hands[1]) == 4
+
+
+def test_the_choice_is_the_same_for_the_same_seed_and_a_legal_move():
+    view = _view()
+    first = [computer.choose(view, "expert", random.Random(seed)) for seed in range(5)]
+    again = [computer.choose(view, "expert", random.Random(seed)) for seed in range(5)]
+    assert first == again
+    assert all((PARSE[tile], end) in view.legal for tile, end in first)
+
+
+def test_a_forced_move_is_played_without_sampling():
+    view = _view(legal=((PARSE["5-5"], "right"),), counts=(3, 99))  # counts no deal could meet
+    assert computer.choose(view, "expert", random.Random(0)) == ("5-5", "right")
+
+
+def _machine(scoring: str, scores, result=None, fish_pot=0, round_no=1) -> GameMachine:
+    g = GameMachine()
+    g.options = resolve_options("goat-classic" if scoring == "goat" else "domino-3rounds", len(scores))
+    g.seats, g.scores, g.result, g.fish_pot, g.round_no = len(scores), tuple(scores), result, fish_pot, round_no
+    return g
+
+
+def test_the_goat_objective_pays_rating_points_at_the_end_and_fears_the_limit_before_it():
+    ended = _machine("goat", [PlayerScore(True, 40, 0), PlayerScore(True, 101, 0)],
+                     Result("limit", (1,), (0,), (6, 0), (0, 0)))
+    assert expert.objective(ended, 0) == 60.0 and expert.objective(ended, 1) == 0.0
+    # the same 20 points are worth less near the limit than far from it, and remembered points count
+    near = _machine("goat", [PlayerScore(True, 80, 0), PlayerScore(True, 20, 0)])
+    far = _machine("goat", [PlayerScore(True, 40, 0), PlayerScore(True, 20, 0)])
+    remembered = _machine("goat", [PlayerScore(False, 0, 40), PlayerScore(True, 20, 0)])
+    assert expert.objective(near, 0) < expert.objective(far, 0) / 2
+    assert expert.objective(remembered, 0) == expert.objective(far, 0)
+    # a carried fish pot is a share of points to come for everyone
+    assert expert.objective(_machine("goat", [PlayerScore(True, 40, 0), PlayerScore(True, 20, 0)], fish_pot=30),
+                            0) < expert.objective(far, 0)
+
+
+def test_the_fixed_rounds_objective_counts_the_lead_and_at_the_end_the_win():
+    behind = _machine("rounds", [PlayerScore(False, 30, 0), PlayerScore(False, 10, 0)])
+    ahead = _machine("rounds", [PlayerScore(False, 10, 0), PlayerScore(False, 30, 0)])
+    assert expert.objective(ahead, 0) > 0 > expert.objective(behind, 0)
+    won = _machine("rounds", [PlayerScore(False, 29, 0), PlayerScore(False, 30, 0)],
+                   Result("rounds", (1,), (0,), (7, 0), (0, 0)), round_no=3)
+    lost = _machine("rounds", [PlayerScore(False, 31, 0), PlayerScore(False, 30, 0)],
+                    Result("rounds", (0,), (1,), (0, 7), (0, 0)), round_no=3)
+    assert expert.objective(won, 0) - expert.objective(lost, 0) > expert.objective(ahead, 0) - expert.objective(
+        behind, 0)

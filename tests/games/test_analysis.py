@@ -1,0 +1,218 @@
+"""The expert's analysis of a finished game (issue 38, API.md "Computer analysis"): POST/GET
+/api/games/{id}/analysis/, the refusals, one job per game and engine version, judging each move from
+its seat's view then, the lease that lets a killed job be taken up again, and the throttle."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import factories
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from apitest import assert_problem, token_client
+from computer_play import redealt
+from goat.engine import expert
+from goat.engine.fold import Fold
+from goat.games import analysis, eventstore, services
+from goat.games.models import AnalysisStatus, GameAnalysis
+
+pytestmark = pytest.mark.django_db
+
+SHORT = {"move_time": 0}
+
+
+@pytest.fixture(autouse=True)
+def few_samples(settings):
+    settings.GOAT_ANALYSIS_SAMPLES = 6
+
+
+@pytest.fixture
+def eager_celery(settings):
+    """Queued tasks run in-process on commit (the analysis task itself)."""
+    with factories.eager_tasks(settings):
+        yield
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    return factories.analysis_queue_catch(monkeypatch)
+
+
+@pytest.fixture
+def players():
+    return factories.make_players("masha", "ivan")
+
+
+@pytest.fixture
+def ended(players):
+    return factories.finished_game(players, ruleset="domino-3rounds", options=SHORT, seed=4)
+
+
+def url(game) -> str:
+    return f"/api/games/{game.pk}/analysis/"
+
+
+def post(client, game):
+    with factories.committed():
+        return client.post(url(game))
+
+
+def test_an_analysis_is_queued_once_then_read_by_anyone(players, ended, eager_celery):
+    client = token_client(players[0])
+    anonymous = APIClient()
+    assert_problem(anonymous.get(url(ended)), 404, "analysis_not_requested")
+    assert_problem(anonymous.post(url(ended)), 401, "not_authenticated")
+
+    first = post(client, ended)
+    assert first.status_code == 202 and first.json() == {"status": "queued"}
+    done = anonymous.get(url(ended))
+    assert done.status_code == 200
+    body = done.json()
+    assert body["status"] == "done" and body["engine"] == expert.ENGINE_VERSION and body["samples"] == 6
+    # a repeat is the analysis itself, with no second job or row
+    again = post(token_client(players[1]), ended)
+    assert again.status_code == 200 and again.json() == body
+    assert GameAnalysis.objects.filter(game=ended).count() == 1
+
+    events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=ended.pk)]
+    plays = [e for e in events if e["type"] == "tile_played"]
+    moves = body["moves"]
+    assert [m["version"] for m in moves] == [e["seq"] for e in plays]
+    names = {0: "masha", 1: "ivan"}
+    for move, event in zip(moves, plays, strict=True):
+        assert move["seat"] == event["seat"] and move["player"] == names[event["seat"]]
+        assert move["played"] == {"tile": event["data"]["tile"], "end": event["data"]["end"]}
+        assert move["played"] in move["legal"] and move["best"] in move["legal"]
+        assert move["forced"] == (len(move["legal"]) == 1)
+        assert move["loss"] >= 0 and (move["loss"] == 0) == (move["best"] == move["played"])
+        assert move["label"] == analysis.label_of(move["loss"])
+        if move["forced"]:
+            assert move["loss"] == 0 and move["label"] is None
+    assert any(not m["forced"] for m in moves)
+    for row in body["players"]:
+        mine = [m for m in moves if m["seat"] == row["seat"] and not m["forced"]]
+        assert row["player"] == names[row["seat"]] and row["decisions"] == len(mine)
+        assert row["average_loss"] == pytest.approx(sum(m["loss"] for m in mine) / len(mine), abs=0.01)
+        assert row["blunders"] == sum(m["label"] == "blunder" for m in mine)
+        assert row["mistakes"] == sum(m["label"] == "mistake" for m in mine)
+        assert row["inaccuracies"] == sum(m["label"] == "inaccuracy" for m in mine)
+
+
+def test_a_request_while_one_is_queued_or_running_gets_the_same_job(players, ended, queued):
+    client = token_client(players[0])
+    assert post(client, ended).json() == {"status": "queued"}
+    assert post(token_client(players[1]), ended).json() == {"status": "queued"}
+    assert len(queued) == 1
+    GameAnalysis.objects.update(status=AnalysisStatus.RUNNING, claim="x",
+                                claimed_until=timezone.now() + timedelta(minutes=1))
+    assert post(client, ended).json() == {"status": "running"}
+    assert APIClient().get(url(ended)).status_code == 202
+    assert len(queued) == 1
+
+
+def test_another_engine_version_is_another_analysis(players, ended, queued, monkeypatch):
+    client = token_client(players[0])
+    post(client, ended)
+    monkeypatch.setattr(expert, "ENGINE_VERSION", "expert-next")
+    assert post(client, ended).status_code == 202
+    assert sorted(GameAnalysis.objects.values_list("engine", flat=True)) == ["expert-1", "expert-next"]
+    assert len(queued) == 2
+
+
+def test_running_waiting_cancelled_and_unknown_games_are_refused(players):
+    client = token_client(players[0])
+    running = factories.start_game(players, ruleset="domino-3rounds", options=SHORT)
+    assert_problem(client.post(url(running)), 409, "game_not_ended")
+    assert_problem(APIClient().get(url(running)), 409, "game_not_ended")
+    with factories.committed():
+        waiting = services.game_create(player=players[0], ruleset="domino-3rounds", seats=2)
+        services.game_leave(game_id=waiting.pk, player=players[0])
+    assert_problem(client.post(url(waiting)), 409, "game_cancelled")
+    assert_problem(client.get("/api/games/999999/analysis/"), 404, "not_found")
+    assert not GameAnalysis.objects.exists()
+
+
+def test_a_killed_job_is_taken_up_once_its_lease_runs_out_and_nothing_half_written_is_shown(players, ended, queued):
+    post(token_client(players[0]), ended)
+    job = GameAnalysis.objects.get()
+    # a worker took it and died: its lease still holds, so a redelivered task waits for it
+    GameAnalysis.objects.update(status=AnalysisStatus.RUNNING, claim="dead",
+                                claimed_until=timezone.now() + timedelta(seconds=30))
+    wait = analysis.analysis_run(analysis_id=job.pk)
+    assert isinstance(wait, float) and 1 <= wait <= 31
+    assert APIClient().get(url(ended)).json() == {"status": "running"}
+    # the lease runs out: the next run takes it over and writes the whole analysis at once
+    GameAnalysis.objects.update(claimed_until=timezone.now() - timedelta(seconds=1))
+    assert analysis.analysis_run(analysis_id=job.pk) is True
+    job.refresh_from_db()
+    assert job.status == AnalysisStatus.DONE and job.attempts == 1 and job.result["moves"]
+    assert analysis.analysis_run(analysis_id=job.pk) is False  # done: nothing more
+
+
+def test_a_run_that_lost_its_claim_writes_nothing(players, ended, queued, monkeypatch):
+    post(token_client(players[0]), ended)
+    job = GameAnalysis.objects.get()
+    real = analysis.game_analyse
+
+    def overtaken(game, **kwargs):
+        result = real(game, **kwargs)
+        GameAnalysis.objects.update(claim="another")  # its lease ran out and another run took the job
+        return result
+
+    monkeypatch.setattr(analysis, "game_analyse", overtaken)
+    assert analysis.analysis_run(analysis_id=job.pk) is False
+    job.refresh_from_db()
+    assert job.status == AnalysisStatus.RUNNING and job.result is None
+
+
+def test_a_lost_message_is_queued_again_by_the_next_request_once_a_lease_has_passed(players, ended, queued):
+    client = token_client(players[0])
+    post(client, ended)
+    GameAnalysis.objects.update(requested_at=timezone.now() - timedelta(hours=1))
+    assert post(client, ended).json() == {"status": "queued"}
+    assert len(queued) == 2
+
+
+def test_each_move_is_judged_from_what_its_seat_knew_never_from_the_hidden_tiles(ended):
+    """The same judgement when every tile the seat could not see (the others' hands, the bazaar, the
+    deal's record of them) is dealt otherwise."""
+    rng = random.Random(8)
+    events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=ended.pk)]
+    fold, round_events, judged = Fold(check=False), [], 0
+    for event in events:
+        if event["type"] == "tile_played" and judged < 8:
+            state = fold.state
+            seat = event["seat"]
+            other = redealt(state, seat, rng)
+            scrambled = [{**e, "data": {**e["data"], "hands": [h if s == seat else list(reversed(h))
+                                                               for s, h in enumerate(e["data"]["hands"])]}}
+                         if e["type"] == "round_dealt" else e for e in round_events]
+            first = analysis.judge(ended, state, event, round_events, 8)
+            assert analysis.judge(ended, other, event, scrambled, 8) == first
+            judged += not first["forced"]
+        fold.push(event)
+        if event["type"] == "round_dealt":
+            round_events = []
+        round_events.append(event)
+    assert judged >= 3
+
+
+def test_the_labels_follow_the_documented_thresholds():
+    assert [analysis.label_of(x) for x in (0, 1.9, 2, 4.9, 5, 9.9, 10, 40)] == [
+        None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder", "blunder"]
+
+
+def test_the_request_is_throttled_and_the_read_is_not(players, ended, queued, monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "analysis", "2/min")
+    client = token_client(players[0])
+    assert post(client, ended).status_code == 202
+    assert post(client, ended).status_code == 202
+    refused = client.post(url(ended))
+    assert_problem(refused, 429, "throttled")
+    assert int(refused["Retry-After"]) >= 1
+    assert all(client.get(url(ended)).status_code == 202 for _ in range(4))
