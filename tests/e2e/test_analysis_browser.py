@@ -50,7 +50,7 @@ def test_stepping_through_an_analysed_replay_shows_each_moves_judgement(live_ser
             if move["forced"]:
                 assert text == "Forced: the only legal move."
             else:
-                assert f"expected loss {move['loss']} points" in text
+                assert f"expected loss, in points: {move['loss']}" in text
                 if move["best"] != move["played"]:
                     assert f"better: {move['best']['tile']} on the {move['best']['end']} end" in text
                     better += 1

@@ -67,7 +67,7 @@ def test_the_summary_sits_under_the_scoresheet_and_each_step_shows_its_judgement
     assert "Forced: the only legal move." in page
     if better is not None:
         page = Client().get(f"/games/{game.pk}/", {"step": better["version"]}).content.decode()
-        assert f'expected loss {better["loss"]} points' in page
+        assert f'expected loss, in points: {better["loss"]}' in page
         assert f'better: {better["best"]["tile"]} on the {better["best"]["end"]} end' in page
         russian = Client(HTTP_ACCEPT_LANGUAGE="ru").get(f"/games/{game.pk}/",
                                                         {"step": better["version"]}).content.decode()
