@@ -26,6 +26,7 @@ from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
+from goat.engine import status as engine_status
 from goat.engine.computer import DEFAULT_LEVEL, LEVELS
 from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
 from goat.games import selectors
@@ -126,6 +127,8 @@ def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, 
     user = request.user
     context: dict[str, Any] = {
         "game_id": game_id,
+        # the table's script reads them (play/static/play/table.js)
+        "ended_statuses": engine_status.ENDED, "played_statuses": engine_status.PLAYED,
         "table": table,
         "signup_open": settings.GOAT_SIGNUP_OPEN,
         "signin_form": signin_form or _signin_form(),

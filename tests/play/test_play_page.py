@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.test import Client
 
 from goat.games import services
 
+ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct horse battery staple"
 LIMIT = settings.AXES_FAILURE_LIMIT
 
@@ -225,6 +227,14 @@ def test_the_table_page_carries_the_game_and_the_scripts_words():
                                  re.S).group(1))
     assert words["your_turn"] == "Your turn" and "%(tile)s" in words["play_tile"]
     assert client.get("/play/999999/").status_code == 404
+    # the engine's ended statuses are served to the script, which holds no copy of them
+    from goat.engine import status
+
+    assert f'data-ended="{" ".join(status.ENDED)}"' in html and f'data-played="{" ".join(status.PLAYED)}"' in html
+    scripts = " ".join(p.read_text() for p in (ROOT / "play" / "static" / "play").glob("*.js"))
+    alternatives = "|".join(status.ENDED)
+    compared = re.compile(r'(===|!==|\[|,)\s*"(' + alternatives + ')"')  # a status compared or listed
+    assert not compared.search(scripts), compared.search(scripts)
 
 
 def test_the_page_has_no_inline_script_and_keeps_the_policy():

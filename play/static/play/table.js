@@ -6,7 +6,10 @@ import { api, ApiError, newKey } from "./api.js";
 import { tablePath } from "./lobby.js";
 import { element, linked, named, playerLink, say, t, tileElement } from "./words.js";
 
-const ENDED = new Set(["finished", "interrupted", "cancelled"]);
+// the statuses of an ended game, and of one played to a result, as the engine names them
+// (goat.engine.status ENDED and PLAYED, served by the page)
+let ENDED = new Set();
+let PLAYED = new Set();
 const TICK_MS = 250;
 
 function byId(id) {
@@ -29,6 +32,8 @@ function clockText(ms) {
 
 export function startTable(section) {
   const id = Number(section.dataset.gameId);
+  ENDED = new Set(section.dataset.ended.split(" "));
+  PLAYED = new Set(section.dataset.played.split(" "));
   let view = null;
   let stream = null;
   let clockAt = null; // performance.now() at which the player to move runs out of time
@@ -117,7 +122,7 @@ export function startTable(section) {
     }
     const lines = [element("h3", { text: t("game_over") })];
     const result = view.result;
-    if (view.status === "cancelled" || !result) {
+    if (!PLAYED.has(view.status) || !result) {
       lines.push(element("p", { text: t("cancelled") }));
     } else {
       lines.push(element("p", { id: "result-reason", text: t(`reason_${result.reason}`) }));
@@ -159,11 +164,11 @@ export function startTable(section) {
     if (view.rated === false) meta.push(t("unrated"));
     byId("table-meta").textContent = meta.join(" · ");
     const seated = view.your_seat !== null;
-    byId("rematch").hidden = !(seated && ENDED.has(view.status) && view.status !== "cancelled");
+    byId("rematch").hidden = !(seated && PLAYED.has(view.status));
     byId("leave").hidden = !(seated && view.status === "waiting");
     byId("resign").hidden = !(seated && view.status === "running");
     byId("moves-box").hidden = !(seated && view.status === "running");
-    byId("replay-link").hidden = !(ENDED.has(view.status) && view.status !== "cancelled");
+    byId("replay-link").hidden = !PLAYED.has(view.status);
   }
 
   function drawClock() {
