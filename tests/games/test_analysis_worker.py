@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -44,14 +43,15 @@ def test_a_worker_killed_mid_analysis_leaves_nothing_half_written_and_the_job_is
     app.conf.task_always_eager = False  # the job goes to the real worker (conftest's fixture sets it back)
     settings.GOAT_ANALYSIS_SAMPLES = 400  # long enough to be killed in the middle
     settings.GOAT_ANALYSIS_LEASE_SECONDS = 4
-    masha, ivan = factories.make_players("masha", "ivan")
-    game = factories.finished_game([masha, ivan], ruleset="domino-3rounds", options={"move_time": 0}, seed=2)
+    # a four-seat goat game at 400 samples: seconds of work even on an idle machine, so the kill below
+    # (as soon as the job is seen running) lands in the middle of it
+    players = factories.make_players("masha", "ivan", "olga", "petr")
+    game = factories.finished_game(players, ruleset="goat-classic", options={"move_time": 0}, seed=2)
     first = _analysis_worker(tmp_path, "first")
     try:
         assert analysis.analysis_request(game_id=game.pk)[0] == 202
         wait_for(lambda: GameAnalysis.objects.get(game=game).status == AnalysisStatus.RUNNING, timeout=60,
-                 what="the job running")
-        time.sleep(1)
+                 what="the job running", interval=0.05)
         os.killpg(first.proc.pid, signal.SIGKILL)
         first.proc.wait(timeout=30)
     finally:

@@ -34,7 +34,7 @@ FIGURES = {
     "chips": "SELECT player_id, balance FROM ratings_chipaccount",
     "chip ledger": "SELECT player_id, game_id, amount, kind FROM ratings_chipledgerentry",
     "skill": "SELECT player_id, ruleset, mu, sigma, games FROM ratings_skillrating",
-    "leaderboards": "SELECT board, player_id, rating, games, goats, rank FROM ratings_leaderboardrow",
+    "leaderboards": "SELECT board, player_id, rating, games, goats FROM ratings_leaderboardrow",
     "standings": ("SELECT tournament_id, player_id, points, games, goats, game_points, byes, rank"
                   " FROM tournaments_standing"),
     "games": "SELECT id, status, version, last_hash FROM goat_game",

@@ -103,7 +103,7 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
             print(f"{name} started again {time.monotonic() - killed:.2f}s after kill -9")
         second.wait_healthy()
         print(f"web answers again {time.monotonic() - killed:.2f}s after kill -9")
-        assert len(_python_children(second.proc.pid)) == 3  # no orphan of a killed child is left
+        assert len(_python_children(second.proc.pid)) == 4  # web, worker, analysis, beat: no orphan of a killed child
         assert second.interrupt_and_wait() == 0
         assert second.group_gone(REAP_TIMEOUT)
     finally:
