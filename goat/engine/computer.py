@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .expert import choose_expert
-from .tiles import BIT, DOUBLES, EVERY_TILE, HALVES, LEAVES, PARSE, PARSE_LAID, PIPS, SHOWS, TEXT, Tile
+from .seat import Move, SeatView, tile_set
+from .tiles import BIT, DOUBLES, HALVES, LEAVES, PARSE, PARSE_LAID, PIPS, SHOWS, TEXT, Tile
 
 #: the levels a game may seat computers at
 LEVELS = ("random", "strong", "expert")
@@ -35,57 +35,6 @@ GREEDY = "greedy"
 PLAYERS = (*LEVELS, GREEDY)
 
 LEFT, RIGHT = "left", "right"
-Move = tuple[Tile, str]
-
-
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    """What one seat may see, as the numbers a choice reads."""
-
-    seat: int
-    seats: int
-    hand: tuple[Tile, ...]
-    #: the legal moves, as the engine listed them in the view
-    legal: tuple[Move, ...]
-    #: the line's open ends (``None`` on an empty line)
-    left: int | None
-    right: int | None
-    #: the set of tiles on the line
-    on_line: int
-    #: tiles in each seat's hand
-    counts: tuple[int, ...]
-    #: each seat's points (what the limit and the ratings count)
-    points: tuple[int, ...]
-    #: tiles in the bazaar and how many of them are never drawn
-    bazaar: int
-    bazaar_reserve: int
-    #: per seat, the values (bit v: value v) it is known not to hold: it drew or knocked while the
-    #: line's ends showed them, and has drawn nothing since that could hold them
-    lacks: tuple[int, ...]
-    #: the game's resolved options (as the view's ``options``), each seat's account ``(open, score,
-    #: remembered)``, the carried fish pot and the round: what the expert's objective scores with
-    options: Mapping[str, Any] | None = None
-    scores: tuple[tuple[bool, int, int], ...] = ()
-    fish_pot: int = 0
-    round: int = 0
-    #: the seat that played the round's last tile (``None`` before the first play)
-    last_player: int | None = None
-
-    @property
-    def held(self) -> int:
-        return _tile_set(self.hand)
-
-    @property
-    def unseen(self) -> int:
-        """The tiles this seat has not seen: in the others' hands or the bazaar."""
-        return EVERY_TILE & ~self.held & ~self.on_line
-
-
-def _tile_set(tiles: Sequence[int]) -> int:
-    bits = 0
-    for tile in tiles:
-        bits |= BIT[tile]
-    return bits
 
 
 def seat_view(game_view: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> SeatView:
@@ -104,7 +53,7 @@ def seat_view(game_view: Mapping[str, Any], events: Sequence[Mapping[str, Any]])
         legal=tuple((PARSE[m["tile"]], m["end"]) for m in game_view["legal_moves"]),
         left=game_view["line"]["left"],
         right=game_view["line"]["right"],
-        on_line=_tile_set([PARSE[f"{a}-{b}"] for a, b in line]),
+        on_line=tile_set([PARSE[f"{a}-{b}"] for a, b in line]),
         counts=tuple(count for count, _ in seats),
         points=tuple(points for _, points in seats),
         bazaar=game_view["bazaar"],

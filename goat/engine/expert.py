@@ -30,7 +30,7 @@ from .status import RUNNING
 from .tiles import ALL_TILES, BIT, DOUBLES, PIPS, SHOWS, Tile
 
 if TYPE_CHECKING:
-    from .computer import SeatView
+    from .seat import SeatView
 
 #: samples per decision by default (docs/computer.md: what it costs and how strong it is)
 DEFAULT_SAMPLES = 60

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from goat.engine import computer, expert
-from goat.engine.computer import SeatView
+from goat.engine.seat import SeatView
 from goat.engine.machine import GameMachine
 from goat.engine.rulesets import resolve_options
 from goat.engine.scoring import PlayerScore

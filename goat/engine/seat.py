@@ -1,0 +1,63 @@
+"""What one seat may see, as the numbers a computer player's choice reads (goat.engine.computer builds
+it from the redacted game view and events; goat.engine.expert samples the hidden tiles from it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .tiles import BIT, EVERY_TILE, Tile
+
+Move = tuple[Tile, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one seat may see, as the numbers a choice reads."""
+
+    seat: int
+    seats: int
+    hand: tuple[Tile, ...]
+    #: the legal moves, as the engine listed them in the view
+    legal: tuple[Move, ...]
+    #: the line's open ends (``None`` on an empty line)
+    left: int | None
+    right: int | None
+    #: the set of tiles on the line
+    on_line: int
+    #: tiles in each seat's hand
+    counts: tuple[int, ...]
+    #: each seat's points (what the limit and the ratings count)
+    points: tuple[int, ...]
+    #: tiles in the bazaar and how many of them are never drawn
+    bazaar: int
+    bazaar_reserve: int
+    #: per seat, the values (bit v: value v) it is known not to hold: it drew or knocked while the
+    #: line's ends showed them, and has drawn nothing since that could hold them
+    lacks: tuple[int, ...]
+    #: the game's resolved options (as the view's ``options``), each seat's account ``(open, score,
+    #: remembered)``, the carried fish pot and the round: what the expert's objective scores with
+    options: Mapping[str, Any] | None = None
+    scores: tuple[tuple[bool, int, int], ...] = ()
+    fish_pot: int = 0
+    round: int = 0
+    #: the seat that played the round's last tile (``None`` before the first play)
+    last_player: int | None = None
+
+    @property
+    def held(self) -> int:
+        return tile_set(self.hand)
+
+    @property
+    def unseen(self) -> int:
+        """The tiles this seat has not seen: in the others' hands or the bazaar."""
+        return EVERY_TILE & ~self.held & ~self.on_line
+
+
+def tile_set(tiles: Sequence[int]) -> int:
+    """``tiles`` as a set of bits (``BIT``)."""
+    bits = 0
+    for tile in tiles:
+        bits |= BIT[tile]
+    return bits
