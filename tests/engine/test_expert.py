@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 from goat.engine import computer, expert
-from goat.engine.seat import SeatView
 from goat.engine.machine import GameMachine
 from goat.engine.rulesets import resolve_options
 from goat.engine.scoring import PlayerScore
+from goat.engine.seat import SeatView
 from goat.engine.state import Result
 from goat.engine.tiles import BIT, PARSE, SHOWS
 
