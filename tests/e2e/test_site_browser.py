@@ -37,7 +37,7 @@ def _tiles(driver, css: str) -> list[str]:
 
 def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp_violations, django_user_model):
     from django.test import Client
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
@@ -158,7 +158,10 @@ def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp
     # the language switch: the same page in Russian
     browser.find_element(By.CSS_SELECTOR, "#language-switch select option[value='ru']").click()
     browser.find_element(By.CSS_SELECTOR, "#language-switch button").click()
-    wait.until(lambda d: d.find_element(By.ID, "nav-tournaments").text == "Турниры")
+    # the form's post navigates: an element read while the old document is swapped for the new one
+    # belongs to neither (Chromium's "Node with given id does not belong to the document"); look again
+    WebDriverWait(browser, 20, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.find_element(By.ID, "nav-tournaments").text == "Турниры")
     assert "/leaderboards/" in browser.current_url
     assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "ru"
     visit(f"/games/{ended.pk}/", "#fairness")
