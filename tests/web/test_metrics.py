@@ -284,10 +284,11 @@ def test_a_celery_workers_own_exporter_has_the_same_access_rule(settings):
         server.server_close()
 
 
+@pytest.mark.database  # the services pass, whose broker is Redis
 @pytest.mark.django_db
 def test_queue_lengths_of_redis(client, settings):
     if not settings.CELERY_BROKER_URL.startswith("redis://"):
-        pytest.skip("the broker is not Redis (the PostgreSQL + Redis pass of .ci/run runs this)")
+        pytest.skip("the broker is not Redis (.ci/run's services pass runs this)")
     import redis
 
     client_redis = redis.Redis.from_url(settings.CELERY_BROKER_URL)
