@@ -190,6 +190,12 @@ class Protocol(HttpToolsProtocol):
             logger.warning("request head over %s bytes: refused (431)", _settings().GOAT_MAX_HEADER_BYTES)
             self._answer_and_close(*HEAD_TOO_LARGE)
 
+    def on_message_begin(self) -> None:
+        # each request's head counts alone: a kept-alive or pipelined connection's next request may be
+        # parsed before the previous response completes (when the count is otherwise reset)
+        self._head_fields = 0
+        super().on_message_begin()
+
     def on_header(self, name: bytes, value: bytes) -> None:
         self._head_fields += 1
         super().on_header(name, value)

@@ -182,6 +182,17 @@ def test_5000_headers_are_a_431_and_100_are_served():
     assert _status(transport.written) == 200
 
 
+def test_the_field_limit_counts_each_request_of_a_kept_alive_connection_alone():
+    """Pipelined requests on one connection: 30 heads of 10 fields each (300 in all) are each served
+    (the count once ran on across the requests and refused the eleventh with 431)."""
+    some = b"".join(b"X-%d: v\r\n" % i for i in range(9))
+    head = b"GET /health/ HTTP/1.1\r\nHost: localhost\r\n" + some + b"\r\n"
+    transport, seen = _serve([head * 30], wait=1.0)
+    statuses = [int(line.split(b" ", 2)[1]) for line in transport.written.split(b"\r\n")
+                if line.startswith(b"HTTP/1.1 ")]
+    assert statuses == [200] * 30, statuses
+
+
 def test_a_head_not_complete_in_time_is_a_408(settings):
     settings.GOAT_HEADER_TIMEOUT_SECONDS = 0.2
     transport, _ = _serve([b"POST /api/auth/token/ HTTP/1.1\r\nHost: localhost\r\n"], wait=1.0)
