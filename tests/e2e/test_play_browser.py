@@ -1,6 +1,6 @@
 """The play page in a real browser (issue 27 item 5): headless Chromium (Debian's package, Selenium) on a
-phone-sized window signs up on /play/, starts a game against one computer, plays it to the end by
-clicking the legal moves the server offers, sees the result and opens the replay.
+phone-sized window on a slow network signs up on /play/, starts a game against one computer, plays it to
+the end by clicking the legal moves the server offers, sees the result and opens the replay.
 
 The server is the production one (gunicorn with goat's uvicorn workers, so the streams stream) on
 the test's PostgreSQL, and a real Celery worker on Redis plays the computer's moves
@@ -45,9 +45,27 @@ def _stuck(browser, site, game_id: int, clicks: int) -> str:
             f"the page: {page}\nweb:\n{site.web.output(3000)}\nworker:\n{site.worker.output()}")
 
 
+# A phone on a slow network: each answer to a move reaches the page SLOW_ANSWER_MS after the server
+# sent it, so the stream's update with the computer's reply (a later version) is drawn first, while
+# the move is still on its way and its buttons are disabled; the page must enable them again.
+SLOW_ANSWER_MS = 400
+SLOW_MOVE_ANSWERS = """
+const realFetch = window.fetch;
+window.fetch = async (input, init) => {
+  const response = await realFetch(input, init);
+  if (init && init.method === "POST" && String(input).endsWith("/moves/")) {
+    await new Promise((resolve) => setTimeout(resolve, %d));
+  }
+  return response;
+};
+""" % SLOW_ANSWER_MS
+
+
 @pytest.fixture
 def browser(open_browser):
-    return open_browser(window_size="390,844")  # a phone
+    driver = open_browser(window_size="390,844")  # a phone
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SLOW_MOVE_ANSWERS})
+    return driver
 
 
 def test_sign_up_play_a_computer_to_the_end_by_clicking_and_open_the_replay(site, browser, browser_csp_violations):

@@ -246,12 +246,16 @@ export function startTable(section) {
         body: { tile: move.tile, end: move.end },
         headers: { "If-Match": `"${view.version}"`, "Idempotency-Key": newKey() },
       });
-      sending = false;
       render(data.game);
     } catch (error) {
-      sending = false;
       if (error instanceof ApiError && error.status !== 412) say(t("error", { detail: error.message }));
-      await reload().catch(() => drawMoves());
+      await reload().catch(() => {});
+    } finally {
+      // The stream may have drawn a later version while the move was on its way (with the buttons
+      // disabled); then the answer is older than the view and render draws nothing, so the buttons
+      // are drawn again here, enabled, from the newest view.
+      sending = false;
+      drawMoves();
     }
   }
 
