@@ -509,9 +509,11 @@ def run(args) -> dict:
         django.setup()  # the players are made in the database (Soak.signup)
         return asyncio.run(_steps(args, port, server.pid, db_url, broker))
     finally:
-        os.killpg(server.pid, signal.SIGINT)
         try:
+            os.killpg(server.pid, signal.SIGINT)
             server.wait(30)
+        except ProcessLookupError:
+            pass  # the server had already exited (its log says why)
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
         log.close()

@@ -16,7 +16,9 @@ Async views served under ASGI. Before the stream starts every refusal is a probl
   fell behind (several commands committed while it was reading) sends what they appended as one
   update. It closes after the update that ends the game;
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
-  events published for the caller, and the lobby's ``lobby`` events (goat.games.notify).
+  events published for the caller, and, asked with ``?lobby=1``, the lobby's ``lobby`` events
+  (goat.games.notify). The lobby is opt-in: every change of a waiting game goes to every feed that
+  follows it, so only a client showing the open games asks for it (not one seated at a table).
 
 Both are catch-up subscriptions (goat.live.fanout): when the process's subscription comes back after
 a loss (Redis restarting), every listener hears ``RESYNC`` and its stream reads what it may have
@@ -250,9 +252,10 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
         await streaming.slot_release(key, claim)
 
 
-async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
+async def _feed_body(user, fmt: str, key: str, claim: str, lobby: bool = False) -> AsyncIterator[bytes]:
     try:
-        async with fanout.listen(notify.player_channel(user.pk), notify.LOBBY_CHANNEL, hold=(key, claim)) as listener:
+        channels = [notify.player_channel(user.pk), *([notify.LOBBY_CHANNEL] if lobby else [])]
+        async with fanout.listen(*channels, hold=(key, claim)) as listener:
             since = timezone.now()
             hello = await sync_to_async(_feed_hello, thread_sensitive=False)(user)
             sent = FeedSent.from_hello(hello["games"])
@@ -265,7 +268,7 @@ async def _feed_body(user, fmt: str, key: str, claim: str) -> AsyncIterator[byte
                 items = [item for item in batch if not fanout.is_resync(item)]
                 if len(items) < len(batch):  # the subscription is back: what did it miss?
                     missed = await sync_to_async(_feed_missed, thread_sensitive=False)(user, since)
-                    items = [*missed, notify.lobby_message(None, None), *items]
+                    items = [*missed, *([notify.lobby_message(None, None)] if lobby else []), *items]
                 for item in items:
                     if sent.first(item["kind"], item["data"]):
                         yield streaming.encode(fmt, item["kind"], item["data"])
@@ -325,12 +328,24 @@ async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     return streaming.stream_response(_game_body(game_id, user, after, fmt, key, claim), fmt)
 
 
+def _lobby(request: HttpRequest) -> bool:
+    """Whether the feed follows the lobby (``?lobby=1`` or ``true``; ``0``, ``false`` or absent: not)."""
+    raw = request.GET.get("lobby")
+    if raw is None or raw in ("0", "false"):
+        return False
+    if raw in ("1", "true"):
+        return True
+    message = gettext("1 (follow the lobby) or 0.")
+    raise ServiceError("invalid", f"lobby: {message}", status=400, errors={"lobby": [message]})
+
+
 @streaming.require_get
 async def player_stream(request: HttpRequest) -> HttpResponse:
     try:
+        lobby = _lobby(request)
         user, key = await _user(request)
         claim = await streaming.slot_claim(key)
     except ServiceError as exc:
         return streaming.refusal(exc)
     fmt = streaming.stream_format(request)
-    return streaming.stream_response(_feed_body(user, fmt, key, claim), fmt)
+    return streaming.stream_response(_feed_body(user, fmt, key, claim, lobby), fmt)

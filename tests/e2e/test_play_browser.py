@@ -54,11 +54,11 @@ const realFetch = window.fetch;
 window.fetch = async (input, init) => {
   const response = await realFetch(input, init);
   if (init && init.method === "POST" && String(input).endsWith("/moves/")) {
-    await new Promise((resolve) => setTimeout(resolve, %d));
+    await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
   }
   return response;
 };
-""" % SLOW_ANSWER_MS
+""".replace("SLOW_ANSWER_MS", str(SLOW_ANSWER_MS))
 
 
 @pytest.fixture

@@ -252,7 +252,7 @@ def test_a_players_feed_streams_the_lobby_as_games_open_fill_and_start(backend, 
 
     async def scenario():
         claim = fanout.stream_claim("user:carol", 8)
-        body = streams._feed_body(carol, "application/x-ndjson", "user:carol", claim)
+        body = streams._feed_body(carol, "application/x-ndjson", "user:carol", claim, lobby=True)
         try:
             assert (await next_message(body))["kind"] == "hello"
             game = await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)
@@ -265,3 +265,50 @@ def test_a_players_feed_streams_the_lobby_as_games_open_fill_and_start(backend, 
             await body.aclose()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_feed_that_did_not_ask_for_the_lobby_hears_only_its_own_events(backend, django_user_model):
+    """Without ``?lobby=1`` (a player at a table) the feed is the player's own: another player's new game
+    is not sent to it, its own game's start is."""
+    from goat.games import streams
+
+    alice, bob, carol = (django_user_model.objects.create_user(n, password="x") for n in ("alice", "bob", "carol"))
+
+    async def next_message(body):
+        while True:
+            line = await asyncio.wait_for(body.__anext__(), 30)
+            if line.strip():  # not a keep-alive
+                return json.loads(line)
+
+    async def scenario():
+        claim = fanout.stream_claim("user:carol", 8)
+        body = streams._feed_body(carol, "application/x-ndjson", "user:carol", claim)
+        try:
+            assert (await next_message(body))["kind"] == "hello"
+            await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)  # lobby only
+            mine = await asyncio.to_thread(services.game_create, player=carol, ruleset="goat-classic", seats=2)
+            await asyncio.to_thread(services.game_join, game_id=mine.pk, player=bob)
+            # published after the two lobby events: the first message heard is carol's own
+            assert await next_message(body) == {"kind": "game_started", "game": mine.pk}
+        finally:
+            await body.aclose()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", ["yes", "2", "", "TRUE"])
+def test_a_feed_asked_for_the_lobby_with_anything_but_1_0_true_false_is_refused(value, django_user_model):
+    from django.test import AsyncClient
+    from rest_framework.authtoken.models import Token
+
+    user = django_user_model.objects.create_user("carol", password="x")
+    key = Token.objects.create(user=user).key
+
+    async def get():
+        return await AsyncClient().get("/api/stream/", {"lobby": value}, headers={"Authorization": f"Token {key}"})
+
+    answer = asyncio.run(get())
+    assert answer.status_code == 400
+    assert answer.json()["code"] == "invalid" and "lobby" in answer.json()["errors"]

@@ -148,7 +148,9 @@ function setUpForm(form) {
 
 // The player feed. `current` is the game on the table (its own stream shows it), or null.
 function followFeed(current) {
-  const feed = new EventSource("/api/stream/");
+  const open = document.getElementById("open-games");
+  // the lobby's events only where the open games are shown (each is sent to every feed that asks)
+  const feed = new EventSource(open ? "/api/stream/?lobby=1" : "/api/stream/");
   const link = (id) => element("a", { href: tablePath(id), text: t("game", { game: id }) });
   feed.addEventListener("game_started", (e) => {
     const { game } = JSON.parse(e.data);
@@ -160,7 +162,6 @@ function followFeed(current) {
     if (game !== current) say(t("your_turn_at", { game }), link(game));
   });
   feed.addEventListener("game_ended", () => refreshLobby());
-  const open = document.getElementById("open-games");
   if (open) {
     const follow = lobbyFollower(open);
     feed.addEventListener("lobby", (e) => follow(JSON.parse(e.data)));
