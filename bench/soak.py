@@ -18,9 +18,11 @@ send to each stream showing it, the move's own time included: one clock, the cli
 (any answer that is not the expected one, a stream that broke), the ticker's lateness p99 (from
 ``/metrics``), the RSS of the web and the worker processes at the step's start and end, and per
 move: web CPU, worker CPU, PostgreSQL CPU, the client's CPU (apart), WAL bytes, rows written, event
-bytes, Redis commands and PUBLISHes, stream messages delivered. The steps stop after the first whose move p99 passes
-``--p99-ms`` (100). "Players per 2 cores" is the largest step with p99 <= 100 ms, no error and RSS
-growth <= 5% over the step. docs/capacity.md has the method and the figures.
+bytes, Redis commands and PUBLISHes, stream messages delivered; with ``--replica-url`` (a streaming
+standby of the primary) the server reads from it and each step reports its replay lag (p50/p99/max,
+sampled every 0.5 s by the router's own measure) and the transactions it served. The steps stop
+after the first whose move p99 passes ``--p99-ms`` (100). "Players per 2 cores" is the largest step
+with p99 <= 100 ms, no error and RSS growth <= 5% over the step. docs/capacity.md has the method and the figures.
 
 The client runs in this process (one asyncio loop, HTTP/1.1 by hand: keep-alive for the API,
 chunked NDJSON for the streams) on the same machine as the server, so its CPU is taken from the
@@ -449,6 +451,59 @@ def _redis_counters(url: str) -> dict[str, float]:
             "redis_publish": float(stats.get("cmdstat_publish", {}).get("calls", 0))}
 
 
+class StandbyLag:
+    """The standby's replay lag (seconds), sampled every ``every`` seconds in a thread while a step is
+    measured, by the router's own measure (goat.web.replica.LAG_SQL), and the transactions the standby
+    served (``pg_stat_database.xact_commit`` of its database: the reads the router sent it)."""
+
+    def __init__(self, url: str, every: float = 0.5):
+        self.url, self.every = url, every
+        self.samples: list[float] = []
+        self.unreachable = 0
+        self._stop = False
+
+    def _xacts(self) -> float:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
+            return float(conn.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+                                      ).fetchone()[0])
+
+    def _sample(self) -> None:
+        import psycopg
+
+        from goat.web.replica import LAG_SQL
+
+        conn = None
+        while not self._stop:
+            try:
+                if conn is None:
+                    conn = psycopg.connect(self.url, autocommit=True, connect_timeout=5)
+                in_recovery, lag = conn.execute(LAG_SQL).fetchone()
+                self.samples.append(float(lag) if in_recovery else 0.0)
+            except psycopg.Error:
+                self.unreachable += 1
+                conn = None
+            time.sleep(self.every)
+        if conn is not None:
+            conn.close()
+
+    async def measure(self, seconds: float) -> dict[str, float | int | None]:
+        """Sample for ``seconds``; the lag's p50/p99/max and the standby's committed transactions."""
+        self.samples, self.unreachable, self._stop = [], 0, False
+        xacts = await asyncio.to_thread(self._xacts)
+        sampler = asyncio.get_running_loop().run_in_executor(None, self._sample)
+        await asyncio.sleep(seconds)
+        self._stop = True
+        await sampler
+        served = await asyncio.to_thread(self._xacts) - xacts
+        lags = self.samples
+        return {"lag_p50_s": round(percentile(lags, 50), 3) if lags else None,
+                "lag_p99_s": round(percentile(lags, 99), 3) if lags else None,
+                "lag_max_s": round(max(lags), 3) if lags else None, "samples": len(lags),
+                "unreachable": self.unreachable, "transactions": int(served)}
+
+
 def _client_cpu_s() -> float:
     """CPU seconds (user + system) of this process: the load generator's."""
     import resource
@@ -495,6 +550,10 @@ def run(args) -> dict:
     env = {**os.environ, **throttles, "GOAT_DATA_DIR": str(scratch / "goat-data"), "PYTHONUNBUFFERED": "1",
            "GOAT_ADMIN_PASSWORD": "soak-admin-password", "GOAT_STREAMS_PER_TOKEN": "16", "DB_POOL": "1"}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    if args.replica_url:
+        env["DATABASE_REPLICA_URL"] = args.replica_url  # the public reads go to the standby (goat.web.replica)
+    else:
+        env.pop("DATABASE_REPLICA_URL", None)
     log = open(scratch / "run.log", "wb")  # noqa: SIM115 - open for the run's life
     server = subprocess.Popen([sys.executable, str(REPO / "manage.py"), "run", "--port", str(port), "--web-workers",
                                str(args.web_workers), "--worker-concurrency", str(args.worker_concurrency)],
@@ -551,7 +610,9 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
         load_start = os.getloadavg()[0]
         client_start = _client_cpu_s()
         started = time.monotonic()
-        await asyncio.sleep(args.step_seconds)
+        standby = await StandbyLag(args.replica_url).measure(args.step_seconds) if args.replica_url else None
+        if standby is None:
+            await asyncio.sleep(args.step_seconds)
         elapsed = time.monotonic() - started
         client_cpu = _client_cpu_s() - client_start
         stats.measuring = False
@@ -588,6 +649,9 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
                 "stream_messages": round(stats.stream_messages / moves, 2),
             },
         }
+        if standby is not None:
+            standby["transactions_per_move"] = round(standby.pop("transactions") / moves, 2)
+            step["standby"] = standby
         growth = max((rss_end[r] / rss_start[r] - 1) if rss_start[r] else 0 for r in ("web", "worker"))
         step["rss_growth"] = round(growth, 3)
         step["holds"] = bool(step["move_p99_ms"] is not None and step["move_p99_ms"] <= args.p99_ms
@@ -624,6 +688,9 @@ def main(argv=None) -> int:
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--worker-concurrency", type=int, default=2)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--replica-url", default=os.environ.get("DATABASE_REPLICA_URL", ""),
+                        help="a streaming standby of DATABASE_URL's primary: the server reads from it "
+                             "(DATABASE_REPLICA_URL) and each step reports its replay lag")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     f = run(args)
@@ -635,6 +702,11 @@ def main(argv=None) -> int:
             f"{s['move_to_stream_p99_ms']} ms), {s['errors']} errors, load {s['load_average']}, ticker p99 "
             f"{s['ticker_lateness_p99_s']} s, RSS web {s['rss_mb_start']['web']}->{s['rss_mb_end']['web']} MB, "
             f"worker {s['rss_mb_start']['worker']}->{s['rss_mb_end']['worker']} MB: {'holds' if s['holds'] else 'no'}")
+        if "standby" in s:
+            sb = s["standby"]
+            lines.append(f"         standby: lag p50 {sb['lag_p50_s']} s p99 {sb['lag_p99_s']} s "
+                         f"max {sb['lag_max_s']} s ({sb['samples']} samples, {sb['unreachable']} unreachable), "
+                         f"{sb['transactions_per_move']} transactions per move")
     lines.append(f"players per machine ({f['cores']} cores): {f['players_per_machine']}")
     emit(f, args.json, lines)
     return 0
