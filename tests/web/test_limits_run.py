@@ -72,7 +72,9 @@ def test_sixteen_slow_bodies_hold_no_thread_and_are_refused_after_the_deadline(r
         for path in ("/health/", "/", "/api/games/", "/health/"):
             status, seconds = _timed_get(run.base + path)
             assert status == 200
-            assert seconds < 1.0, f"{path} took {seconds:.2f}s while 16 slow bodies were held"
+            # a request waiting for a thread held by a slow body would wait for the deadline (6 s and more
+            # from here); 3 s leaves a loaded machine room to render the page
+            assert seconds < 3.0, f"{path} took {seconds:.2f}s while 16 slow bodies were held"
         assert time.monotonic() - opened < BODY_SECONDS - 1, "the machine was too slow to measure in time"
         answers = [_answer(sock) for sock in slow]  # each is refused at the deadline, its connection closed
     finally:

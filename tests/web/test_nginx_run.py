@@ -104,7 +104,9 @@ def test_slow_bodies_are_held_by_nginx_and_the_site_answers(proxied):
             started = time.monotonic()
             with urllib.request.urlopen(base + path, timeout=30) as response:
                 assert response.status == 200
-            assert time.monotonic() - started < 1.0, path
+            # a worker held by a slow body would answer only after nginx's 10 s body timeout; 5 s leaves a
+            # loaded machine room to render the page
+            assert time.monotonic() - started < 5.0, path
         # goat never saw them: nginx passes a request on only once its body is whole
         assert "POST /api/players/" not in run.output(200_000)
     finally:
