@@ -231,7 +231,11 @@ class _Hub:
             held = list(_held.items())
             if held:
                 try:
-                    await self.loop.run_in_executor(None, streams_refresh, held)
+                    refreshed = self.loop.run_in_executor(None, streams_refresh, held)
+                except RuntimeError:  # the executor takes no more work: the process is exiting
+                    return
+                try:
+                    await refreshed
                 except Exception:  # the next round retries; a claim lives CLAIM_TTL_SECONDS
                     logger.warning("live: stream claims not refreshed", exc_info=True)
 

@@ -312,3 +312,20 @@ def test_a_feed_asked_for_the_lobby_with_anything_but_1_0_true_false_is_refused(
     answer = asyncio.run(get())
     assert answer.status_code == 400
     assert answer.json()["code"] == "invalid" and "lobby" in answer.json()["errors"]
+
+
+def test_the_claims_refresher_of_an_exiting_process_stops_quietly(monkeypatch, caplog):
+    """At exit the loop's executor takes no more work: the refresher ends without a warning (it logged
+    one into closed streams at every test run's end)."""
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        await loop.shutdown_default_executor()
+        hub = fanout._Hub(loop)
+        await asyncio.wait_for(hub._refresh_claims(), 5)
+
+    monkeypatch.setattr(fanout, "REFRESH_SECONDS", 0)
+    monkeypatch.setitem(fanout._held, "user:exiting", "claim")
+    with caplog.at_level("WARNING", logger=fanout.logger.name):
+        asyncio.run(scenario())
+    assert not [r for r in caplog.records if "not refreshed" in r.getMessage()]
