@@ -38,7 +38,7 @@ from django.core.management import call_command  # noqa: E402
 
 from goat.celery import app  # noqa: E402
 from goat.games import analysis, services  # noqa: E402
-from goat.games.bots import bots_play  # noqa: E402
+from goat.games.computer import stand_ins_play  # noqa: E402
 from goat.games.models import GameAnalysis  # noqa: E402
 
 FINISHED = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): INFO/[\w-]+\] "
@@ -59,7 +59,7 @@ def main() -> None:
     game = services.game_create(player=users[0], ruleset="goat-classic", seats=4, options={"move_time": 0})
     for user in users[1:]:
         services.game_join(game_id=game.pk, player=user)
-    bots_play(everyone=True, game_ids=[game.pk], until_done=True, seed=1)
+    stand_ins_play(everyone=True, game_ids=[game.pk], until_done=True, seed=1)
     procs = [worker("worker", [], 2, False), worker("analysis", ["-Q", "analysis"], 1, True)]
     started = time.time()
     while not all("ready." in (LOGS / f"{name}.log").read_text() for name in ("worker", "analysis")):

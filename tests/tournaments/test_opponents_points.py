@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from goat.engine import deal as dealing
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 from tournaments import services
 from tournaments.models import Bye, Seating, Standing, Table
 
@@ -91,7 +91,7 @@ def test_the_projection_and_the_rebuild_compute_it_alike(bots, make_tournament, 
     for player in players:
         services.tournament_register(tournament_id=tournament.pk, player=player)
     services.tournaments_start_due()
-    bots_play(prefix="bot", until_done=True, seed=7)
+    stand_ins_play(prefix="bot", until_done=True, seed=7)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
 
