@@ -3,7 +3,8 @@
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... GOAT_ANALYSIS_SAMPLES=1500 \
         python bench/analysis_isolation.py
 
-Migrates the database, plays one four-seat goat-classic game with random bots, starts the ordinary
+Migrates the database, plays one four-seat goat-classic game (the computer standing in for its four
+accounts at the level random: goat.games.computer.stand_ins_play), starts the ordinary
 worker (as ``manage.py run`` does: concurrency 2, the default queues) and the analysis worker
 (``-Q analysis``, concurrency 1, ``nice -n 10``), then sends a no-op ``goat.tasks.computer_move``
 (game 0: it returns at once) every 0.25 s, 60 times with no analysis and 60 times while the game is

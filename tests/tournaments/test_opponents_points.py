@@ -82,8 +82,8 @@ def seat_outcomes(tournament):
 
 def test_the_projection_and_the_rebuild_compute_it_alike(bots, make_tournament, monkeypatch):
     # 7 players at tables of 3 (3+2+2) for 3 rounds: tables of two sizes, so means of halves and whole numbers.
-    # The deals come from a fixed sequence of server seeds and the bots from a fixed seed, so the games (and
-    # whether some mean is fractional) are the same in every run.
+    # The deals come from a fixed sequence of server seeds and the stand-ins' moves from a fixed seed, so the
+    # games (and whether some mean is fractional) are the same in every run.
     seeds = (f"{n:064x}" for n in range(1, 1000))
     monkeypatch.setattr(dealing, "new_server_seed", lambda: next(seeds))
     players = bots(7)
