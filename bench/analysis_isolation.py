@@ -3,7 +3,8 @@
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... GOAT_ANALYSIS_SAMPLES=1500 \
         python bench/analysis_isolation.py
 
-Migrates the database, plays one four-seat goat-classic game with random bots, starts the ordinary
+Migrates the database, plays one four-seat goat-classic game (the computer standing in for its four
+accounts at the level random: goat.games.computer.stand_ins_play), starts the ordinary
 worker (as ``manage.py run`` does: concurrency 2, the default queues) and the analysis worker
 (``-Q analysis``, concurrency 1, ``nice -n 10``), then sends a no-op ``goat.tasks.computer_move``
 (game 0: it returns at once) every 0.25 s, 60 times with no analysis and 60 times while the game is
@@ -38,7 +39,7 @@ from django.core.management import call_command  # noqa: E402
 
 from goat.celery import app  # noqa: E402
 from goat.games import analysis, services  # noqa: E402
-from goat.games.bots import bots_play  # noqa: E402
+from goat.games.computer import stand_ins_play  # noqa: E402
 from goat.games.models import GameAnalysis  # noqa: E402
 
 FINISHED = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): INFO/[\w-]+\] "
@@ -59,7 +60,7 @@ def main() -> None:
     game = services.game_create(player=users[0], ruleset="goat-classic", seats=4, options={"move_time": 0})
     for user in users[1:]:
         services.game_join(game_id=game.pk, player=user)
-    bots_play(everyone=True, game_ids=[game.pk], until_done=True, seed=1)
+    stand_ins_play(everyone=True, game_ids=[game.pk], until_done=True, seed=1)
     procs = [worker("worker", [], 2, False), worker("analysis", ["-Q", "analysis"], 1, True)]
     started = time.time()
     while not all("ready." in (LOGS / f"{name}.log").read_text() for name in ("worker", "analysis")):

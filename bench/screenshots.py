@@ -40,7 +40,7 @@ def seed() -> dict[str, str]:
     from goat import engine
     from goat.engine.tiles import tile_str
     from goat.games import eventstore, services
-    from goat.games.bots import bots_play
+    from goat.games.computer import stand_ins_play
     from tournaments import services as tournaments
 
     User = get_user_model()
@@ -60,7 +60,7 @@ def seed() -> dict[str, str]:
     for i, pair in enumerate((("ann", "ben"), ("cat", "dan"), ("ann", "konstantin_konstantinopolsky_1987"),
                               ("eve", "fedor"), ("ben", "galina"), ("ann", "cat"))):
         played = game(pair)
-        bots_play(everyone=True, game_ids=[played.pk], until_done=True, seed=i)
+        stand_ins_play(everyone=True, game_ids=[played.pk], until_done=True, seed=i)
         finished.append(played)
 
     rng = random.Random(7)
@@ -95,9 +95,9 @@ def seed() -> dict[str, str]:
     for name in ("eve", "fedor", "galina", "konstantin_konstantinopolsky_1987"):
         tournaments.tournament_register(tournament_id=cup.pk, player=users[name])
     tournaments.tournaments_start_due()
-    bots_play(everyone=True, game_ids=list(done.tables.values_list("game_id", flat=True)), until_done=True, seed=1)
+    stand_ins_play(everyone=True, game_ids=list(done.tables.values_list("game_id", flat=True)), until_done=True, seed=1)
     first = cup.tables.order_by("number").first()
-    bots_play(everyone=True, game_ids=[first.game_id], until_done=True, seed=2)
+    stand_ins_play(everyone=True, game_ids=[first.game_id], until_done=True, seed=2)
     tournaments.tournament_create(
         created_by=director, name="Sunday cup", ruleset="goat-classic", options=dict(FAST), format="swiss",
         rounds=3, table_size=2, starts_at=timezone.now() + timedelta(days=2), max_players=16)

@@ -448,6 +448,7 @@ SPECTACULAR_SETTINGS = {
         "goat.games.api.stream_schema.streams_postprocessing_hook",  # the async stream views, outside DRF
         "tournaments.api.schema.stream_postprocessing_hook",  # the tournament stream, likewise
         "goat.web.schema.strict_bodies_postprocessing_hook",  # no unknown field in a StrictSerializer's body
+        "goat.web.schema.validated_min_length_postprocessing_hook",  # lengths only a validator checks
     ],
 }
 

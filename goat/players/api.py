@@ -15,7 +15,7 @@ from goat.players.usernames import USERNAME_FORMULA, username_shape_check
 from goat.web.fields import StrictCharField
 from goat.web.problems import problem_example, problem_responses
 from goat.web.replica import PublicReadView
-from goat.web.schema import UNAUTHENTICATED
+from goat.web.schema import UNAUTHENTICATED, VALIDATED_MIN_LENGTH
 
 # --- Serializers ----------------------------------------------------------------------------
 
@@ -27,11 +27,10 @@ class CredentialsSerializer(serializers.Serializer):
 
 @extend_schema_field({"type": "string", "maxLength": 1024, "pattern": r"\D",
                      "description": "At least 8 characters, not all digits, not a common password, not like the "
-                                    "username (Django's validators: 400 `invalid` otherwise)."})
+                                    "username (Django's validators: 400 `invalid` otherwise).",
+                     VALIDATED_MIN_LENGTH: 8})  # MinimumLengthValidator's (goat/settings.py)
 class NewPasswordField(StrictCharField):
     """The password of a new account; Django's password validators check it (goat/settings.py)."""
-
-    schema_min_length = 8  # MinimumLengthValidator's, for the schema (goat.web.schema.AutoSchema)
 
 
 class SignupSerializer(CredentialsSerializer):

@@ -11,13 +11,17 @@ itself: 400 under /api/ (NUL in a header is ``invalid_characters`` before any vi
 value, header or body is ``invalid`` or the view's own code), 401 where the view needs a login, 403
 on unsafe methods a session may call (CSRF), 404 where the path names an object or the list is
 paged, 406 (``Accept`` names no JSON type), 413 and 415 where a body is read, and 429 where a
-throttle applies. Request bodies of a ``StrictSerializer`` say ``additionalProperties: false``. It also adds the
+throttle applies. Request bodies of a ``StrictSerializer`` say ``additionalProperties: false``
+(``strict_bodies_postprocessing_hook``). It also adds the
 OpenAPI links a view declares in ``schema_links`` (how a client, or schemathesis' stateful phase,
 goes from one answer to the next request), and ``allowEmptyValue`` to every optional query parameter:
 DRF's query serializers, django-filter and the pagination all read ``?name=`` as leaving it out.
 
 ``ConstrainedFilterExtension`` states the limits of django-filter query parameters that
 drf-spectacular leaves out (``min_value``, ``max_value``, ``max_length``; whole numbers; no NUL in text).
+``validated_min_length_postprocessing_hook`` states the minimum length of a field that only a validator
+checks (``VALIDATED_MIN_LENGTH`` in its ``extend_schema_field``). All of it goes through drf-spectacular's
+public means: the schema class's ``get_operation``, extensions and postprocessing hooks.
 """
 
 from __future__ import annotations
@@ -149,6 +153,27 @@ def strict_bodies_postprocessing_hook(result, generator, request, public):
     return result
 
 
+#: the key of a field's schema (``extend_schema_field``) that states a minimum length only a validator
+#: checks; ``validated_min_length_postprocessing_hook`` makes it the schema's ``minLength``
+VALIDATED_MIN_LENGTH = "x-goat-validated-min-length"
+
+
+def validated_min_length_postprocessing_hook(result, generator, request, public):
+    """A field whose schema names ``VALIDATED_MIN_LENGTH`` (a length only a validator checks, such as
+    Django's password validators) has that ``minLength``. drf-spectacular appends its own ``minLength``
+    (1 for a request's non-blank text) after a field's schema, so the length is set here, in place."""
+    todo: list[Any] = [result]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            if VALIDATED_MIN_LENGTH in node:
+                node["minLength"] = node.pop(VALIDATED_MIN_LENGTH)
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return result
+
+
 class AutoSchema(SpectacularAutoSchema):
     def get_operation(self, path, path_regex, path_prefix, method, registry):
         operation = super().get_operation(path, path_regex, path_prefix, method, registry)
@@ -182,13 +207,6 @@ class AutoSchema(SpectacularAutoSchema):
                 ref = media.get("schema", {}).get("$ref", "")
                 if ref.startswith(COMPONENT_PREFIX):
                     _strict_bodies()[ref[len(COMPONENT_PREFIX):]] = strict
-
-    def _get_serializer_field_meta(self, field, direction):
-        meta = super()._get_serializer_field_meta(field, direction)
-        minimum = getattr(field, "schema_min_length", None)  # a length only a validator checks
-        if minimum is not None and direction == "request":
-            meta["minLength"] = minimum
-        return meta
 
     def problem_statuses(self, operation: dict[str, Any]) -> set[int]:
         view = self.view

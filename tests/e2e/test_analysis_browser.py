@@ -18,14 +18,14 @@ def test_stepping_through_an_analysed_replay_shows_each_moves_judgement(live_ser
 
     from goat.games import analysis
     from goat.games import services as games
-    from goat.games.bots import bots_play
+    from goat.games.computer import stand_ins_play
     from goat.games.models import GameAnalysis
 
     settings.GOAT_ANALYSIS_SAMPLES = 6
     ann, ben = (django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("ann", "ben"))
     game = games.game_create(player=ann, ruleset="domino-3rounds", seats=2, options={"move_time": 0})
     games.game_join(game_id=game.pk, player=ben)
-    bots_play(everyone=True, game_ids=[game.pk], until_done=True, seed=3)
+    stand_ins_play(everyone=True, game_ids=[game.pk], until_done=True, seed=3)
     analysis.analysis_request(game_id=game.pk)
     analysis.analysis_run(analysis_id=GameAnalysis.objects.get(game=game).pk)  # unless the request's task ran it
     assert GameAnalysis.objects.get(game=game).status == "done"

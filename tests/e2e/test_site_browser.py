@@ -44,7 +44,7 @@ def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp
 
     from goat.games import eventstore
     from goat.games import services as games
-    from goat.games.bots import bots_play
+    from goat.games.computer import stand_ins_play
     from played_games import played_game
     from tournaments import services as tournaments
 
@@ -53,7 +53,7 @@ def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp
     running = played_game([ann, ben], 2, seed=3)
     ended = games.game_create(player=ann, ruleset="goat-classic", seats=2, options=dict(FAST))
     games.game_join(game_id=ended.pk, player=ben)
-    bots_play(everyone=True, game_ids=[ended.pk], until_done=True, seed=4)
+    stand_ins_play(everyone=True, game_ids=[ended.pk], until_done=True, seed=4)
     director = django_user_model.objects.create_user(username="director", password="x" * 12, is_staff=True)
     cup = tournaments.tournament_create(created_by=director, name="Browser cup", ruleset="goat-classic",
                                         options=dict(FAST), format="swiss", rounds=1, table_size=2,
@@ -124,7 +124,7 @@ def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp
     browser.execute_script("window.__sameDocument = true;")
     card = f".table-card[data-game='{table_game}'] .badge"
     assert browser.find_element(By.CSS_SELECTOR, card).get_attribute("class").endswith("running")
-    bots_play(everyone=True, game_ids=[table_game], until_done=True, seed=5)
+    stand_ins_play(everyone=True, game_ids=[table_game], until_done=True, seed=5)
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, card).get_attribute("class").split()[-1]
                in ("finished", "interrupted"))
     assert browser.execute_script("return window.__sameDocument === true")

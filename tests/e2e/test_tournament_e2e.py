@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 from tournaments import services
 from tournaments.models import Prize, Standing, Table, Tournament, TournamentRound
 
@@ -34,7 +34,7 @@ def test_worker_and_beat_run_a_swiss_to_the_end(live_celery, wait_for, django_us
     deadline = time.monotonic() + 180
     while Tournament.objects.get(pk=tournament.pk).status != "finished":
         assert time.monotonic() < deadline, f"tournament did not finish\n{worker.output()}"
-        if not bots_play(prefix="bot", seed=int(time.monotonic())):
+        if not stand_ins_play(prefix="bot", seed=int(time.monotonic())):
             time.sleep(0.2)  # every game ended: the worker is seating the next round
 
     assert TournamentRound.objects.filter(tournament=tournament).count() == 2

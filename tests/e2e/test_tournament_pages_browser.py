@@ -22,7 +22,7 @@ def test_browse_from_the_list_to_a_tournament_and_on_to_the_leaderboards(live_se
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from goat.games.bots import bots_play
+    from goat.games.computer import stand_ins_play
     from tournaments import services
 
     director = django_user_model.objects.create_user(username="director", password="x" * 12, is_staff=True)
@@ -33,7 +33,7 @@ def test_browse_from_the_list_to_a_tournament_and_on_to_the_leaderboards(live_se
     for player in players:
         services.tournament_register(tournament_id=tournament.pk, player=player)
     services.tournaments_start_due()
-    bots_play(until_done=True, seed=9)
+    stand_ins_play(until_done=True, seed=9)
 
     # a live page redraws what a stream changes: an element found just before a redraw is stale, and
     # the next poll finds the new one

@@ -6,7 +6,7 @@ import factories
 import pytest
 
 from goat.games import services as games
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 
 FAST = factories.FAST
 
@@ -25,7 +25,7 @@ def finished_game():
         game = games.game_create(player=seated[0], ruleset=ruleset, seats=len(seated), options=dict(FAST))
         for player in seated[1:]:
             games.game_join(game_id=game.pk, player=player)
-        bots_play(everyone=True, game_ids=[game.pk], until_done=True, seed=seed)
+        stand_ins_play(everyone=True, game_ids=[game.pk], until_done=True, seed=seed)
         game.refresh_from_db()
         assert game.ended
         return game

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 from tournament_helpers import chips_granted, chips_total
 
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 from tournaments import services
 from tournaments.models import Prize, Seating, Standing, Table, Tournament, TournamentRound
 
@@ -32,7 +32,7 @@ def test_arena_of_eight_seats_waiting_players_until_the_end_time(bots, make_tour
     assert not Seating.objects.filter(player=late).exists()
 
     # Play a while: every ended game frees its players, who are seated again with whoever waits.
-    bots_play(prefix="bot", max_moves=600, seed=3)
+    stand_ins_play(prefix="bot", max_moves=600, seed=3)
     assert Table.objects.filter(tournament=tournament).count() > 2
     assert Seating.objects.filter(player=late).exists()
 
@@ -40,7 +40,7 @@ def test_arena_of_eight_seats_waiting_players_until_the_end_time(bots, make_tour
     Tournament.objects.filter(pk=tournament.pk).update(started_at=timezone.now() - timedelta(minutes=31))
     tournament.refresh_from_db()
     tables_at_end = Table.objects.filter(tournament=tournament).count()
-    bots_play(prefix="bot", until_done=True, seed=4)
+    stand_ins_play(prefix="bot", until_done=True, seed=4)
     assert Table.objects.filter(tournament=tournament).count() == tables_at_end
     tournament.refresh_from_db()
     assert tournament.status == "finished"

@@ -14,7 +14,8 @@ from tournaments.models import Standing
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_play_bots_moves_only_for_bots_and_respects_max_moves(bots, django_user_model):
+def test_play_bots_moves_only_for_bots_and_respects_max_moves(bots, django_user_model, monkeypatch):
+    from goat.engine import computer as players
     from goat.games import services as games
 
     [bot] = bots(1)
@@ -27,13 +28,20 @@ def test_play_bots_moves_only_for_bots_and_respects_max_moves(bots, django_user_
     assert out.getvalue().strip() in ("0 moves played", "1 moves played")  # only the bot's own turn
     assert game.turn is None or game.seat_set.get(seat=game.turn).player == human or game.ended
 
+    levels = []
+    choose = players.choose
+    monkeypatch.setattr(players, "choose", lambda view, level, rng: levels.append(level) or choose(view, level, rng))
     out = StringIO()
-    call_command("play_bots", "--all", "--games", str(game.pk), "--until-done", "--seed", "2", stdout=out)
+    call_command("play_bots", "--all", "--games", str(game.pk), "--until-done", "--seed", "2", "--level", "strong",
+                 stdout=out)
     game.refresh_from_db()
     assert game.ended and int(out.getvalue().split()[0]) > 0
+    assert levels == ["strong"] * int(out.getvalue().split()[0])  # every move the strong computer's choice
 
     with pytest.raises(CommandError):
         call_command("play_bots", "--max-moves", "-1")
+    with pytest.raises(CommandError):
+        call_command("play_bots", "--level", "greedy")  # the bench's baseline is no level
 
 
 def test_play_bots_runs_a_whole_tournament_and_rebuild_standings_agrees(bots, make_tournament):

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from tournament_helpers import chips_granted, chips_total, play_out
 
 from apitest import token_client
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 from goat.games.models import Game, GameEvent
 from ratings.models import ChipAccount, ChipKind, ChipLedgerEntry, RatingEntry
 from tournaments import services
@@ -147,7 +147,7 @@ def test_cancel_a_running_tournament(bots, make_tournament, director, settings):
 def test_cancel_a_finished_tournament_is_refused(bots, make_tournament, director):
     tournament = registered(make_tournament, bots(2), table_size=2, rounds=1, entry_fee=10)
     services.tournaments_start_due()
-    bots_play(prefix="bot", until_done=True, seed=2)
+    stand_ins_play(prefix="bot", until_done=True, seed=2)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
     refused(director.post(f"/api/tournaments/{tournament.pk}/cancel/", {"reason": "late"}, format="json"),
@@ -180,7 +180,7 @@ def test_a_player_withdraws_from_a_running_swiss(bots, make_tournament, settings
     line = Standing.objects.get(tournament=tournament, player=quitter)
     assert line.withdrawn and line.games == 1
 
-    bots_play(prefix="bot", until_done=True, seed=4)
+    stand_ins_play(prefix="bot", until_done=True, seed=4)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
     # seated no more: one game only; the other three share the rounds (one bye a round among them)

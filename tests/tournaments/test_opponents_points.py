@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from goat.engine import deal as dealing
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 from tournaments import services
 from tournaments.models import Bye, Seating, Standing, Table
 
@@ -82,8 +82,8 @@ def seat_outcomes(tournament):
 
 def test_the_projection_and_the_rebuild_compute_it_alike(bots, make_tournament, monkeypatch):
     # 7 players at tables of 3 (3+2+2) for 3 rounds: tables of two sizes, so means of halves and whole numbers.
-    # The deals come from a fixed sequence of server seeds and the bots from a fixed seed, so the games (and
-    # whether some mean is fractional) are the same in every run.
+    # The deals come from a fixed sequence of server seeds and the stand-ins' moves from a fixed seed, so the
+    # games (and whether some mean is fractional) are the same in every run.
     seeds = (f"{n:064x}" for n in range(1, 1000))
     monkeypatch.setattr(dealing, "new_server_seed", lambda: next(seeds))
     players = bots(7)
@@ -91,7 +91,7 @@ def test_the_projection_and_the_rebuild_compute_it_alike(bots, make_tournament, 
     for player in players:
         services.tournament_register(tournament_id=tournament.pk, player=player)
     services.tournaments_start_due()
-    bots_play(prefix="bot", until_done=True, seed=7)
+    stand_ins_play(prefix="bot", until_done=True, seed=7)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
 

@@ -9,7 +9,7 @@ import io
 import pytest
 from rest_framework.test import APIClient
 
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 from tournaments import selectors, services
 from tournaments.models import Bye, Registration, Seating, Standing, Table
 
@@ -24,7 +24,7 @@ def finished_swiss(bots, make_tournament):
     for player in players:
         services.tournament_register(tournament_id=tournament.pk, player=player)
     services.tournaments_start_due()
-    bots_play(prefix="bot", until_done=True, seed=3)
+    stand_ins_play(prefix="bot", until_done=True, seed=3)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
     return tournament

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 from tournaments import services
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,7 +34,7 @@ def test_pages_show_tournaments_standings_tables_and_leaderboards(bots, make_tou
     assert 'http-equiv="refresh"' not in html  # live by the tournament stream, never by reloading
     assert 'href="/leaderboards/?ruleset=goat-classic"' in html
 
-    bots_play(until_done=True, seed=2)
+    stand_ins_play(until_done=True, seed=2)
     html = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "finished" in html
 

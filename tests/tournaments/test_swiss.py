@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 from tournament_helpers import chips_granted, chips_total
 
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 from goat.games.models import Game
 from tournaments import services
 from tournaments.models import Bye, Prize, Seating, Standing, Table, TournamentRound
@@ -55,7 +55,7 @@ def test_full_swiss_of_ten_players_runs_to_the_end(bots, make_tournament):
     assert [t.game.seats for t in first] == [4, 3, 3]
     assert all(t.game.status == "running" for t in first)
 
-    moves = bots_play(prefix="bot", until_done=True, seed=1)
+    moves = stand_ins_play(prefix="bot", until_done=True, seed=1)
     assert moves > 0
     tournament.refresh_from_db()
     assert tournament.status == "finished"

@@ -11,7 +11,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import AsyncClient, Client
 
-from goat.games.bots import bots_play
+from goat.games.computer import stand_ins_play
 from tournaments import services
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,7 +47,7 @@ def test_anyone_follows_a_tournament_from_its_state_to_the_update_that_finishes_
         assert started["kind"] == "update" and started["status"] == "running"
         assert len(started["tables"]) == 2 and {t["status"] for t in started["tables"]} == {"running"}
 
-        await sync_to_async(bots_play)(until_done=True, seed=5)
+        await sync_to_async(stand_ins_play)(until_done=True, seed=5)
         seen = [started]
         while seen[-1]["status"] != "finished":
             message = await _next(lines)

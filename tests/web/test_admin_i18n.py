@@ -152,13 +152,13 @@ def test_the_organisers_confirmation_page_and_message_speak_russian(ru_admin, sp
 @pytest.mark.django_db
 def test_the_audit_replay_captions_speak_russian(ru_admin, django_user_model):
     from goat.games import services
-    from goat.games.bots import bots_play
+    from goat.games.computer import stand_ins_play
     from goat.games.models import GameEvent
 
     anya, borya = (django_user_model.objects.create_user(username=n, password="x") for n in ("anya", "borya"))
     game = services.game_create(player=anya, ruleset="goat-classic", seats=2, options={"limit": 25, "move_time": 0})
     services.game_join(game_id=game.pk, player=borya)
-    bots_play(everyone=True, game_ids=[game.pk], until_done=True, seed=3)
+    stand_ins_play(everyone=True, game_ids=[game.pk], until_done=True, seed=3)
     played = GameEvent.objects.filter(game=game, type="tile_played").order_by("seq").first()
     dealt = GameEvent.objects.filter(game=game, type="round_dealt").order_by("seq").first()
     html = ru_admin.get(f"/admin/goat/game/{game.pk}/replay/?step={played.seq}", **RU).content.decode()
