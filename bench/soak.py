@@ -550,6 +550,8 @@ def run(args) -> dict:
     env = {**os.environ, **throttles, "GOAT_DATA_DIR": str(scratch / "goat-data"), "PYTHONUNBUFFERED": "1",
            "GOAT_ADMIN_PASSWORD": "soak-admin-password", "GOAT_STREAMS_PER_TOKEN": "16", "DB_POOL": "1"}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    # as compose deploys it: the rate counts and idempotency locks in Redis, shared by the web processes
+    env.setdefault("CACHE_URL", broker)
     if args.replica_url:
         env["DATABASE_REPLICA_URL"] = args.replica_url  # the public reads go to the standby (goat.web.replica)
     else:
