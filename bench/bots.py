@@ -69,6 +69,10 @@ class Tally:
     seat_games: int = 0
     seat_goats: int = 0
     seat_points: int = 0
+    #: sums over games of x * x, y * y and x * y, where x is the tested seat's figure and y the
+    #: opponents' mean in that game (goat: 0 or 1; rating points): what the ratios' intervals need
+    goat_sq: list = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    points_sq: list = field(default_factory=lambda: [0.0, 0.0, 0.0])
     decisions: int = 0
     decide_seconds: float = 0.0
     #: the tested seat's decisions among more than one legal move, each in seconds
@@ -81,6 +85,8 @@ class Tally:
         for name in ("games", "goats", "points", "won", "tied", "seat_games", "seat_goats", "seat_points",
                      "decisions", "decide_seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("goat_sq", "points_sq"):
+            setattr(self, name, [a + b for a, b in zip(getattr(self, name), getattr(other, name), strict=True)])
         self.choice_seconds += other.choice_seconds
         self.choice_cpu_seconds += other.choice_cpu_seconds
 
@@ -137,6 +143,12 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
     tally.seat_games += len(others)
     tally.seat_goats += sum(s in result.goats for s in others)
     tally.seat_points += sum(result.rating_points[s] for s in others)
+    goat, seat_goat = float(tested_seat in result.goats), sum(s in result.goats for s in others) / len(others)
+    mine, theirs = result.rating_points[tested_seat], sum(result.rating_points[s] for s in others) / len(others)
+    for sums, x, y in ((tally.goat_sq, goat, seat_goat), (tally.points_sq, mine, theirs)):
+        sums[0] += x * x
+        sums[1] += y * y
+        sums[2] += x * y
     winners = set(result.winners)
     if winners == {tested_seat}:
         tally.won += 1
@@ -165,6 +177,10 @@ def _django() -> None:
     if not apps.ready:
         use_database()
         django.setup()
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
 
 
 def measure(ruleset: str, seats: int, tested: str, opponent: str, games: int, seed: int, *, jobs: int = 1,
@@ -197,6 +213,8 @@ def measure(ruleset: str, seats: int, tested: str, opponent: str, games: int, se
         "goat_ratio": round(goat_rate / seat_goat_rate, 3) if seat_goat_rate else None,
         "rating_points": round(points, 3), "opponent_rating_points": round(seat_points, 3),
         "points_ratio": round(points / seat_points, 3) if seat_points else None,
+        "goat_ratio_ci95": _round(ratio_ci95(tally.games, goat_rate, seat_goat_rate, tally.goat_sq)),
+        "points_ratio_ci95": _round(ratio_ci95(tally.games, points, seat_points, tally.points_sq)),
         "won": round(won, 4), "tied": round(tally.tied / tally.games, 4),
         # a 95% interval of the tested seat's rates (normal approximation of a binomial share)
         "won_ci95": round(1.96 * math.sqrt(won * (1 - won) / tally.games), 4),
@@ -209,6 +227,18 @@ def measure(ruleset: str, seats: int, tested: str, opponent: str, games: int, se
         "choice_cpu_ms_p50": round(percentile(tally.choice_cpu_seconds, 50) * 1e3, 1) if choices else None,
         "choice_cpu_ms_p99": round(percentile(tally.choice_cpu_seconds, 99) * 1e3, 1) if choices else None,
     }
+
+
+def ratio_ci95(n: int, x_mean: float, y_mean: float, sums: list) -> float | None:
+    """Half the width of a 95% interval of ``x_mean / y_mean`` over ``n`` games (the delta method on
+    the per-game pairs, so the tested seat's and its opponents' figures in one game may be correlated)."""
+    if n < 2 or not y_mean:
+        return None
+    ratio = x_mean / y_mean
+    xx, yy, xy = (total / n for total in sums)
+    # the variance of x - ratio * y over games, whose mean is 0 at the ratio
+    spread = xx - 2 * ratio * xy + ratio * ratio * yy - (x_mean - ratio * y_mean) ** 2
+    return 1.96 * math.sqrt(max(spread, 0.0) * n / (n - 1) / n) / y_mean
 
 
 def verdicts(figures: dict, targets: list) -> list[dict]:
@@ -248,8 +278,9 @@ def main() -> int:
         results.append(figures)
         line = (f"{ruleset} x{seats}  {tested} vs {opponent}: {figures['games']} games, "
                 f"goat {figures['goat_rate']:.3f} vs {figures['opponent_goat_rate']:.3f} per seat "
-                f"(x{figures['goat_ratio']}), rating points {figures['rating_points']:.2f} vs "
-                f"{figures['opponent_rating_points']:.2f} (x{figures['points_ratio']}), "
+                f"(x{figures['goat_ratio']} +- {figures['goat_ratio_ci95']}), rating points "
+                f"{figures['rating_points']:.2f} vs {figures['opponent_rating_points']:.2f} "
+                f"(x{figures['points_ratio']} +- {figures['points_ratio_ci95']}), "
                 f"won {figures['won']:.1%} +- {figures['won_ci95']:.1%} (tied {figures['tied']:.1%}); "
                 f"{figures['seconds']} s, {figures['decision_us']} us per decision; choices p50 "
                 f"{figures['choice_ms_p50']} ms, p99 {figures['choice_ms_p99']} ms (CPU p50 "

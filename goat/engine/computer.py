@@ -23,7 +23,7 @@ from typing import Any
 
 from .expert import choose_expert
 from .seat import Move, SeatView, tile_set
-from .tiles import BIT, DOUBLES, HALVES, LEAVES, PARSE, PARSE_LAID, PIPS, SHOWS, TEXT, Tile
+from .tiles import BIT, DOUBLES, PARSE, PARSE_LAID, PIPS, SHOWS, TEXT, ends_after
 
 #: the levels a game may seat computers at
 LEVELS = ("random", "strong", "expert")
@@ -147,23 +147,13 @@ W_OPEN = 0.6
 W_BLOCK = 8.0
 
 
-def _ends_after(view: SeatView, tile: Tile, end: str) -> tuple[int, int]:
-    """The line's two open values after ``tile`` goes on ``end`` (an empty line: the tile's halves)."""
-    if view.left is None or view.right is None:
-        low, high = HALVES[tile]
-        return low, high
-    if end == LEFT:
-        return LEAVES[tile][view.left], view.right
-    return view.left, LEAVES[tile][view.right]
-
-
 def move_scores(view: SeatView) -> list[tuple[float, Move]]:
     """Each legal move with the strong player's score of it (higher is better)."""
     held, unseen = view.held, view.unseen
     nxt = (view.seat + 1) % view.seats
     scored = []
     for tile, end in view.legal:
-        left, right = _ends_after(view, tile, end)
+        left, right = ends_after(view.left, view.right, tile, end)
         fits = SHOWS[left] | SHOWS[right]
         rest = held & ~BIT[tile]
         mine = (rest & fits).bit_count()

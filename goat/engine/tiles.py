@@ -56,6 +56,16 @@ LEAVES: tuple[tuple[int, ...], ...] = tuple(
 )
 DOUBLE_ZERO = ALL_TILES[0]
 
+
+def ends_after(left: int | None, right: int | None, tile: Tile, end: str) -> tuple[int, int]:
+    """The line's two open values after ``tile`` goes on ``end`` (``"left"`` or ``"right"``) of a line
+    whose open values are ``left`` and ``right`` (an empty line, ``None``: the tile's halves)."""
+    if left is None or right is None:
+        return HALVES[tile]
+    if end == "left":
+        return LEAVES[tile][left], right
+    return left, LEAVES[tile][right]
+
 #: text in either order -> tile
 PARSE: dict[str, Tile] = {}
 for _tile, (_a, _b) in zip(ALL_TILES, HALVES, strict=True):

@@ -7,7 +7,8 @@ import random
 
 from goat.engine import computer, expert
 from goat.engine.machine import GameMachine
-from goat.engine.rulesets import resolve_options
+from goat.engine.moves import legal_moves
+from goat.engine.rulesets import Options, resolve_options
 from goat.engine.scoring import PlayerScore
 from goat.engine.seat import SeatView
 from goat.engine.state import Result
@@ -92,3 +93,20 @@ def test_the_fixed_rounds_objective_counts_the_lead_and_at_the_end_the_win():
                     Result("rounds", (0,), (1,), (0, 7), (0, 0)), round_no=3)
     assert expert.objective(won, 0) - expert.objective(lost, 0) > expert.objective(ahead, 0) - expert.objective(
         behind, 0)
+
+
+def _playout_table(following: list[str]) -> GameMachine:
+    """The sampled table of :func:`_view` with seat 0 holding 2-4 and 5-6 (ends 2 and 5) and seat 1
+    holding ``following``."""
+    view = _view(hand=(PARSE["2-4"], PARSE["5-6"]), counts=(2, len(following)))
+    hands = [list(view.hand), [PARSE[text] for text in following]]
+    return expert._machine(view, Options.from_dict(view.options), hands, [], None)
+
+
+def test_the_playout_policy_sheds_the_heaviest_tile_unless_a_move_leaves_the_next_seat_nothing_to_play():
+    # 2-4 on the left leaves 4 and 5, 5-6 on the right leaves 2 and 6: seat 1 can follow either
+    g = _playout_table(["0-2", "4-4", "1-3"])
+    assert expert._policy(g, 0, legal_moves(g)) == (PARSE["5-6"], "right")
+    # without its 4-4 seat 1 has nothing on 4 or 5: the lighter 2-4 blocks it and is played
+    g = _playout_table(["0-2", "0-6", "1-3"])
+    assert expert._policy(g, 0, legal_moves(g)) == (PARSE["2-4"], "left")

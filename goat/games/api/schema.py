@@ -381,7 +381,7 @@ games_verify = extend_schema(
 
 
 ANALYSIS_EXAMPLE = {
-    "status": "done", "engine": "expert-1", "samples": 100,
+    "status": "done", "engine": "expert-2", "samples": 100,
     "moves": [{"version": 9, "seat": 1, "player": "ivan", "played": {"tile": "5-6", "end": "left"},
                "legal": [{"tile": "5-6", "end": "left"}, {"tile": "2-5", "end": "left"}],
                "best": {"tile": "2-5", "end": "left"}, "loss": 6.3, "label": "mistake", "forced": False}],
