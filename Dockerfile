@@ -12,6 +12,8 @@ COPY pyproject.toml README.md manage.py gunicorn.conf.py ./
 COPY goat ./goat
 COPY ratings ./ratings
 COPY tournaments ./tournaments
+COPY pages ./pages
+COPY play ./play
 RUN pip install . \
     && useradd --system --uid 1000 --home-dir /app goat \
     && mkdir -p /data \

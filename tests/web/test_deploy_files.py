@@ -18,6 +18,16 @@ def _compose() -> dict:
     return yaml.safe_load((REPO / "docker-compose.yml").read_text())
 
 
+def test_the_image_copies_every_package_the_project_installs():
+    """``pip install .`` in the Dockerfile installs what ``packages.find`` includes: each of those
+    packages must be copied in first, or the image lacks it (it lacked pages and play)."""
+    import tomllib
+
+    include = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]
+    copied = set(re.findall(r"^COPY (\w+) \./\1$", (REPO / "Dockerfile").read_text(), flags=re.MULTILINE))
+    assert {pattern.rstrip("*") for pattern in include} <= copied
+
+
 def test_compose_runs_the_production_process_set_and_monitoring_only_in_its_profile():
     services = _compose()["services"]
 
