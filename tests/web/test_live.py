@@ -236,6 +236,14 @@ def test_the_lobby_changes_reach_every_players_feed_and_moves_do_not(published, 
     assert listed == [lobby[0]["summary"]]  # the row as the open games' list shows it
 
 
+async def _next_message(body):
+    """The next message of an NDJSON stream body (keep-alives skipped)."""
+    while True:
+        line = await asyncio.wait_for(body.__anext__(), 30)
+        if line.strip():  # not a keep-alive
+            return json.loads(line)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_players_feed_streams_the_lobby_as_games_open_fill_and_start(backend, django_user_model):
     """The feed of a player who is at no table hears each change of a waiting game: another player's
@@ -244,23 +252,17 @@ def test_a_players_feed_streams_the_lobby_as_games_open_fill_and_start(backend, 
 
     alice, bob, carol = (django_user_model.objects.create_user(n, password="x") for n in ("alice", "bob", "carol"))
 
-    async def next_message(body):
-        while True:
-            line = await asyncio.wait_for(body.__anext__(), 30)
-            if line.strip():  # not a keep-alive
-                return json.loads(line)
-
     async def scenario():
         claim = fanout.stream_claim("user:carol", 8)
         body = streams._feed_body(carol, "application/x-ndjson", "user:carol", claim, lobby=True)
         try:
-            assert (await next_message(body))["kind"] == "hello"
+            assert (await _next_message(body))["kind"] == "hello"
             game = await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)
-            message = await next_message(body)
+            message = await _next_message(body)
             assert (message["kind"], message["game"], message["status"]) == ("lobby", game.pk, "waiting")
             assert [s["player"] for s in message["summary"]["seats"]] == ["alice"]
             await asyncio.to_thread(services.game_join, game_id=game.pk, player=bob)
-            assert await next_message(body) == {"kind": "lobby", "game": game.pk, "status": "running"}
+            assert await _next_message(body) == {"kind": "lobby", "game": game.pk, "status": "running"}
         finally:
             await body.aclose()
 
@@ -275,22 +277,16 @@ def test_a_feed_that_did_not_ask_for_the_lobby_hears_only_its_own_events(backend
 
     alice, bob, carol = (django_user_model.objects.create_user(n, password="x") for n in ("alice", "bob", "carol"))
 
-    async def next_message(body):
-        while True:
-            line = await asyncio.wait_for(body.__anext__(), 30)
-            if line.strip():  # not a keep-alive
-                return json.loads(line)
-
     async def scenario():
         claim = fanout.stream_claim("user:carol", 8)
         body = streams._feed_body(carol, "application/x-ndjson", "user:carol", claim)
         try:
-            assert (await next_message(body))["kind"] == "hello"
+            assert (await _next_message(body))["kind"] == "hello"
             await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)  # lobby only
             mine = await asyncio.to_thread(services.game_create, player=carol, ruleset="goat-classic", seats=2)
             await asyncio.to_thread(services.game_join, game_id=mine.pk, player=bob)
             # published after the two lobby events: the first message heard is carol's own
-            assert await next_message(body) == {"kind": "game_started", "game": mine.pk}
+            assert await _next_message(body) == {"kind": "game_started", "game": mine.pk}
         finally:
             await body.aclose()
 
