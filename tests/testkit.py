@@ -64,8 +64,11 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def test_database_url() -> str:
-    """The URL of the test database, for processes the test starts (workers, gunicorn)."""
+    """The URL of the test database, for processes the test starts (workers, gunicorn): the test
+    database's file on SQLite (goat.settings names one per test process), its server on PostgreSQL."""
     db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
     user = db.get("USER") or ""
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
     host = db.get("HOST") or "127.0.0.1"
