@@ -90,11 +90,13 @@ class StoredEvent:
 class LoadedGame:
     """A game as a command or a read finds it: the head row (``game``: version, read model), the engine
     ``state`` at ``game.version`` and the ``seat`` of the player it was loaded for (None: not seated,
-    or loaded for nobody)."""
+    or loaded for nobody). After a command on a running game, ``update``: what the command's update
+    shows the streams (``selectors.stream_content``), which its answer reuses."""
 
     game: Game
     state: GameState
     seat: int | None = None
+    update: tuple[dict[str, Any], dict[int, dict[str, Any]]] | None = None
 
 
 # --- SQL ----------------------------------------------------------------------------------------

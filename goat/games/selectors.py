@@ -22,7 +22,7 @@ from goat.engine.rules import pending
 from goat.engine.state import GameState
 from goat.engine.tiles import tile_str, tiles_str
 from goat.games import eventstore
-from goat.games.eventstore import StoredEvent
+from goat.games.eventstore import LoadedGame, StoredEvent
 from goat.games.models import Game, Seat
 from goat.web import replica
 from goat.web.errors import ServiceError
@@ -158,30 +158,51 @@ CLOCK_FIELDS = ("server_time", "remaining_ms")
 def stream_content(*, game: Game, state: GameState, stored: list[StoredEvent]
                    ) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
     """What a committed command's update shows, built once by the command for every stream of the game
-    (docs/architecture.md "Live delivery"): the public part, ``{"game", "events", "ended"}`` (a
-    spectator's view, its clock fields None, and the events redacted for a spectator), and each seat's
-    own part, ``{seat: {"seat", "hand", "legal_moves", "events"}}`` (the events redacted for that seat).
-    A hidden tile is only ever in the own part of the seat that holds it."""
+    (docs/architecture.md "Live delivery") and for the command's own answer (``command_view``): the
+    public part, ``{"game", "events", "ended"}`` (a spectator's view, its clock fields None, and the
+    events redacted for a spectator), and each seat's own part, ``{seat: {"seat", "hand",
+    "legal_moves", "events"}}`` (the events redacted for that seat). A hidden tile is only ever in the
+    own part of the seat that holds it."""
     view = game_view(game=game, state=state, seat=None)
     view.update(dict.fromkeys(CLOCK_FIELDS))
-    public = {"game": view, "events": redact_events(stored, game=game, user=None, seat=None), "ended": game.ended}
-    own = {seat: {"seat": seat, **seat_part(state, seat), "events": redact_events(stored, game=game, user=None,
-                                                                                   seat=seat)}
-           for seat in range(state.seats)}
+    dicts = [eventstore.event_dict(e) for e in stored]  # shaped once, redacted per viewer below
+
+    def shown(seat: int | None) -> list[dict[str, Any]]:
+        return dicts if game.ended else [redact(e, seat) for e in dicts]
+
+    public = {"game": view, "events": shown(None), "ended": game.ended}
+    own = {seat: {"seat": seat, **seat_part(state, seat), "events": shown(seat)} for seat in range(state.seats)}
     return public, own
 
 
 def stream_view(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str, Any]:
     """A viewer's view from a command's ``stream_content`` (``own``: the viewer's seat's part, None for a
-    spectator), with the clock fields of now: what ``game_view`` gives that viewer at that version."""
+    spectator), with the clock fields of now: what ``game_view`` gives that viewer at that version.
+    ``public`` as the command built it or as a stream heard it (its deadline then an ISO 8601 text)."""
     view = dict(public)
     if own is not None:
         view.update(hand=own["hand"], legal_moves=own["legal_moves"], your_seat=own["seat"])
     now = timezone.now()
-    deadline = parse_datetime(view["deadline"]) if view["turn"] is not None and view["deadline"] else None
+    deadline = view["deadline"] if view["turn"] is not None else None
+    if isinstance(deadline, str):
+        deadline = parse_datetime(deadline)
     view["server_time"] = now
     view["remaining_ms"] = max(0, int((deadline - now).total_seconds() * 1000)) if deadline is not None else None
     return view
+
+
+def command_view(loaded: LoadedGame, stored: list[StoredEvent], *, user
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A command's answer to ``user``, who holds ``loaded.seat`` (None: no seat): the game view and the
+    command's events, redacted for them. From the update the command built for the streams
+    (``loaded.update``) when it has one, so the view and the redaction are made once for both; else
+    read as any view is."""
+    if loaded.update is not None and loaded.seat is not None:  # a seat's part: what game_view gives that seat
+        public, own = loaded.update
+        mine = own[loaded.seat]
+        return stream_view(public["game"], mine), mine["events"]
+    return (game_view(game=loaded.game, state=loaded.state, seat=loaded.seat),
+            redact_events(stored, game=loaded.game, user=user, seat=loaded.seat))
 
 
 def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:

@@ -153,7 +153,7 @@ def _commit(loaded: LoadedGame, state: GameState, events: list[dict[str, Any]], 
     if state.ended and not was_ended and state.result is not None:  # (a cancelled game has nothing to project)
         game_id = game.pk
         transaction.on_commit(lambda: projections.projections_queue(game_id=game_id))
-    return LoadedGame(game=game, state=state, seat=loaded.seat), stored
+    return LoadedGame(game=game, state=state, seat=loaded.seat, update=content), stored
 
 
 #: the Celery task of a computer's move (goat.games.tasks), looked up by name: the tasks import this module

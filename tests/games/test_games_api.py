@@ -351,6 +351,32 @@ def test_a_move_answers_201_with_version_events_and_view(players):
     assert lead not in body["game"]["hand"] and body["game"]["line"]["tiles"][0] in (lead, lead[::-1])
 
 
+@pytest.mark.parametrize("seats", [2, 4])
+def test_every_moves_answer_is_what_get_shows_the_mover_at_that_version(players, seats):
+    """The answer is drawn from the update the command built for the streams: over a whole game (draws
+    from the bazaar, new deals, the end and its revealed seed) it is what GET and the event log show the mover,
+    hidden tiles of the other seats included, never more."""
+    volatile = ("server_time", "remaining_ms")
+    gid = started_game(players, seats=seats)
+    rng = random.Random(seats)
+    kinds: set[str] = set()
+    while (state := state_of(gid)).status == "running":
+        seat = state.turn
+        tile, end = rng.choice(engine.legal_moves(state, seat))
+        client = players[seat][1]
+        response = move(client, gid, tile_str(tile), end, HTTP_IF_MATCH=f'"{state.version}"')
+        assert response.status_code == 201, response.content
+        body = response.json()
+        shown = client.get(f"/api/games/{gid}/").json()
+        events = client.get(f"/api/games/{gid}/events/", {"after": state.version}).json()
+        assert {k: v for k, v in body["game"].items() if k not in volatile} == {
+            k: v for k, v in shown.items() if k not in volatile}
+        assert body["events"] == (events["events"] if isinstance(events, dict) else events)
+        kinds.update(event["type"] for event in body["events"])
+    assert {"tile_played", "round_dealt", "seed_revealed"} <= kinds
+    assert seats == 4 or "tile_drawn" in kinds  # two seats draw from the bazaar
+
+
 def test_must_lead_with_names_the_tile(players):
     gid = started_game(players)
     state = state_of(gid)

@@ -211,12 +211,10 @@ class GameMoveView(GameAPIView):
             serializer.is_valid(raise_exception=True)
             loaded, events = services.game_play_tile(game_id=game_id, player=request.user,
                                                      expected_version=expected_version, **serializer.validated_data)
-            game = loaded.game
-            stored = selectors.redact_events(events, game=game, user=request.user, seat=loaded.seat)
-            view = selectors.game_view(game=game, state=loaded.state, seat=loaded.seat)
-            body = {"version": game.version, "events": stored, "game": view}
+            view, shown = selectors.command_view(loaded, events, user=request.user)
+            body = {"version": loaded.game.version, "events": shown, "game": view}
             response = Response(body, status=status.HTTP_201_CREATED)
-            response["ETag"] = etag(game.version)
+            response["ETag"] = etag(loaded.game.version)
             return response
 
         return idempotent(self, request, play)
