@@ -80,3 +80,23 @@ def test_admin_login_page_answers(client):
 
 def test_admin_is_for_staff(client, staff_client):
     assert client.get("/admin/").status_code == 302
+
+
+@pytest.mark.parametrize("command", ["migrate", "run"])
+def test_a_database_that_cannot_be_reached_is_one_clear_line_not_a_traceback(command, tmp_path):
+    """An operator with a wrong DATABASE_URL is told what the driver said and where the address comes
+    from, with exit status 1, no traceback and never the URL's password."""
+    import subprocess
+    import sys
+
+    from testkit import REPO, free_port
+
+    url = f"postgres://goat:sekrit@127.0.0.1:{free_port()}/goat"  # a free port: nothing listens there
+    env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": url, "GOAT_DATA_DIR": str(tmp_path), "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, str(REPO / "manage.py"), command], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 1, done.stderr
+    assert "CommandError: the database could not be reached: connection failed:" in done.stderr
+    assert "DATABASE_URL names it" in done.stderr
+    assert "Traceback" not in done.stderr and "sekrit" not in done.stderr + done.stdout

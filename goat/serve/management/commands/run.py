@@ -33,6 +33,7 @@ from django.db import IntegrityError, transaction
 from goat.serve.supervisor import Supervisor
 from goat.web import metrics
 from goat.web.locks import migrations_lock
+from goat.web.management.commands.migrate import database_reached
 
 GUNICORN_CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
 STOP_TIMEOUT_SECONDS = 20
@@ -49,6 +50,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-worker", action="store_true", help="web only (no Celery worker, no beat)")
 
     def handle(self, *args, **options):
+        database_reached()
         # nodes started together against one database: one migrates and makes the staff account, the
         # others wait for the lock and find both done (docs/operations.md "Scaling out")
         with migrations_lock():
