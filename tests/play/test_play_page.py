@@ -263,6 +263,8 @@ def test_the_page_and_the_scripts_words_speak_russian(django_user_model):
                                  re.S).group(1))
     assert words["your_turn"] == "Ваш ход" and words["fish"] == "рыба (%(player)s)"
     assert words["play_tile_left"] == "Сходить %(tile)s слева"
+    # the word under a tile that fits both ends says where it goes, not the case a sentence needs
+    assert (words["left_end"], words["right_end"]) == ("слева", "справа")
 
 
 def test_the_new_game_form_offers_the_engine_s_computer_levels_in_both_languages(django_user_model):
