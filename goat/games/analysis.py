@@ -26,7 +26,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
@@ -126,14 +126,15 @@ def _claim(analysis_id: int) -> tuple[GameAnalysis, str] | float | None:
     now = timezone.now()
     claim = secrets.token_hex(8)
     free = Q(claimed_until__isnull=True) | Q(claimed_until__lte=now)
+    # the claim and its count in one statement: a run that dies right after taking the job is counted
     taken = (GameAnalysis.objects.filter(free, pk=analysis_id).exclude(status=AnalysisStatus.DONE)
-             .update(status=AnalysisStatus.RUNNING, claim=claim, claimed_until=_lease_end(now)))
+             .update(status=AnalysisStatus.RUNNING, claim=claim, claimed_until=_lease_end(now),
+                     attempts=F("attempts") + 1))
     analysis = GameAnalysis.objects.select_related("game").filter(pk=analysis_id).first()
     if analysis is None or analysis.status == AnalysisStatus.DONE:
         return None
     if not taken:
         return max(1.0, (analysis.claimed_until - now).total_seconds()) if analysis.claimed_until else 1.0
-    GameAnalysis.objects.filter(pk=analysis_id).update(attempts=analysis.attempts + 1)
     return analysis, claim
 
 

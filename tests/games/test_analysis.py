@@ -153,6 +153,28 @@ def test_a_killed_job_is_taken_up_once_its_lease_runs_out_and_nothing_half_writt
     assert analysis.analysis_run(analysis_id=job.pk) is False  # done: nothing more
 
 
+def test_a_run_that_dies_right_after_taking_the_job_has_counted_its_attempt(players, ended, queued, monkeypatch):
+    """The claim and its count are one statement: a worker killed just after taking the job (here: its
+    next query fails) leaves the job running and its attempt counted; the run that takes it up is the
+    second."""
+    post(token_client(players[0]), ended)
+    job = GameAnalysis.objects.get()
+
+    def killed(*_args, **_kwargs):
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(type(GameAnalysis.objects), "select_related", killed)
+        with pytest.raises(SystemExit):
+            analysis.analysis_run(analysis_id=job.pk)
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.result) == (AnalysisStatus.RUNNING, 1, None)
+    GameAnalysis.objects.update(claimed_until=timezone.now() - timedelta(seconds=1))  # its lease runs out
+    assert analysis.analysis_run(analysis_id=job.pk) is True
+    job.refresh_from_db()
+    assert job.status == AnalysisStatus.DONE and job.attempts == 2
+
+
 def test_a_run_that_lost_its_claim_writes_nothing(players, ended, queued, monkeypatch):
     post(token_client(players[0]), ended)
     job = GameAnalysis.objects.get()
