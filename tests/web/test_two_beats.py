@@ -82,7 +82,9 @@ def test_two_beats_of_every_periodic_task_at_once_leave_each_effect_once(players
     for _round in range(2):
         for name, entry in schedule.items():
             task = app.tasks[entry["task"]]
-            results = run_together(2, lambda _i, task=task: task.apply().get())
+            # (an eager subtask in one thread flips celery's process-wide "within a task" flag that
+            # EagerResult.get checks by default; these threads are the beats, not tasks)
+            results = run_together(2, lambda _i, task=task: task.apply().get(disable_sync_subtasks=False))
             assert not [r for r in results if isinstance(r, BaseException)], (name, results)
 
     # the ticker: each overdue game timed out once
