@@ -99,7 +99,7 @@ def ours_command_append_game(game_id: int, batches: list[list[dict]]) -> None:
     from goat.games import eventstore
 
     for batch in batches:
-        game, _seat = eventstore.game_head(game_id=game_id)  # type: ignore[misc]  # the stream exists
+        game, _seat, _players = eventstore.game_head(game_id=game_id)  # type: ignore[misc]  # the stream exists
         eventstore.events_append(game=game, events=batch)
 
 

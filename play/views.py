@@ -95,7 +95,8 @@ def _script_strings() -> dict[str, str]:
     """The words the script shows, in the page's language (read from a JSON island, not a script)."""
     return {
         "your_turn": _("Your turn"), "turn_of": _("%(player)s to move"), "waiting": _("Waiting for players"),
-        "seats_taken": _("%(taken)s of %(seats)s seats taken"), "left_end": pgettext("move button: the end it plays on", "left"),
+        "seats_taken": _("%(taken)s of %(seats)s seats taken"),
+        "left_end": pgettext("move button: the end it plays on", "left"),
         "right_end": pgettext("move button: the end it plays on", "right"), "play_tile": _("Play %(tile)s"),
         "play_tile_left": _("Play %(tile)s on the left end"), "play_tile_right": _("Play %(tile)s on the right end"),
         "no_moves": _("No move for you now."), "you": _("you"), "computer": _("computer"),

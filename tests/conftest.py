@@ -68,15 +68,6 @@ def _clear_cache():
 
 
 @pytest.fixture(autouse=True)
-def _no_seats_remembered():
-    """The feed's per-process seat cache is keyed by game id: a flushed database hands the same ids to
-    other games, so a test starts with none remembered (else it depends on which tests ran before)."""
-    from goat.games import notify
-
-    notify._SEATS.clear()
-
-
-@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

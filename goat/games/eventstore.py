@@ -90,12 +90,14 @@ class StoredEvent:
 class LoadedGame:
     """A game as a command or a read finds it: the head row (``game``: version, read model), the engine
     ``state`` at ``game.version`` and the ``seat`` of the player it was loaded for (None: not seated,
-    or loaded for nobody). After a command on a running game, ``update``: what the command's update
-    shows the streams (``selectors.stream_content``), which its answer reuses."""
+    or loaded for nobody); ``players``: the player id holding each seat (None: free), when the load
+    read them. After a command on a running game, ``update``: what the command's update shows the
+    streams (``selectors.stream_content``), which its answer reuses."""
 
     game: Game
     state: GameState
     seat: int | None = None
+    players: tuple[int | None, ...] | None = None
     update: tuple[dict[str, Any], dict[int, dict[str, Any]]] | None = None
 
 
@@ -132,34 +134,43 @@ def _at_converters(vendor: str) -> list:
 
 @functools.lru_cache(maxsize=4)
 def _game_query(vendor: str) -> tuple[str, tuple[str, ...], list]:
-    """The head of one game and a player's seat at it, in one SELECT (no lock: appends check the version)."""
+    """The head of one game, a player's seat at it and who holds each seat, in one SELECT (no lock:
+    appends check the version). Each seat's player is an index lookup on the seat table's
+    ``(game, seat)`` key."""
     quote = connection.ops.quote_name
     fields = Game._meta.concrete_fields
     names = tuple(f.attname for f in fields)
     columns = ", ".join(f"g.{quote(f.column)}" for f in fields)
-    sql = (f"SELECT {columns}, (SELECT s.seat FROM {quote(Seat._meta.db_table)} s "
-           f"WHERE s.game_id = g.id AND s.player_id = %s) FROM {quote(_GAME_TABLE)} g WHERE g.id = %s")
+    seats = quote(Seat._meta.db_table)
+    holders = "".join(f", (SELECT s.player_id FROM {seats} s WHERE s.game_id = g.id AND s.seat = {seat})"
+                      for seat in range(engine.MAX_SEATS))
+    sql = (f"SELECT {columns}, (SELECT s.seat FROM {seats} s WHERE s.game_id = g.id AND s.player_id = %s)"
+           f"{holders} FROM {quote(_GAME_TABLE)} g WHERE g.id = %s")
     return sql, names, _converters(Game, names)
 
 
-def game_head(*, game_id: int, player_id: int | None = None) -> tuple[Game, int | None] | None:
-    """The game row (the stream head and read model) and ``player_id``'s seat at it; None if no such game."""
+def game_head(*, game_id: int, player_id: int | None = None
+              ) -> tuple[Game, int | None, tuple[int | None, ...]] | None:
+    """The game row (the stream head and read model), ``player_id``'s seat at it and the player id
+    holding each of its seats (None: free); None if no such game."""
     sql, names, converters = _game_query(connection.vendor)
     rows = _fetch(sql, [player_id, game_id])
     if not rows:
         return None
     row = rows[0]
-    game = Game.from_db(connection.alias, names, _convert(list(row[:-1]), converters))
-    return game, row[-1]
+    width = len(names)
+    game = Game.from_db(connection.alias, names, _convert(list(row[:width]), converters))
+    return game, row[width], tuple(row[width + 1:width + 1 + game.seats])
 
 
 def game_load(*, game_id: int, player=None) -> LoadedGame | None:
-    """The game, its engine state at its version and ``player``'s seat, from the head and snapshot."""
+    """The game, its engine state at its version, ``player``'s seat and who holds each seat, from the
+    head and snapshot."""
     found = game_head(game_id=game_id, player_id=getattr(player, "pk", None))
     if found is None:
         return None
-    game, seat = found
-    return LoadedGame(game=game, state=state_load(game), seat=seat)
+    game, seat, players = found
+    return LoadedGame(game=game, state=state_load(game), seat=seat, players=players)
 
 
 @functools.lru_cache(maxsize=32)

@@ -23,8 +23,7 @@ moment. Apps that publish feed events of their own derive theirs as receivers of
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -32,11 +31,6 @@ from goat.engine.status import CANCELLED, OPEN, RUNNING, WAITING
 from goat.games import signals
 from goat.games.models import Game, Seat
 from goat.live import fanout
-
-#: seat -> player id of running games (seats do not change once a game runs): the feed's your_turn
-#: on every move would otherwise cost a query
-_SEATS: OrderedDict[int, dict[int, int]] = OrderedDict()
-_SEATS_MAX = 4096
 
 
 def game_channel(game_id: int) -> str:
@@ -83,27 +77,26 @@ def feed_message(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     return {"kind": kind, "data": data}
 
 
-def _seats(game_id: int, running: bool) -> dict[int, int]:
-    seats = _SEATS.get(game_id)
-    if seats is None:
-        seats = dict(Seat.objects.filter(game_id=game_id).values_list("seat", "player_id"))
-        if running:
-            _SEATS[game_id] = seats
-            if len(_SEATS) > _SEATS_MAX:
-                _SEATS.popitem(last=False)
-    return seats
+def _seats(game_id: int) -> dict[int, int]:
+    return dict(Seat.objects.filter(game_id=game_id).order_by().values_list("seat", "player_id"))
 
 
 def command_committed(game: Game, was_status: str, was_version: int | None = None,
-                      content: tuple[dict[str, Any], dict[int, dict[str, Any]]] | None = None) -> Callable[[], None]:
+                      content: tuple[dict[str, Any], dict[int, dict[str, Any]]] | None = None,
+                      players: Sequence[int | None] | None = None) -> Callable[[], None]:
     """What to publish once the command that brought ``game`` from ``was_version`` to its current version
     commits (the values are taken now: the row object may change before the commit). ``content``:
-    ``selectors.stream_content`` of the command, published for a command on a running game."""
+    ``selectors.stream_content`` of the command, published for a command on a running game.
+    ``players``: who held each seat when the command loaded the game (``eventstore.game_load``), used
+    for a command on a running game, whose seats no longer change; the seats of any other are read
+    once it has committed."""
     game_id, version, status, turn = game.pk, game.version, game.status, game.turn
     deadline = game.deadline.isoformat() if game.deadline is not None else None
     result = game.result
     if was_status != RUNNING or was_version is None:
         content = None  # the seats of a waiting game may change: its streams read
+        players = None
+    held = {seat: player for seat, player in enumerate(players) if player is not None} if players is not None else None
 
     def send() -> None:
         head: dict[str, Any] = {"version": version}
@@ -114,9 +107,7 @@ def command_committed(game: Game, was_status: str, was_version: int | None = Non
         started = was_status == WAITING and status == RUNNING
         ended = was_status in OPEN and status not in OPEN
         if started or ended or turn is not None or content is not None:
-            seats = _seats(game_id, status == RUNNING)
-            if ended:
-                _SEATS.pop(game_id, None)
+            seats = held if held is not None else _seats(game_id)
             if content is not None:
                 public, own = content
                 parts = [(seats[seat], part) for seat, part in own.items() if seat in seats]

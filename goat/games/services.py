@@ -147,13 +147,13 @@ def _commit(loaded: LoadedGame, state: GameState, events: list[dict[str, Any]], 
     # live streams (the update's content, built once for all of them: a running game's seats are fixed) and feeds
     content = selectors.stream_content(game=game, state=state, stored=stored) if was_status == GameStatus.RUNNING \
         else None
-    transaction.on_commit(notify.command_committed(game, was_status, was_version, content))
+    transaction.on_commit(notify.command_committed(game, was_status, was_version, content, loaded.players))
     if game.computer_seat(game.turn):  # a computer's turn: its move, queued once this version is stored
         transaction.on_commit(computer_move_queue(game_id=game.pk, version=game.version))
     if state.ended and not was_ended and state.result is not None:  # (a cancelled game has nothing to project)
         game_id = game.pk
         transaction.on_commit(lambda: projections.projections_queue(game_id=game_id))
-    return LoadedGame(game=game, state=state, seat=loaded.seat, update=content), stored
+    return LoadedGame(game=game, state=state, seat=loaded.seat, players=loaded.players, update=content), stored
 
 
 #: the Celery task of a computer's move (goat.games.tasks), looked up by name: the tasks import this module

@@ -101,10 +101,12 @@ def test_the_loaded_game_row_is_what_the_orm_loads(duo, django_user_model, who):
     services.game_resign(game_id=game.pk, player=duo[1])  # a result, an end time: every column filled
     player = {"creator": duo[0], "joiner": duo[1], "nobody": None,
               "stranger": django_user_model.objects.create_user(username="cy", password="x" * 12)}[who]
-    ours, seat = eventstore.game_head(game_id=game.pk, player_id=getattr(player, "pk", None))
+    ours, seat, players = eventstore.game_head(game_id=game.pk, player_id=getattr(player, "pk", None))
     orm = Game.objects.get(pk=game.pk)
     _assert_same(ours, orm)
     assert seat == {"creator": 0, "joiner": 1, "stranger": None, "nobody": None}[who]
+    held = dict(orm.seat_set.values_list("seat", "player_id"))
+    assert players == tuple(held.get(s) for s in range(orm.seats)) == (duo[0].pk, duo[1].pk)
     assert ours.result is not None and ours.ended_at is not None and ours.snapshot == orm.snapshot
     loaded = services._load(game.pk, player)
     assert loaded.seat == seat and loaded.state == eventstore.state_rebuild(orm)
