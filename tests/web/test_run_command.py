@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit import ManageRun, free_port
+from testkit import ManageRun, free_port, wait_for
 
 # Upper bounds, not performance checks: a first start migrates and collects the static files, and on a
 # loaded machine (the suite's other processes, a shared CI runner) that has taken over 20 s.
@@ -99,7 +99,9 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
                 assert second.proc.poll() is None, f"run exited after {name} was killed:\n{second.output()[-3000:]}"
                 time.sleep(0.1)
             assert f"run: {name} killed by SIGKILL; starting it again" in second.output()
-            assert second.child(name) != old
+            # the new child is logged once started; its command line shows once it has exec'd
+            wait_for(lambda name=name, old=old: second.child(name, missing_ok=True) not in (None, old),
+                     timeout=START_TIMEOUT, what=f"the new {name} process")
             print(f"{name} started again {time.monotonic() - killed:.2f}s after kill -9")
         second.wait_healthy()
         print(f"web answers again {time.monotonic() - killed:.2f}s after kill -9")
