@@ -537,8 +537,8 @@ def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
     except IntegrityError:  # another player's offer of this rematch committed first
         return Game.objects.get(rematch_of=old), False
     game.rematch_of_id = old.pk
-    others = [pid for s, pid in Seat.objects.filter(game=old).values_list("seat", "player_id")
-              if s != seat and not old.computer_seat(s)]
+    held = loaded.players if loaded.players is not None else ()
+    others = [pid for s, pid in enumerate(held) if pid is not None and s != seat and not old.computer_seat(s)]
     offer = {"game": game.pk, "from": player.get_username(), "rematch_of": old.pk}
     transaction.on_commit(lambda: notify.feed_publish(others, "rematch_offered", offer))
     return game, True

@@ -190,6 +190,8 @@ def test_commands_publish_after_commit_and_a_rollback_publishes_nothing(publishe
     assert (notify.player_channel(alice.pk), {"kind": "rematch_offered",
                                                "data": {"game": rematch.pk, "from": "bob", "rematch_of": game.pk}}
             ) in published
+    offered = [channel for channel, message in published if message.get("kind") == "rematch_offered"]
+    assert offered == [notify.player_channel(alice.pk)]  # the others of the old game, not the offerer
     again, created = services.game_rematch(game_id=game.pk, player=alice)
     assert (again.pk, created) == (rematch.pk, False)
 
