@@ -199,8 +199,8 @@ def _play_from_streams(run: Run, client: Client, game_id: int, tokens: list[str]
             if (drop == seat and not dropped and view["status"] == "running"
                     and view["version"] >= first_version + 4):
                 dropped = True
+                stream.close()  # first: a message read meanwhile is one the client has seen
                 last_id = [m[2] for m in stream.messages if m[2] is not None][-1]
-                stream.close()
                 time.sleep(0.3)  # moves go on meanwhile
                 streams[seat] = Stream(run, f"/api/games/{game_id}/stream/", tokens[seat],
                                        headers={"Last-Event-ID": str(last_id)})
