@@ -19,7 +19,7 @@ from .rulesets import Options
 from .scoring import PlayerScore
 from .state import Result, RoundRecord
 from .status import FINISHED, INTERRUPTED, RUNNING
-from .tiles import ALL_TILES, BIT, HALVES, LEAVES, SHOWS, SHOWS_NON_DOUBLE, Tile, tile_set
+from .tiles import ALL_TILES, BIT, HALVES, SHOWS, SHOWS_NON_DOUBLE, Tile, ends_after, tile_set
 
 END_OUT, END_FISH = scoring.END_OUT, scoring.END_FISH
 #: builds a round record from its fields without the named tuple's ``__new__`` (a Python frame)
@@ -112,18 +112,15 @@ def place_tile(g: GameMachine, t: RoundMachine, seat: int, tile: Tile, end: str)
     hand = t.hands[seat]
     hand.remove(tile)
     t.on_line |= bit
-    left = t.left
+    left, right = t.left, t.right
+    t.left, t.right = ends_after(left, right, tile, end)
     if left is None:  # the round's first tile: it was the tile to lead with, if there was one
         t.line.append(HALVES[tile])
-        t.left, t.right = HALVES[tile]
         t.must_lead = None
     elif end == "left":
-        t.left = other = LEAVES[tile][left]
-        t.line.insert(0, (other, left))
+        t.line.insert(0, (t.left, left))
     else:
-        right: int = t.right  # type: ignore[assignment]
-        t.right = other = LEAVES[tile][right]
-        t.line.append((right, other))
+        t.line.append((right, t.right))  # type: ignore[arg-type]  # a tile is on the line: both ends are set
     t.turn = (seat + 1) % g.seats
     t.last_player = seat
     g.version += 1
