@@ -109,6 +109,14 @@ def _eager_celery():
     app.conf.task_always_eager = False
 
 
+@pytest.fixture(autouse=True)
+def _one_tick_share(settings):
+    """A tick times out every due game itself, whatever the database (one share of the ticker: on
+    PostgreSQL the beat's tick would send the other shares to the queue); tests/games/test_clock.py
+    and tests/web/test_two_beats.py set more shares, and the real-process tests run the default."""
+    settings.GOAT_TICK_SHARES = 1
+
+
 @pytest.fixture
 def local_live(settings, tmp_path, monkeypatch):
     """The local fan-out substitute in a folder of this test's own, one stream slot per account or token."""

@@ -1,9 +1,10 @@
 """Celery tasks of the games app. Each loads by id and calls one service; each is idempotent.
 
-* ``games_tick_clocks`` — THE ticker: every second (one at a time across the deployment: a lock), times
-  out every game past its deadline through ``services.game_time_out``, the same write path as a move,
-  naming the version the deadline belongs to (so a move and a timeout racing resolve by the version).
-  No task per turn.
+* ``games_tick_clocks`` — THE ticker: every second, times out every game past its deadline through
+  ``services.game_time_out``, the same write path as a move, naming the version the deadline belongs
+  to (so a move and a timeout racing resolve by the version). The due games are split in
+  ``GOAT_TICK_SHARES`` shares by game id, each a task that several worker processes run at once, each
+  share one at a time across the deployment (a lock). No task per turn.
 * ``projections_apply_game`` — every projection of a game that just ended (queued on commit);
   ``projections_apply_games`` the same for the games one tick ended (one message per tick).
 * ``projections_catch_up`` — the periodic safety net: ended games a projection has not tracked.
@@ -23,7 +24,9 @@ import time
 from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
 from django.db import OperationalError
+from django.db.models.functions import Mod
 from django.utils import timezone
 
 from goat.games import analysis, computer, projections, services
@@ -40,11 +43,13 @@ logger = logging.getLogger(__name__)
 TICK_BATCH = 500
 
 
-def clocks_due(*, now, limit: int = TICK_BATCH) -> list[tuple[int, int]]:
-    """``(game id, version)`` of the games whose deadline has passed, earliest first (a range of the
-    partial deadline index: what is due, not what is running)."""
-    return list(Game.objects.filter(deadline__lte=now).order_by("deadline")
-                .values_list("pk", "version")[:limit])
+def clocks_due(*, now, limit: int = TICK_BATCH, share: int = 0, shares: int = 1) -> list[tuple[int, int]]:
+    """``(game id, version)`` of the games of ``share`` (of ``shares``, by game id) whose deadline has
+    passed, earliest first (a range of the partial deadline index: what is due, not what is running)."""
+    due = Game.objects.filter(deadline__lte=now)
+    if shares > 1:
+        due = due.alias(share=Mod("pk", shares)).filter(share=share)
+    return list(due.order_by("deadline").values_list("pk", "version")[:limit])
 
 
 #: how far past its deadline a game may be before the projections of ended games give way to the clock
@@ -57,31 +62,52 @@ def clocks_late() -> bool:
 
 
 @shared_task(name="goat.tasks.games_tick_clocks", acks_late=True)
-def games_tick_clocks(budget_seconds: float = 0.9) -> int:
-    """Time out every game past its deadline. Reads the due games again until none are left or the
-    tick's budget is spent (the next tick, a second later, goes on)."""
+def games_tick_clocks(budget_seconds: float = 0.9, share: int | None = None) -> int:
+    """Time out every game of a share past its deadline; how many this task timed out. Reads the due
+    games again until none is left or the tick's budget is spent (the next tick, a second later, goes
+    on).
+
+    The beat's tick (no ``share``) sends shares 1 .. ``GOAT_TICK_SHARES`` - 1 to the clock queue, each
+    a task of its own (dropped if not started within a second: the next tick sends it again), and
+    times out share 0 itself. A share whose previous tick still runs is skipped (its lock)."""
     started = time.monotonic()
-    with locks.held("games_tick_clocks") as mine:
-        if not mine:  # another beat's tick is running: it times out what is due
+    shares = settings.GOAT_TICK_SHARES
+    if share is None:
+        for other in range(1, shares):
+            games_tick_clocks.apply_async(kwargs={"budget_seconds": budget_seconds, "share": other}, expires=1)
+        share = 0
+    if not 0 <= share < shares:  # sent by a node configured with more shares: its games are another's now
+        return 0
+    with locks.held(tick_lock(share, shares)) as mine:
+        if not mine:  # another beat's tick of this share is running: it times out what is due
             return 0
         with projections.projections_batched():  # the games this tick ends: one projections message
-            timed_out = _tick(started, budget_seconds)
+            timed_out = _tick(started, budget_seconds, share, shares)
     if timed_out:
-        logger.info("tick: %d game(s) timed out", timed_out)
+        logger.info("tick: %d game(s) timed out (share %d of %d)", timed_out, share, shares)
     return timed_out
 
 
-def _tick(started: float, budget_seconds: float) -> int:
+def tick_lock(share: int, shares: int) -> str:
+    """The lock of one share of the ticker (one share: the ticker's lock of old)."""
+    return "games_tick_clocks" if shares == 1 else f"games_tick_clocks:{share}/{shares}"
+
+
+def _tick(started: float, budget_seconds: float, share: int, shares: int) -> int:
     timed_out = 0
+    tried: set[tuple[int, int]] = set()
     while True:
         now = timezone.now()
-        due = clocks_due(now=now)
+        due = [game for game in clocks_due(now=now, share=share, shares=shares) if game not in tried]
         for game_id, version in due:
             try:
                 timed_out += services.game_time_out(game_id=game_id, expected_version=version, now=now)
             except OperationalError:  # a dropped connection or a busy database: the next tick retries
                 logger.warning("tick: game %s could not be timed out this time", game_id, exc_info=True)
-        if len(due) < TICK_BATCH or time.monotonic() - started > budget_seconds:
+        # a game read again at the version already tried was not timed out (an error, a race): the
+        # next tick tries it; what came due while this read's games were timed out is read at once
+        tried.update(due)
+        if not due or time.monotonic() - started > budget_seconds:
             return timed_out
 
 

@@ -92,6 +92,83 @@ def test_stale_countdown_after_a_move_does_nothing(players):
     assert not GameEvent.objects.filter(game=game, type="timed_out").exists()
 
 
+def _due_games(django_user_model, n: int) -> list[Game]:
+    games = []
+    for g in range(n):
+        pair = [django_user_model.objects.create_user(username=f"s{g}-{i}", password="x") for i in range(2)]
+        games.append(_running_game(pair))
+        _expire(games[-1])
+    return games
+
+
+def _statuses(games) -> dict[int, str]:
+    return dict(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("pk", "status"))
+
+
+@pytest.mark.django_db
+def test_each_share_of_the_ticker_times_out_only_its_own_games(django_user_model, settings):
+    settings.GOAT_TICK_SHARES = 2
+    games = _due_games(django_user_model, 4)
+    ones = {g.pk for g in games if g.pk % 2 == 1}
+    assert tasks.games_tick_clocks(share=1) == len(ones)
+    assert {pk for pk, status in _statuses(games).items() if status == "interrupted"} == ones
+    assert tasks.games_tick_clocks(share=0) == len(games) - len(ones)
+    assert set(_statuses(games).values()) == {"interrupted"}
+
+
+@pytest.mark.django_db
+def test_the_beats_tick_sends_the_other_shares_and_times_out_the_first(django_user_model, settings, monkeypatch):
+    settings.GOAT_TICK_SHARES = 3
+    games = _due_games(django_user_model, 6)
+    sent = []
+    monkeypatch.setattr(tasks.games_tick_clocks, "apply_async", lambda **options: sent.append(options))
+    assert tasks.games_tick_clocks() == sum(g.pk % 3 == 0 for g in games)
+    # each other share is a task of its own, dropped if no worker starts it within a second
+    assert sent == [{"kwargs": {"budget_seconds": 0.9, "share": share}, "expires": 1} for share in (1, 2)]
+    assert {pk for pk, status in _statuses(games).items() if status == "interrupted"} == {
+        g.pk for g in games if g.pk % 3 == 0}
+
+
+@pytest.mark.django_db
+def test_with_shares_the_beats_tick_times_out_every_due_game_when_tasks_run_inline(django_user_model, settings):
+    settings.GOAT_TICK_SHARES = 3  # the shares it sends run inline (eager Celery), before its own
+    games = _due_games(django_user_model, 5)
+    tasks.games_tick_clocks()
+    assert set(_statuses(games).values()) == {"interrupted"}
+
+
+@pytest.mark.django_db
+def test_a_share_sent_by_a_node_with_more_shares_does_nothing(django_user_model, settings):
+    settings.GOAT_TICK_SHARES = 2
+    games = _due_games(django_user_model, 2)
+    assert tasks.games_tick_clocks(share=2) == 0
+    assert set(_statuses(games).values()) == {"running"}
+
+
+@pytest.mark.django_db
+def test_a_tick_reads_again_what_came_due_while_it_worked(django_user_model, monkeypatch):
+    first, later = _due_games(django_user_model, 2)
+    Game.objects.filter(pk=later.pk).update(deadline=timezone.now() + timedelta(hours=1))
+    time_out = services.game_time_out
+
+    def and_another_comes_due(**kwargs):
+        Game.objects.filter(pk=later.pk).update(deadline=timezone.now() - timedelta(milliseconds=1))
+        return time_out(**kwargs)
+
+    monkeypatch.setattr(services, "game_time_out", and_another_comes_due)
+    assert tasks.games_tick_clocks() == 2  # not left for the next tick, a second later
+    assert set(_statuses([first, later]).values()) == {"interrupted"}
+
+
+@pytest.mark.django_db
+def test_a_tick_tries_a_game_it_could_not_time_out_once(django_user_model, monkeypatch):
+    games = _due_games(django_user_model, 2)
+    tried = []
+    monkeypatch.setattr(services, "game_time_out", lambda **kwargs: tried.append(kwargs["game_id"]) or False)
+    assert tasks.games_tick_clocks(budget_seconds=5) == 0
+    assert sorted(tried) == sorted(g.pk for g in games)  # then the next tick, not a loop on the same games
+
+
 @pytest.mark.django_db
 def test_the_ticker_times_out_every_overdue_game(players, django_user_model):
     due = _running_game(players)

@@ -149,15 +149,18 @@ def _held_other(name: str) -> bool:
         return mine
 
 
+@pytest.mark.parametrize("shares", [1, 2])
 @pytest.mark.django_db(transaction=True)
-def test_a_tick_that_finds_another_running_does_nothing_and_the_next_does_the_work(players):
+def test_a_tick_that_finds_another_running_does_nothing_and_the_next_does_the_work(players, settings, shares):
+    settings.GOAT_TICK_SHARES = shares
     game = _running(players[0], players[1])
     Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=2))
+    share = game.pk % shares
     inside, release = threading.Event(), threading.Event()
 
     def other_tick():
         try:
-            with locks.held("games_tick_clocks"):
+            with locks.held(tasks.tick_lock(share, shares)):  # another beat's tick of the game's share
                 inside.set()
                 release.wait(20)
         finally:
@@ -172,7 +175,7 @@ def test_a_tick_that_finds_another_running_does_nothing_and_the_next_does_the_wo
     finally:
         release.set()
         holder.join(20)
-    assert tasks.games_tick_clocks() == 1
+    assert tasks.games_tick_clocks(share=share) == 1
     assert GameEvent.objects.filter(game=game, type="timed_out").count() == 1
 
 
