@@ -124,9 +124,24 @@ def test_the_beats_tick_sends_the_other_shares_and_times_out_the_first(django_us
     monkeypatch.setattr(tasks.games_tick_clocks, "apply_async", lambda **options: sent.append(options))
     assert tasks.games_tick_clocks() == sum(g.pk % 3 == 0 for g in games)
     # each other share is a task of its own, dropped if no worker starts it within a second
-    assert sent == [{"kwargs": {"budget_seconds": 0.9, "share": share}, "expires": 1} for share in (1, 2)]
+    assert sent == [{"kwargs": {"budget_seconds": 0.9, "share": share}, "expires": 1, "retry": False}
+                    for share in (1, 2)]
     assert {pk for pk, status in _statuses(games).items() if status == "interrupted"} == {
         g.pk for g in games if g.pk % 3 == 0}
+
+
+@pytest.mark.django_db
+def test_with_the_broker_away_the_beats_tick_still_times_out_its_own_share(django_user_model, settings, monkeypatch):
+    from kombu.exceptions import OperationalError as BrokerError
+
+    settings.GOAT_TICK_SHARES = 2
+    games = _due_games(django_user_model, 4)
+
+    def broker_away(**options):
+        raise BrokerError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(tasks.games_tick_clocks, "apply_async", broker_away)
+    assert tasks.games_tick_clocks() == sum(g.pk % 2 == 0 for g in games)
 
 
 @pytest.mark.django_db
