@@ -96,7 +96,9 @@ def test_the_table_notes_who_took_tiles_from_the_bazaar(site, open_browser, djan
         game = services.game_create(player=masha, ruleset="goat-classic", seats=2, options={"move_time": 0})
         services.game_join(game_id=game.pk, player=olga)
         browser.get(f"{site.url}/play/{game.pk}/")
-        wait.until(lambda d: d.find_elements("css selector", "#hand .tile"))
+        # the stream followed before the first command: else its first message, the state, could carry
+        # that command, and the note with it is not shown
+        wait.until(lambda d: d.find_elements("css selector", "#table[data-live] #hand .tile"))
         while True:
             game = Game.objects.get(pk=game.pk)
             if game.ended:

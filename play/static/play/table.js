@@ -271,8 +271,13 @@ export function startTable(section) {
 
   function follow() {
     stream = new EventSource(`/api/games/${id}/stream/`);
-    stream.addEventListener("state", (e) => render(JSON.parse(e.data)));
+    // data-live: the stream has spoken, so every later command reaches the page as an update (tests wait on it)
+    stream.addEventListener("state", (e) => {
+      section.dataset.live = "true";
+      render(JSON.parse(e.data));
+    });
     stream.addEventListener("update", (e) => {
+      section.dataset.live = "true";
       const update = JSON.parse(e.data);
       if (!view || update.version > view.version) noteDraws(update.events || [], update.game);
       render(update.game);
