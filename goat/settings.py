@@ -508,13 +508,13 @@ CELERY_TASK_QUEUES = (_Queue("celery"), _Queue("clock"))
 # The analysis of finished games has a queue of its own, consumed only by a worker that asks for it
 # (``-Q analysis``, concurrency 1: ``manage.py run`` starts one; docs/computer.md): an analysis takes
 # seconds of CPU and must never delay a move or a tick.
+CELERY_TASK_ROUTES = {"goat.tasks.games_tick_clocks": {"queue": "clock"},
+                      "goat.tasks.analyse_game": {"queue": "analysis"}}
 # The ticker's shares: each second's tick times out the due games in this many shares (by game id),
 # each share a task of its own on the clock queue, so that several worker processes time out a burst
 # of clocks at once (docs/operations.md "Clocks, projections and the beat"). SQLite has one writer:
 # one share there.
 GOAT_TICK_SHARES = max(1, env_int("GOAT_TICK_SHARES", 1 if _db["ENGINE"] == "django.db.backends.sqlite3" else 2))
-CELERY_TASK_ROUTES = {"goat.tasks.games_tick_clocks": {"queue": "clock"},
-                      "goat.tasks.analyse_game": {"queue": "analysis"}}
 CELERY_BEAT_SCHEDULE = {
     # THE ticker: every second, times out every game past its deadline (goat.games.tasks). A tick
     # that waited in the queue longer than a second is dropped: the next one does its work.
