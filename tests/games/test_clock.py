@@ -92,12 +92,10 @@ def test_stale_countdown_after_a_move_does_nothing(players):
     assert not GameEvent.objects.filter(game=game, type="timed_out").exists()
 
 
-def _due_games(django_user_model, n: int) -> list[Game]:
-    games = []
-    for g in range(n):
-        pair = [django_user_model.objects.create_user(username=f"s{g}-{i}", password="x") for i in range(2)]
-        games.append(_running_game(pair))
-        _expire(games[-1])
+def _due_games(n: int) -> list[Game]:
+    games = [_running_game(make_players(f"s{g}-0", f"s{g}-1")) for g in range(n)]
+    for game in games:
+        _expire(game)
     return games
 
 
@@ -106,9 +104,9 @@ def _statuses(games) -> dict[int, str]:
 
 
 @pytest.mark.django_db
-def test_each_share_of_the_ticker_times_out_only_its_own_games(django_user_model, settings):
+def test_each_share_of_the_ticker_times_out_only_its_own_games(settings):
     settings.GOAT_TICK_SHARES = 2
-    games = _due_games(django_user_model, 4)
+    games = _due_games(4)
     ones = {g.pk for g in games if g.pk % 2 == 1}
     assert tasks.games_tick_clocks(share=1) == len(ones)
     assert {pk for pk, status in _statuses(games).items() if status == "interrupted"} == ones
@@ -117,9 +115,9 @@ def test_each_share_of_the_ticker_times_out_only_its_own_games(django_user_model
 
 
 @pytest.mark.django_db
-def test_the_beats_tick_sends_the_other_shares_and_times_out_the_first(django_user_model, settings, monkeypatch):
+def test_the_beats_tick_sends_the_other_shares_and_times_out_the_first(settings, monkeypatch):
     settings.GOAT_TICK_SHARES = 3
-    games = _due_games(django_user_model, 6)
+    games = _due_games(6)
     sent = []
     monkeypatch.setattr(tasks.games_tick_clocks, "apply_async", lambda **options: sent.append(options))
     assert tasks.games_tick_clocks() == sum(g.pk % 3 == 0 for g in games)
@@ -131,11 +129,11 @@ def test_the_beats_tick_sends_the_other_shares_and_times_out_the_first(django_us
 
 
 @pytest.mark.django_db
-def test_with_the_broker_away_the_beats_tick_still_times_out_its_own_share(django_user_model, settings, monkeypatch):
+def test_with_the_broker_away_the_beats_tick_still_times_out_its_own_share(settings, monkeypatch):
     from kombu.exceptions import OperationalError as BrokerError
 
     settings.GOAT_TICK_SHARES = 2
-    games = _due_games(django_user_model, 4)
+    games = _due_games(4)
 
     def broker_away(**options):
         raise BrokerError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
@@ -145,24 +143,24 @@ def test_with_the_broker_away_the_beats_tick_still_times_out_its_own_share(djang
 
 
 @pytest.mark.django_db
-def test_with_shares_the_beats_tick_times_out_every_due_game_when_tasks_run_inline(django_user_model, settings):
+def test_with_shares_the_beats_tick_times_out_every_due_game_when_tasks_run_inline(settings):
     settings.GOAT_TICK_SHARES = 3  # the shares it sends run inline (eager Celery), before its own
-    games = _due_games(django_user_model, 5)
+    games = _due_games(5)
     tasks.games_tick_clocks()
     assert set(_statuses(games).values()) == {"interrupted"}
 
 
 @pytest.mark.django_db
-def test_a_share_sent_by_a_node_with_more_shares_does_nothing(django_user_model, settings):
+def test_a_share_sent_by_a_node_with_more_shares_does_nothing(settings):
     settings.GOAT_TICK_SHARES = 2
-    games = _due_games(django_user_model, 2)
+    games = _due_games(2)
     assert tasks.games_tick_clocks(share=2) == 0
     assert set(_statuses(games).values()) == {"running"}
 
 
 @pytest.mark.django_db
-def test_a_tick_reads_again_what_came_due_while_it_worked(django_user_model, monkeypatch):
-    first, later = _due_games(django_user_model, 2)
+def test_a_tick_reads_again_what_came_due_while_it_worked(monkeypatch):
+    first, later = _due_games(2)
     Game.objects.filter(pk=later.pk).update(deadline=timezone.now() + timedelta(hours=1))
     time_out = services.game_time_out
 
@@ -176,8 +174,8 @@ def test_a_tick_reads_again_what_came_due_while_it_worked(django_user_model, mon
 
 
 @pytest.mark.django_db
-def test_a_tick_tries_a_game_it_could_not_time_out_once(django_user_model, monkeypatch):
-    games = _due_games(django_user_model, 2)
+def test_a_tick_tries_a_game_it_could_not_time_out_once(monkeypatch):
+    games = _due_games(2)
     tried = []
     monkeypatch.setattr(services, "game_time_out", lambda **kwargs: tried.append(kwargs["game_id"]) or False)
     assert tasks.games_tick_clocks(budget_seconds=5) == 0
