@@ -182,6 +182,31 @@ class _Of:
         return self.registry.collect()
 
 
+class _ProcessFiles:
+    """Every process's metric files in ``path``, added up as prometheus_client's MultiProcessCollector
+    adds them, less the files still empty.
+
+    A process creates its file empty and sizes it a moment later (``MmapedDict.__init__``); a scrape
+    that read it in that moment would fail as a whole (prometheus/client_python#1199). A file never
+    shrinks, so one found empty here holds nothing yet and is left out; one found sized is whole."""
+
+    def __init__(self, registry: CollectorRegistry, path: str):
+        self.path = path
+        registry.register(self)
+
+    def collect(self) -> Iterable[Metric]:
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        files = []
+        for entry in os.scandir(self.path):
+            try:
+                if entry.name.endswith(".db") and entry.stat().st_size > 0:
+                    files.append(entry.path)
+            except FileNotFoundError:  # a dead process's gauge file, removed since the scan
+                continue
+        return MultiProcessCollector.merge(files, accumulate=True)
+
+
 def exposition(*, scrape_time: bool = True) -> bytes:
     """The text format of every metric: every process's (multiprocess mode) or this one's, and (with
     ``scrape_time``) the scrape-time gauges."""
@@ -190,9 +215,7 @@ def exposition(*, scrape_time: bool = True) -> bytes:
     registry = CollectorRegistry(auto_describe=False)
     path = multiprocess_dir()
     if path:
-        from prometheus_client import multiprocess
-
-        multiprocess.MultiProcessCollector(registry, path=path)
+        _ProcessFiles(registry, path)
     else:
         registry.register(_Of(REGISTRY))
     if scrape_time:

@@ -33,8 +33,12 @@ def scrape(client, **extra) -> dict[str, dict[tuple, float]]:
     response = client.get("/metrics", **extra)
     assert response.status_code == 200, response.content[:300]
     assert response["Content-Type"].startswith("text/plain; version=")
+    return parse(response.content.decode())
+
+
+def parse(text: str) -> dict[str, dict[tuple, float]]:
     samples: dict[str, dict[tuple, float]] = {}
-    for family in text_string_to_metric_families(response.content.decode()):
+    for family in text_string_to_metric_families(text):
         for sample in family.samples:
             samples.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
     return samples
@@ -249,6 +253,21 @@ def test_multiprocess_dir_reset_and_dead_processes(tmp_path):
     metrics.process_dead(4242, str(tmp_path))
     assert not live.exists() and counter.exists()  # a dead process's counters stay in the totals
     assert "_" not in metrics.process_id()  # prometheus_client splits file names on "_"
+
+
+def test_a_process_file_still_empty_is_left_out_and_the_scrape_reads_the_rest(tmp_path, monkeypatch):
+    # Another process counted 3 into its file; a process starting now has created its file and not yet
+    # sized it (prometheus/client_python#1199): the scrape adds up the first and passes the second by.
+    from prometheus_client.mmap_dict import MmapedDict, mmap_key
+
+    counted = MmapedDict(str(tmp_path / f"counter_{metrics.process_id(4242)}.db"))
+    counted.write_value(mmap_key("goat_commands", "goat_commands_total", ["command", "result"],
+                                 ["move", "committed"], "Commands."), 3.0, 0.0)
+    counted.close()
+    (tmp_path / f"counter_{metrics.process_id(4243)}.db").touch()
+    monkeypatch.setenv(metrics.MULTIPROC_ENV, str(tmp_path))
+    samples = parse(metrics.exposition(scrape_time=False).decode())
+    assert value(samples, "goat_commands_total", command="move", result="committed") == 3.0
 
 
 @pytest.mark.django_db
