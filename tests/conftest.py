@@ -15,6 +15,8 @@ from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from testkit import GroupProcess
+
 PASSWORD = "correct horse battery staple"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -43,6 +45,20 @@ def pytest_runtest_setup(item):
     reason = _unmet(item)
     if reason:
         pytest.skip(reason)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing test's report ends with the log tail of each server process it still runs (the servers
+    are gone, and their temporary directories with them, by the time anyone reads the report)."""
+    report = yield
+    if report.failed:
+        for process in GroupProcess.running:
+            try:
+                report.sections.append((f"log of {process.name} (last 6000 characters)", process.output()))
+            except OSError as error:
+                report.sections.append((f"log of {process.name}", f"unreadable: {error}"))
+    return report
 
 
 @pytest.fixture(scope="session", autouse=True)

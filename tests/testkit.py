@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
+from typing import ClassVar
 
 from django.db import connection, connections
 
@@ -86,15 +87,20 @@ class GroupProcess:
     ``timeout``; whatever of the group outlives the main process (a pool child, the beat process of
     ``worker --beat``) is killed too, so no process of a test keeps running into the next test. An
     orphaned embedded beat once did that for 45 minutes, sending periodic tasks to later tests.
-    ``kill`` is a crash of the whole group (SIGKILL).
+    ``kill`` is a crash of the whole group (SIGKILL). ``running`` holds every one not yet stopped: a
+    failing test's report carries their logs' tails (tests/conftest.py).
     """
+
+    running: ClassVar[list[GroupProcess]] = []
 
     def __init__(self, cmd: list[str], *, cwd: Path, env: dict[str, str], log_path: Path):
         self.log_path = log_path
+        self.name = " ".join(Path(part).name if i < 2 else part for i, part in enumerate(cmd[:4]))[:80]
         with open(log_path, "ab") as log:  # the child writes to its own copy of the descriptor
             self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
                                          start_new_session=True)
         self._asked_to_stop = False
+        GroupProcess.running.append(self)
 
     @property
     def pid(self) -> int:
@@ -144,6 +150,7 @@ class GroupProcess:
         self.kill_group()
         self.proc.wait()
         self.group_gone()
+        self._forget()
 
     def terminate(self) -> None:
         """Ask the main process to stop (SIGTERM), once: ``stop`` then waits. Stopping several processes
@@ -163,6 +170,11 @@ class GroupProcess:
         if not self.group_gone(2):  # children left behind by the main process
             self.kill_group()
             self.group_gone()
+        self._forget()
+
+    def _forget(self) -> None:
+        if self in GroupProcess.running:
+            GroupProcess.running.remove(self)
 
 
 REPO = Path(__file__).resolve().parents[1]
