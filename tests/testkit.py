@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -208,24 +209,46 @@ def migrated_sqlite() -> Path:
     return _MIGRATED["path"]
 
 
+#: the health URL ``manage.py run`` prints once it listens, with its port
+_HEALTH_URL = re.compile(r"health +http://[^\s/]+:(\d+)/health/")
+
+
 class ManageRun(GroupProcess):
     """``python manage.py run`` as an operator starts it, in ``cwd`` on a free port (or ``port``).
 
     Its environment is the test run's without ``RUN_ENV_DROPPED`` and ``drop``, plus ``env``;
     ``args`` go after ``run --port N`` (``--web-workers``, ``--no-worker`` ...). ``migrated``: start on a
-    copy of ``migrated_sqlite()`` (for a test about what runs, not about a first start)."""
+    copy of ``migrated_sqlite()`` (for a test about what runs, not about a first start).
+
+    Without ``port`` it runs with ``--port 0`` and ``port`` is the one its printed URLs name: a port
+    picked here and bound later could be taken in between by another test's server, which would then
+    answer this test's requests."""
 
     def __init__(self, cwd: Path, *, args: list[str], env: dict[str, str] | None = None,
                  drop: frozenset[str] | set[str] = frozenset(), port: int | None = None, host: str | None = None,
                  log_name: str = "run.log", migrated: bool = False):
         if migrated and not (cwd / "goat.sqlite3").exists():
             shutil.copyfile(migrated_sqlite(), cwd / "goat.sqlite3")
-        self.port = port or free_port("0.0.0.0" if host == "0.0.0.0" else "127.0.0.1")
+        self._port = port
         environ = {k: v for k, v in os.environ.items() if k not in RUN_ENV_DROPPED | set(drop)}
         environ.update({"PYTHONUNBUFFERED": "1", **(env or {})})
         cmd = [sys.executable, str(REPO / "manage.py"), "run", *(["--host", host] if host else []),
-               "--port", str(self.port), *args]
-        super().__init__(cmd, cwd=cwd, env=environ, log_path=cwd / log_name)
+               "--port", str(port or 0), *args]
+        log_path = cwd / log_name
+        self._log_start = log_path.stat().st_size if log_path.exists() else 0  # a second start appends
+        super().__init__(cmd, cwd=cwd, env=environ, log_path=log_path)
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (read from its printed URLs, waiting for them up to 90 s)."""
+        if self._port is None:
+            def printed() -> int | None:
+                assert self.proc.poll() is None, f"exited early:\n{self.output(3000)}"
+                found = _HEALTH_URL.search(self.log_path.read_text(errors="replace")[self._log_start:])
+                return int(found.group(1)) if found else None
+
+            self._port = wait_for(printed, timeout=90, what="the URLs manage.py run prints")
+        return self._port
 
     @property
     def base(self) -> str:
@@ -239,13 +262,20 @@ class ManageRun(GroupProcess):
 def gunicorn_site(tmp_path: Path, env: dict[str, str] | None = None) -> Iterator[SimpleNamespace]:
     """gunicorn (one of goat's uvicorn workers, so the streams stream) serving goat.asgi on the test
     database, with ``env`` over this process's environment: ``SimpleNamespace(url, web)`` while it runs."""
-    port = free_port()
     environ = {**os.environ, "DATABASE_URL": test_database_url(), "GOAT_DATA_DIR": str(tmp_path / "web-data"),
                "PYTHONPATH": str(REPO), **(env or {})}
+    # port 0 and the port gunicorn reports: one picked here could be taken by another server before the bind
     web = GroupProcess([sys.executable, "-m", "gunicorn", "--config", str(REPO / "gunicorn.conf.py"), "goat.asgi",
-                        "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+                        "--bind", "127.0.0.1:0", "--workers", "1"],
                        cwd=REPO, env=environ, log_path=tmp_path / "web.log")
+
+    def listening() -> int | None:
+        assert web.proc.poll() is None, f"exited early:\n{web.output(3000)}"
+        found = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", web.output(20000))
+        return int(found.group(1)) if found else None
+
     try:
+        port = wait_for(listening, timeout=40, what="gunicorn's listening address")
         web.wait_http_ok(f"http://127.0.0.1:{port}/health/", timeout=40)
         yield SimpleNamespace(url=f"http://127.0.0.1:{port}", web=web)
     finally:

@@ -87,14 +87,17 @@ class Child:
     exits: deque[float] = field(default_factory=deque)
     restart_at: float | None = None
     restarts: int = 0
+    #: descriptors the child inherits (the web server's listening socket)
+    pass_fds: tuple[int, ...] = ()
 
 
 class Supervisor:
     def __init__(self, commands: dict[str, list[str]], *, env: dict[str, str] | None = None,
                  log: Callable[[str], None] = print, max_exits: int = 5, window: float = 60.0,
                  backoff_first: float = 0.5, backoff_max: float = 10.0,
-                 clock: Callable[[], float] = time.monotonic):
-        self.children = {name: Child(name, cmd) for name, cmd in commands.items()}
+                 clock: Callable[[], float] = time.monotonic, pass_fds: dict[str, tuple[int, ...]] | None = None):
+        self.children = {name: Child(name, cmd, pass_fds=(pass_fds or {}).get(name, ()))
+                         for name, cmd in commands.items()}
         self.env = env
         self.log = log
         self.max_exits = max_exits
@@ -111,7 +114,7 @@ class Supervisor:
             self._spawn(child)
 
     def _spawn(self, child: Child) -> None:
-        child.proc = subprocess.Popen(child.cmd, env=self.env)
+        child.proc = subprocess.Popen(child.cmd, env=self.env, pass_fds=child.pass_fds)
         child.restart_at = None
 
     def backoff(self, exits: int) -> float:

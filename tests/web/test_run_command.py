@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from testkit import ManageRun, free_port, wait_for
+from testkit import ManageRun, wait_for
 
 # Upper bounds, not performance checks: a first start migrates and collects the static files, and on a
 # loaded machine (the suite's other processes, a shared CI runner) that has taken over 20 s.
@@ -40,7 +41,7 @@ def _python_children(pid: int) -> dict[int, str]:
 class Run(ManageRun):
     """``run`` as a newcomer starts it: the embedded defaults, no admin password given."""
 
-    def __init__(self, cwd: Path, port: int, log_name: str):
+    def __init__(self, cwd: Path, log_name: str, port: int | None = None):
         super().__init__(cwd, args=["--web-workers", "1", "--worker-concurrency", "1"], port=port, log_name=log_name)
 
     def output(self, chars: int | None = None) -> str:
@@ -67,7 +68,7 @@ class Run(ManageRun):
 @pytest.mark.realprocess
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_path):
-    first = Run(tmp_path, free_port(), "first.log")
+    first = Run(tmp_path, "first.log")
     try:
         first.wait_healthy()
         out = first.output()
@@ -82,7 +83,7 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
 
     assert (tmp_path / "goat.sqlite3").exists() and (tmp_path / "goat-data" / "secret_key").exists()
 
-    second = Run(tmp_path, free_port(), "second.log")
+    second = Run(tmp_path, "second.log")
     try:
         second.wait_healthy()
         out = second.output()
@@ -103,10 +104,26 @@ def test_run_starts_prints_the_password_stops_cleanly_and_reuses_the_data(tmp_pa
             wait_for(lambda name=name, old=old: second.child(name, missing_ok=True) not in (None, old),
                      timeout=START_TIMEOUT, what=f"the new {name} process")
             print(f"{name} started again {time.monotonic() - killed:.2f}s after kill -9")
-        second.wait_healthy()
+        second.wait_healthy()  # on the same port: run holds the listening socket, gunicorn inherits it
         print(f"web answers again {time.monotonic() - killed:.2f}s after kill -9")
         assert len(_python_children(second.proc.pid)) == 4  # web, worker, analysis, beat: no orphan of a killed child
         assert second.interrupt_and_wait() == 0
         assert second.group_gone(REAP_TIMEOUT)
     finally:
         second.kill_group()
+
+
+@pytest.mark.realprocess
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+def test_a_port_in_use_stops_the_start_at_once_with_the_reason(tmp_path):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        run = ManageRun(tmp_path, args=["--web-workers", "1"], port=port, migrated=True)
+        try:
+            code = run.proc.wait(timeout=START_TIMEOUT)
+        finally:
+            run.kill_group()
+    out = run.output()
+    assert code == 1, out
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in out, out
+    assert "gunicorn" not in out and "goat is running" not in out, out  # no child was started

@@ -13,6 +13,10 @@ backoff; only Ctrl-C, or a crash loop (one child exiting 5 times in a minute), s
 The children stay in this command's process group (a terminal's Ctrl-C reaches them too) and are
 stopped with SIGTERM, waited for, and killed with their own children if they do not stop in time.
 The web server reads the top-level gunicorn.conf.py; this command overrides bind and workers.
+The command itself listens on the port and hands the socket to gunicorn (``--bind fd://N``): a port
+in use fails the start at once with a clear message, ``--port 0`` takes a port the system picks (the
+printed URLs name it), and the socket outlives a restart of the web server (connections wait in its
+backlog instead of being refused).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -27,7 +32,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError, transaction
 
 from goat.serve.supervisor import Supervisor
@@ -44,7 +49,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("GOAT_HOST", "127.0.0.1"))
-        parser.add_argument("--port", type=int, default=int(os.environ.get("GOAT_PORT", "8000")))
+        parser.add_argument("--port", type=int, default=int(os.environ.get("GOAT_PORT", "8000")),
+                            help="0: a free port the system picks (the printed URLs name it)")
         parser.add_argument("--web-workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "2")))
         parser.add_argument("--worker-concurrency", type=int, default=2)
         parser.add_argument("--no-worker", action="store_true", help="web only (no Celery worker, no beat)")
@@ -58,11 +64,14 @@ class Command(BaseCommand):
             self.stdout.write(self.style.SUCCESS("database migrated"))
             self._ensure_staff()
         python = sys.executable
-        host, port = options["host"], options["port"]
+        host = options["host"]
+        listener = _listen(host, options["port"])
+        port = listener.getsockname()[1]
         web = [python, "-m", "gunicorn"]
         if GUNICORN_CONF.is_file():
             web += ["--config", str(GUNICORN_CONF)]
-        web += ["goat.asgi:application", "--bind", f"{host}:{port}", "--workers", str(options["web_workers"])]
+        web += ["goat.asgi:application", "--bind", f"fd://{listener.fileno()}",
+                "--workers", str(options["web_workers"])]
         children = {"web": web}
         if not options["no_worker"]:
             children["worker"] = [python, "-m", "celery", "-A", "goat", "worker", "--loglevel", "INFO",
@@ -96,7 +105,7 @@ class Command(BaseCommand):
             self.stderr.write(f"run: {line}")
             self.stderr.flush()
 
-        supervisor = Supervisor(children, env=env, log=log,
+        supervisor = Supervisor(children, env=env, log=log, pass_fds={"web": (listener.fileno(),)},
                                 max_exits=int(os.environ.get("GOAT_RUN_MAX_EXITS", "5")),
                                 window=float(os.environ.get("GOAT_RUN_EXIT_WINDOW_SECONDS", "60")))
         supervisor.start()
@@ -122,6 +131,7 @@ class Command(BaseCommand):
             code = 0
         for name in supervisor.stop(STOP_TIMEOUT_SECONDS):
             self.stderr.write(f"{name} did not stop in {STOP_TIMEOUT_SECONDS}s; killed it and its children")
+        listener.close()
         self.stdout.write("stopped")
         self.stdout.flush()
         if code:
@@ -143,3 +153,14 @@ class Command(BaseCommand):
             return
         shown = "(from GOAT_ADMIN_PASSWORD)" if os.environ.get("GOAT_ADMIN_PASSWORD") else password
         self.stdout.write(self.style.WARNING(f"created staff account {username!r} with password: {shown}"))
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on ``host``:``port`` (``[::1]`` or ``::1`` for IPv6; port 0: one the system
+    picks), with gunicorn's default backlog; a clear error if it cannot be had."""
+    bare = host.strip("[]")
+    family = socket.AF_INET6 if ":" in bare else socket.AF_INET
+    try:
+        return socket.create_server((bare, port), family=family, backlog=2048)
+    except OSError as error:
+        raise CommandError(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
