@@ -110,6 +110,17 @@ class GroupProcess:
     def output(self, chars: int = 6000) -> str:
         return self.log_path.read_text(errors="replace")[-chars:]
 
+    def printed_port(self, pattern: str, *, since: int = 0, timeout: float = 90) -> int:
+        """The port a server started on port 0 names in its log (``pattern``'s first group), waiting up to
+        ``timeout`` s; ``since``: the log offset its output starts at. Port 0 because a port picked here and
+        bound later could be taken in between by another test's server, which would then answer."""
+        def printed() -> int | None:
+            assert self.proc.poll() is None, f"exited early:\n{self.output(3000)}"
+            found = re.search(pattern, self.log_path.read_text(errors="replace")[since:])
+            return int(found.group(1)) if found else None
+
+        return wait_for(printed, timeout=timeout, what=f"the port in {self.log_path.name}")
+
     def wait_http_ok(self, url: str, timeout: float) -> None:
         """Wait until ``url`` answers 200 (a server's health check); fail with the log's tail if the
         process exits first or ``timeout`` seconds pass."""
@@ -209,10 +220,6 @@ def migrated_sqlite() -> Path:
     return _MIGRATED["path"]
 
 
-#: the health URL ``manage.py run`` prints once it listens, with its port
-_HEALTH_URL = re.compile(r"health +http://[^\s/]+:(\d+)/health/")
-
-
 class ManageRun(GroupProcess):
     """``python manage.py run`` as an operator starts it, in ``cwd`` on a free port (or ``port``).
 
@@ -220,9 +227,8 @@ class ManageRun(GroupProcess):
     ``args`` go after ``run --port N`` (``--web-workers``, ``--no-worker`` ...). ``migrated``: start on a
     copy of ``migrated_sqlite()`` (for a test about what runs, not about a first start).
 
-    Without ``port`` it runs with ``--port 0`` and ``port`` is the one its printed URLs name: a port
-    picked here and bound later could be taken in between by another test's server, which would then
-    answer this test's requests."""
+    Without ``port`` it runs with ``--port 0`` and ``port`` is the one its printed URLs name
+    (``printed_port``)."""
 
     def __init__(self, cwd: Path, *, args: list[str], env: dict[str, str] | None = None,
                  drop: frozenset[str] | set[str] = frozenset(), port: int | None = None, host: str | None = None,
@@ -242,12 +248,7 @@ class ManageRun(GroupProcess):
     def port(self) -> int:
         """The port it listens on (read from its printed URLs, waiting for them up to 90 s)."""
         if self._port is None:
-            def printed() -> int | None:
-                assert self.proc.poll() is None, f"exited early:\n{self.output(3000)}"
-                found = _HEALTH_URL.search(self.log_path.read_text(errors="replace")[self._log_start:])
-                return int(found.group(1)) if found else None
-
-            self._port = wait_for(printed, timeout=90, what="the URLs manage.py run prints")
+            self._port = self.printed_port(r"health +http://[^\s/]+:(\d+)/health/", since=self._log_start)
         return self._port
 
     @property
@@ -264,18 +265,11 @@ def gunicorn_site(tmp_path: Path, env: dict[str, str] | None = None) -> Iterator
     database, with ``env`` over this process's environment: ``SimpleNamespace(url, web)`` while it runs."""
     environ = {**os.environ, "DATABASE_URL": test_database_url(), "GOAT_DATA_DIR": str(tmp_path / "web-data"),
                "PYTHONPATH": str(REPO), **(env or {})}
-    # port 0 and the port gunicorn reports: one picked here could be taken by another server before the bind
     web = GroupProcess([sys.executable, "-m", "gunicorn", "--config", str(REPO / "gunicorn.conf.py"), "goat.asgi",
                         "--bind", "127.0.0.1:0", "--workers", "1"],
                        cwd=REPO, env=environ, log_path=tmp_path / "web.log")
-
-    def listening() -> int | None:
-        assert web.proc.poll() is None, f"exited early:\n{web.output(3000)}"
-        found = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", web.output(20000))
-        return int(found.group(1)) if found else None
-
     try:
-        port = wait_for(listening, timeout=40, what="gunicorn's listening address")
+        port = web.printed_port(r"Listening at: http://127\.0\.0\.1:(\d+)", timeout=40)
         web.wait_http_ok(f"http://127.0.0.1:{port}/health/", timeout=40)
         yield SimpleNamespace(url=f"http://127.0.0.1:{port}", web=web)
     finally:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from testkit import GroupProcess, free_port, test_database_url
+from testkit import GroupProcess, test_database_url
 from testkit import wait_for as _wait_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,16 +93,16 @@ def wait_for():
 @pytest.fixture
 def uvicorn_site(tmp_path, transactional_db):
     """The ASGI application (goat.asgi) under uvicorn on the test database; yields its address."""
-    port = free_port()
     env = {**os.environ, "DATABASE_URL": test_database_url(), "GOAT_DATA_DIR": str(tmp_path / "site-data"),
            "SECRET_KEY": settings.SECRET_KEY, "CELERY_TASK_ALWAYS_EAGER": "0", "PYTHONPATH": str(REPO),
            # the channel prefix this process publishes on (derived from the database name before the
            # test database replaced it)
            "GOAT_LIVE_PREFIX": settings.GOAT_LIVE_PREFIX}
     server = GroupProcess([sys.executable, "-m", "uvicorn", "goat.asgi:application", "--host", "127.0.0.1",
-                           "--port", str(port), "--no-access-log"], cwd=REPO, env=env,
+                           "--port", "0", "--no-access-log"], cwd=REPO, env=env,
                           log_path=tmp_path / "uvicorn.log")
     try:
+        port = server.printed_port(r"running on http://127\.0\.0\.1:(\d+)", timeout=60)
         server.wait_http_ok(f"http://127.0.0.1:{port}/health/", timeout=60)
         yield f"http://127.0.0.1:{port}"
     finally:
