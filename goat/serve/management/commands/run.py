@@ -163,4 +163,6 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         return socket.create_server((bare, port), family=family, backlog=2048)
     except OSError as error:
-        raise CommandError(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise CommandError(f"cannot listen on {host}:{port}: {reason} (--port chooses another; 0, a free one)") \
+            from error
