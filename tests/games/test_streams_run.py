@@ -464,10 +464,14 @@ def test_ctrl_c_ends_the_streams_and_leaves_no_process(run):
     streams = [Stream(run, f"/api/games/{game_id}/stream/", token), Stream(run, "/api/stream/", token)]
     for stream in streams:
         stream.wait(lambda m: True)
-    started = time.monotonic()
     os.kill(run.proc.pid, signal.SIGINT)
     for stream in streams:
+        # within gunicorn's graceful timeout (20 s): a stream that held its worker would end only when
+        # gunicorn killed the worker
         assert stream.closed.wait(15), "a stream outlived Ctrl-C"
     assert run.proc.wait(timeout=25) == 0
-    assert time.monotonic() - started < 15, "the streams held the stop until it was forced"
+    # nothing was forced: no gunicorn worker killed, no child of run killed after its stop timeout (how
+    # long the Celery workers take to stop is their own affair, and the machine's pace)
+    stopping = run.log_path.read_text(errors="replace").split("SIGINT: stopping", 1)[1]
+    assert "SIGKILL" not in stopping and "did not stop" not in stopping, stopping[-3000:]
     assert run.group_gone(5), "a process of run outlived Ctrl-C"
