@@ -48,9 +48,17 @@ def pytest_runtest_setup(item):
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Forget the server processes that earlier tests left gone: a report names only this test's."""
+    GroupProcess.running[:] = [process for process in GroupProcess.running
+                               if process.proc.poll() is None or process.group_alive()]
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A failing test's report ends with the log tail of each server process it still runs (the servers
-    are gone, and their temporary directories with them, by the time anyone reads the report)."""
+    """A failing test's report ends with the log tail of each server process it ran or still runs (the
+    servers are gone, and their temporary directories with them, by the time anyone reads the report)."""
     report = yield
     if report.failed:
         for process in GroupProcess.running:

@@ -88,8 +88,9 @@ class GroupProcess:
     ``timeout``; whatever of the group outlives the main process (a pool child, the beat process of
     ``worker --beat``) is killed too, so no process of a test keeps running into the next test. An
     orphaned embedded beat once did that for 45 minutes, sending periodic tasks to later tests.
-    ``kill`` is a crash of the whole group (SIGKILL). ``running`` holds every one not yet stopped: a
-    failing test's report carries their logs' tails (tests/conftest.py).
+    ``kill`` is a crash of the whole group (SIGKILL). ``running`` holds every one started and not known
+    to be gone before the current test (tests/conftest.py prunes it as each test starts): a failing
+    test's report carries their logs' tails, of a server it killed as well as of one still running.
     """
 
     running: ClassVar[list[GroupProcess]] = []
@@ -162,7 +163,6 @@ class GroupProcess:
         self.kill_group()
         self.proc.wait()
         self.group_gone()
-        self._forget()
 
     def terminate(self) -> None:
         """Ask the main process to stop (SIGTERM), once: ``stop`` then waits. Stopping several processes
@@ -182,11 +182,6 @@ class GroupProcess:
         if not self.group_gone(2):  # children left behind by the main process
             self.kill_group()
             self.group_gone()
-        self._forget()
-
-    def _forget(self) -> None:
-        if self in GroupProcess.running:
-            GroupProcess.running.remove(self)
 
 
 REPO = Path(__file__).resolve().parents[1]
