@@ -1,34 +1,32 @@
-"""What the API's WSGI bridge costs per request: a2wsgi's against one thread-pool hop, in process.
+"""What the API's WSGI bridge costs per request: goat's one-crossing bridge against a2wsgi's, in process.
 
     python bench/wsgi_bridge.py [--requests N] [--in-flight K] [--rounds R] [--json]
 
-``manage.py run`` serves the API's views through a2wsgi's ``WSGIMiddleware`` inside each uvicorn
-worker (goat/serve/server.py). A request there crosses between the event loop and a pool thread
-several times: the thread asks the loop for the body, and hands it the response's start, each body
-chunk and its end, each a ``run_coroutine_threadsafe`` it blocks on. This bench puts a number on
-those crossings, with no Django, network or database in the way: N requests (default 5,000), K in
-flight (default 8, what bench/http_load.py keeps in flight), through
+``manage.py run`` serves the API's views through ``goat.serve.bridge.Bridge`` inside each uvicorn
+worker (goat/serve/server.py): the body already read in the loop, the application run on a pool
+thread in one ``run_in_executor``, the response taken whole. a2wsgi's ``WSGIMiddleware``, which goat
+used before, crosses between the loop and the thread several times per request: the thread asks the
+loop for the body, and hands it the response's start, each body chunk and its end, each a
+``run_coroutine_threadsafe`` it blocks on. This bench puts a number on those crossings, with no
+Django, network or database in the way: N requests (default 5,000), K in flight (default 8, what
+bench/http_load.py keeps in flight), 4 threads each (the server's default), a trivial WSGI
+application that reads a move-sized body and answers 600 bytes, through
 
-* ``a2wsgi``: a2wsgi's ``WSGIMiddleware`` (4 threads, as the server's default) on a trivial WSGI
-  application that reads a move-sized body and answers 600 bytes;
-* ``one hop``: the same application called on the same kind of pool in one ``run_in_executor``,
-  the body given whole and the response taken whole (what a bridge for bodies already read in the
-  loop, and responses not streamed, would do; goat does not ship one).
+* ``a2wsgi``: a2wsgi's ``WSGIMiddleware``;
+* ``goat``: goat's ``Bridge``.
 
 Reported: CPU (``time.process_time``) and wall time per request of each (the median of R rounds,
-default 3), and the ratio a2wsgi / one hop. No target: docs/capacity.md uses the figure to size what
-the serving design leaves on the table.
+default 3), and the ratio a2wsgi / goat. No target: a bench without a busy loop shows the crossings'
+own cost, not the waits for a loop busy with streams that the soak shows (docs/capacity.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import io
 import statistics
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -61,18 +59,13 @@ async def send(message):
     return None
 
 
-def one_hop_app(pool: ThreadPoolExecutor):
-    def call():
-        started: list = []
-        chunks = application({"REQUEST_METHOD": "POST", "wsgi.input": io.BytesIO(BODY)},
-                             lambda status, headers, exc_info=None: started.append((status, headers)))
-        return started[0], b"".join(chunks)
+def goat_app():
+    from goat.serve.bridge import Bridge
 
-    async def app(scope, receive_, send_):
-        (status, headers), body = await asyncio.get_running_loop().run_in_executor(pool, call)
-        await send_({"type": "http.response.start", "status": int(status.split()[0]),
-                     "headers": [(k.lower().encode(), v.encode()) for k, v in headers]})
-        await send_({"type": "http.response.body", "body": body})
+    bridge = Bridge(application, threads=THREADS)
+
+    async def app(scope, receive_, send_):  # as goat.serve.server.split: the body read in the loop first
+        await bridge(scope, (await receive_())["body"], send_)
 
     return app
 
@@ -103,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     from a2wsgi import WSGIMiddleware
 
     bridges = {"a2wsgi": WSGIMiddleware(application, workers=THREADS),
-               "one hop": one_hop_app(ThreadPoolExecutor(THREADS))}
+               "goat": goat_app()}
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in bridges}
     for _ in range(args.rounds):  # alternating, so both see the same machine
         for name, app in bridges.items():
@@ -112,14 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     wall = {name: statistics.median(r[1] for r in rs) for name, rs in runs.items()}
     figures = {"bench": "wsgi_bridge", "requests": args.requests, "in_flight": args.in_flight,
                "rounds": args.rounds, "a2wsgi_cpu_us": round(cpu["a2wsgi"], 1),
-               "one_hop_cpu_us": round(cpu["one hop"], 1), "a2wsgi_wall_us": round(wall["a2wsgi"], 1),
-               "one_hop_wall_us": round(wall["one hop"], 1),
-               "ratio": round(cpu["a2wsgi"] / cpu["one hop"], 2), "target": "(none: reported)", "pass": None}
+               "goat_cpu_us": round(cpu["goat"], 1), "a2wsgi_wall_us": round(wall["a2wsgi"], 1),
+               "goat_wall_us": round(wall["goat"], 1),
+               "ratio": round(cpu["a2wsgi"] / cpu["goat"], 2), "target": "(none: reported)", "pass": None}
     emit(figures, args.json, [
         f"wsgi bridge: {args.requests} requests, {args.in_flight} in flight, median of {args.rounds} rounds",
         f"  a2wsgi   {cpu['a2wsgi']:7.1f} us CPU, {wall['a2wsgi']:7.1f} us wall per request",
-        f"  one hop  {cpu['one hop']:7.1f} us CPU, {wall['one hop']:7.1f} us wall per request",
-        f"  ratio a2wsgi / one hop (CPU): {figures['ratio']} (reported, no target)",
+        f"  goat     {cpu['goat']:7.1f} us CPU, {wall['goat']:7.1f} us wall per request",
+        f"  ratio a2wsgi / goat (CPU): {figures['ratio']} (reported, no target)",
     ])
     return 0
 

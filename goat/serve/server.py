@@ -3,9 +3,10 @@
 gunicorn keeps managing the processes (workers, ``max_requests`` recycling with jitter, timeouts,
 graceful stop; gunicorn.conf.py); each worker is a uvicorn event loop (``Worker``). ``split``
 routes the stream paths to Django's async handler (``stream_handler``), where an idle stream is a
-suspended coroutine (no thread), and every other request to Django's WSGI handler through a2wsgi's thread pool, so the
-synchronous views run as under gthread: several at once, each on its own thread and database
-connection (Django's ASGI handler would run them one at a time per process, on the one
+suspended coroutine (no thread), and every other request to Django's WSGI handler on a thread pool
+(``goat.serve.bridge``: one crossing between the loop and a thread per request), so the synchronous
+views run as under gthread: several at once, each on its own thread and database connection
+(Django's ASGI handler would run them one at a time per process, on the one
 ``thread_sensitive`` thread). docs/architecture.md "Serving" has the comparison and figures.
 """
 
@@ -22,6 +23,7 @@ from uvicorn.server import Server
 from uvicorn_worker import UvicornWorker
 
 from goat.live import fanout
+from goat.serve import bridge
 from goat.web import limits, logs
 
 #: seconds a stopping worker keeps its idle kept-alive connections, answering a request on one with
@@ -96,9 +98,7 @@ def _closing(send):
 def split(*, asgi, wsgi, asgi_paths: str, threads: int):
     """An ASGI application: paths matching ``asgi_paths`` to ``asgi``, the rest to ``wsgi`` (a WSGI
     callable) run on ``threads`` threads."""
-    from a2wsgi import WSGIMiddleware
-
-    threaded = WSGIMiddleware(wsgi, workers=threads)
+    threaded = bridge.Bridge(wsgi, threads=threads)
     matches = re.compile(asgi_paths).match
 
     async def application(scope, receive, send):
@@ -120,18 +120,21 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
         if kind == "http":
             # refused by the protocol, or the body read here in the event loop (deadline, size) before
             # any thread is taken: a slow client holds a coroutine, never one of the ``threads``
+            body = None
             refused = scope.get(limits.REFUSED)
             if refused is None:
-                receive, refused = await limits.read_body(scope, receive)
+                body, refused = await limits.read_body(scope, receive)
             if refused is not None:
                 await limits.send_problem(send, *refused, headers=scope.get("headers", ()))
                 return
-            if receive is None:  # the client went away
+            if body is None:  # the client went away
                 return
-        if kind == "http" and matches(scope["path"]):
-            await asgi(scope, receive, send)
-        else:
-            await threaded(scope, receive, send)
+            if matches(scope["path"]):
+                await asgi(scope, limits.replayed(body, receive), send)
+            else:
+                await threaded(scope, body, send)
+        elif kind == "websocket":  # goat serves none
+            await send({"type": "websocket.close", "code": 1000})
 
     return application
 

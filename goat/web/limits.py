@@ -1,6 +1,6 @@
 """What a request may hold before Django sees it: slow or oversized requests are refused in the event loop.
 
-Django's views run on a few a2wsgi threads per worker (goat/serve/server.py). A thread that reads a
+Django's views run on a few threads per worker (goat/serve/bridge.py). A thread that reads a
 request body waits for the client, so a handful of clients sending a body slowly (or never) would hold
 every thread and stall the whole service. Here, in the uvicorn worker's event loop, where a waiting
 connection costs a coroutine and no thread:
@@ -89,11 +89,10 @@ async def send_problem(send, status: int, code: str, headers=()) -> None:
 Receive = Callable[[], Awaitable[dict]]
 
 
-async def read_body(scope, receive: Receive) -> tuple[Receive | None, tuple[int, str] | None]:
+async def read_body(scope, receive: Receive) -> tuple[bytes | None, tuple[int, str] | None]:
     """Read the request's whole body with the deadline and the size limit.
 
-    Returns a ``receive`` that gives the application the body at once (then the client's disconnect),
-    or a refusal (status, code), or (None, None) when the client went away."""
+    Returns the body, or a refusal (status, code), or (None, None) when the client went away."""
     settings = _settings()
     limit = settings.GOAT_MAX_BODY_BYTES
     length = next((value for name, value in scope.get("headers", []) if name == b"content-length"), None)
@@ -117,7 +116,12 @@ async def read_body(scope, receive: Receive) -> tuple[Receive | None, tuple[int,
     except TimeoutError:
         logger.warning("request body not received within %ss: refused (408)", settings.GOAT_BODY_TIMEOUT_SECONDS)
         return None, TOO_SLOW
-    body = b"".join(chunks)
+    return b"".join(chunks), None
+
+
+def replayed(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives an ASGI application the ``body`` already read at once, then what the
+    client sends next (its disconnect)."""
     given = False
 
     async def replay() -> dict:
@@ -127,7 +131,7 @@ async def read_body(scope, receive: Receive) -> tuple[Receive | None, tuple[int,
             return {"type": "http.request", "body": body, "more_body": False}
         return await receive()
 
-    return replay, None
+    return replay
 
 
 class Protocol(HttpToolsProtocol):
