@@ -15,9 +15,10 @@ added on top of the previous step's; each step warms up, then is measured for ``
 Per step: move latency p50/p99 (the POST of a move, by the client), stream delivery p99 (from the
 mover's 201 to each stream showing that version, 0 when the stream was first; and from the mover's
 send to each stream showing it, the move's own time included: one clock, the client's), errors
-(any answer that is not the expected one, a stream that broke), the ticker's lateness p99 (from
-``/metrics``), the RSS of the web and the worker processes at the step's start and end, and per
-move: web CPU, worker CPU, PostgreSQL CPU, the client's CPU (apart), WAL bytes, rows written, event
+(any answer that is not the expected one, a stream that broke), the streams the server ended before
+their game did (a web worker recycled by ``max_requests``: the player opens them again, as the site
+does), the ticker's lateness p99 (from ``/metrics``), the RSS of the web and the worker processes at
+the step's start and end, and per move: web CPU (with the processes recycled during the step), worker CPU, PostgreSQL CPU, the client's CPU (apart), WAL bytes, rows written, event
 bytes, Redis commands and PUBLISHes, stream messages delivered; with ``--replica-url`` (a streaming
 standby of the primary) the server reads from it and each step reports its replay lag (p50/p99/max,
 sampled every 0.5 s by the router's own measure) and the transactions it served. The steps stop
@@ -172,6 +173,8 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     moves: int = 0
     stream_messages: int = 0
+    #: streams the server ended before their game did (a web worker recycled), opened again
+    reopened: int = 0
     games_ended: int = 0
     #: (game, version) -> when the mover had its 201
     committed: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -254,8 +257,10 @@ class Table:
 
     async def feed(self, player: Player) -> None:
         try:
-            async for _message in stream_lines(self.soak.port, "/api/stream/", player.token):
-                self.soak.stats.stream_messages += 1
+            while not self.soak.stopping:  # a feed the server ends (a worker recycled) is opened again
+                async for _message in stream_lines(self.soak.port, "/api/stream/", player.token):
+                    self.soak.stats.stream_messages += 1
+                self.soak.stats.reopened += 1
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001
@@ -266,27 +271,20 @@ class Table:
         soak = self.soak
         api = Http(soak.port)
         acted: set[int] = set()
+        status = "waiting"
         try:
-            async for message in stream_lines(soak.port, f"/api/games/{game_id}/stream/", player.token):
-                soak.stats.stream_messages += 1
-                game = message.get("game") if message["kind"] == "update" else message if message["kind"] == "state" \
-                    else None
-                if game is None:
-                    continue
-                version = game["version"]
-                if message["kind"] == "update":
-                    soak.stats.shown((game_id, version))
-                    flight = soak.stats.inflight.get(game_id)
-                    # the update that carries the move sent at version flight[1] (each stream sees it once)
-                    if (flight is not None and soak.stats.measuring
-                            and any(event.get("seq") == flight[1] + 1 for event in message.get("events", ()))):
-                        soak.stats.to_stream_ms.append((time.perf_counter() - flight[0]) * 1000)
-                if game["status"] != "running" or game["turn"] != game["your_seat"] or not game["legal_moves"]:
-                    continue
-                if version in acted:
-                    continue
-                acted.add(version)
-                asyncio.ensure_future(self.move(api, player, game_id, game))
+            # the server ends a game's stream once the game ends; a stream it ends before (a worker
+            # recycled, or stopping) is opened again, as the site's clients do: it starts with the state
+            while status in ("waiting", "running") and not soak.stopping:
+                async for message in stream_lines(soak.port, f"/api/games/{game_id}/stream/", player.token):
+                    soak.stats.stream_messages += 1
+                    game = message.get("game") if message["kind"] == "update" else \
+                        message if message["kind"] == "state" else None
+                    if game is not None:
+                        status = game["status"]
+                        self.shown(player, api, game_id, message, game, acted)
+                if status in ("waiting", "running"):
+                    soak.stats.reopened += 1
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001
@@ -294,6 +292,24 @@ class Table:
                 soak.stats.error(f"stream: {exc!r}")
         finally:
             api.close()
+
+    def shown(self, player: Player, api: Http, game_id: int, message: dict, game: dict, acted: set[int]) -> None:
+        """A stream of ``player`` shows ``game``: note the delivery, and move when it is their turn."""
+        soak = self.soak
+        version = game["version"]
+        if message["kind"] == "update":
+            soak.stats.shown((game_id, version))
+            flight = soak.stats.inflight.get(game_id)
+            # the update that carries the move sent at version flight[1] (each stream sees it once)
+            if (flight is not None and soak.stats.measuring
+                    and any(event.get("seq") == flight[1] + 1 for event in message.get("events", ()))):
+                soak.stats.to_stream_ms.append((time.perf_counter() - flight[0]) * 1000)
+        if game["status"] != "running" or game["turn"] != game["your_seat"] or not game["legal_moves"]:
+            return
+        if version in acted:
+            return
+        acted.add(version)
+        asyncio.ensure_future(self.move(api, player, game_id, game))
 
     async def move(self, api: Http, player: Player, game_id: int, game: dict) -> None:
         soak = self.soak
@@ -404,13 +420,15 @@ def _rss_mb(procs) -> float:
 
 
 def _cpu_s(procs) -> float:
+    """CPU seconds of ``procs`` and of the children they have reaped: a web or pool process recycled
+    during a step (``max_requests``) counts in its parent's."""
     import psutil
 
     total = 0.0
     for proc in procs:
         try:
             times = proc.cpu_times()
-            total += times.user + times.system
+            total += times.user + times.system + times.children_user + times.children_system
         except psutil.Error:
             pass
     return total
@@ -634,7 +652,7 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
             "delivery_p99_ms": round(percentile(stats.delivery_ms, 99), 1) if stats.delivery_ms else None,
             "move_to_stream_p99_ms": round(percentile(stats.to_stream_ms, 99), 1) if stats.to_stream_ms else None,
             "load_average": [round(load_start, 1), round(os.getloadavg()[0], 1)],
-            "errors": len(stats.errors), "error_samples": stats.errors[:5],
+            "errors": len(stats.errors), "error_samples": stats.errors[:5], "streams_reopened": stats.reopened,
             "ticker_lateness_p99_s": _lateness_p99(late_start, _lateness_buckets(port)),
             "rss_mb_start": rss_start, "rss_mb_end": rss_end,
             "per_move": {

@@ -379,6 +379,11 @@ GOAT_BODY_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_BODY_TIMEOUT_SECONDS", 10.0
 GOAT_MAX_HEADER_BYTES = max(4096, env_int("GOAT_MAX_HEADER_BYTES", 32 * 1024))
 GOAT_MAX_HEADERS = max(16, env_int("GOAT_MAX_HEADERS", 100))
 GOAT_MAX_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, env_int("GOAT_MAX_BODY_BYTES", 256 * 1024))
+
+# A web worker that recycles itself (GUNICORN_MAX_REQUESTS) ends its open streams spread over this many
+# seconds, so their clients reconnect to the other workers as a flow, not a storm (goat/serve/server.py);
+# 0: at once. A worker told to stop (a deploy, Ctrl-C) ends them at once whatever this says.
+GOAT_RECYCLE_SPREAD_SECONDS = max(0.0, env_float("GOAT_RECYCLE_SPREAD_SECONDS", 10.0))
 # An Idempotency-Key claimed by a request that died (a killed worker) may be taken over after this long.
 GOAT_IDEMPOTENCY_STALE_SECONDS = env_int("GOAT_IDEMPOTENCY_STALE_SECONDS", 60)
 # Stored Idempotency-Key answers are kept this long, then purged hourly (docs/api.md: at least 24 h).

@@ -320,15 +320,30 @@ _CLOSE = {"__close__": True}
 _closing = False
 
 
-def close_listeners() -> None:
-    """End every listener of this process and refuse new ones (the server calls this as it stops,
-    so open streams end cleanly instead of holding the shutdown until it is forced)."""
+def close_listeners(share: float | None = None) -> int:
+    """End every open listener of this process and refuse new ones (``share`` None), or end that share
+    of them (0-1, rounded up): the server calls this as it stops, so open streams end cleanly instead
+    of holding the shutdown until it is forced. Returns how many are left open."""
     global _closing
-    _closing = True
+    if share is None:
+        _closing = True
+    listeners = _open_listeners()
+    ending = listeners if share is None else listeners[:math.ceil(len(listeners) * min(max(share, 0.0), 1.0))]
+    for listener in ending:
+        listener.ending = True
+        listener.put(_CLOSE)
+    return len(listeners) - len(ending)
+
+
+def _open_listeners() -> list[Listener]:
+    """This process's listeners not yet told to end, each once (a listener may hear several channels)."""
+    found: dict[Listener, None] = {}
     for hub in list(_hubs.values()):
         for listeners in hub.listeners.values():
             for listener in listeners:
-                listener.put(_CLOSE)
+                if not listener.ending:
+                    found[listener] = None
+    return list(found)
 
 
 class Listener:
@@ -336,13 +351,15 @@ class Listener:
     stream is one): its messages in a list, and while it waits a future that a message or the hub's
     timer of its slot completes; no task, no timer of its own."""
 
-    __slots__ = ("hub", "channels", "entered", "_messages", "_waiter", "_slot", "_sent")
+    __slots__ = ("hub", "channels", "entered", "ending", "_messages", "_waiter", "_slot", "_sent")
 
     def __init__(self, hub: _Hub, channels: tuple[str, ...]):
         self.hub = hub
         self.channels = channels
         #: its ``listen`` block has begun (its caller reads its source of truth from then on)
         self.entered = False
+        #: told to end (``close_listeners``): its stream ends when it reads that
+        self.ending = False
         self._messages: list[dict[str, Any]] = []
         self._waiter: asyncio.Future | None = None
         self._slot = 0.0

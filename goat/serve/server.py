@@ -29,6 +29,14 @@ from goat.web import limits, logs
 #: seconds a stopping worker keeps its idle kept-alive connections, answering a request on one with
 #: "Connection: close" (as gunicorn >= 27.0.1's gthread worker does; docs/reliability.md section 8)
 DRAIN_SECONDS = 2.0
+#: how often a recycling worker ends its next share of streams (GOAT_RECYCLE_SPREAD_SECONDS)
+SPREAD_STEP_SECONDS = 0.25
+
+
+def _settings():
+    from django.conf import settings
+
+    return settings
 
 
 class _State:
@@ -211,21 +219,38 @@ async def _sent_until_disconnect(sending, receive) -> None:
 
 class _Server(Server):
     async def shutdown(self, sockets=None) -> None:
-        # Streams never finish on their own: end them first, or the graceful stop would wait for
-        # them until gunicorn's graceful_timeout and then kill the worker.
-        fanout.close_listeners()
         _State.draining = True
-        # uvicorn would close idle kept-alive connections at once, and a request a client sends on one
-        # at that moment is lost (a reset): stop accepting, keep them DRAIN_SECONDS, answer with
-        # "Connection: close" meanwhile, then close what is left.
         for server in self.servers:
             server.close()
         for sock in sockets or []:
             sock.close()
+        # Streams never finish on their own: end them first, or the graceful stop would wait for
+        # them until gunicorn's graceful_timeout and then kill the worker. A worker that recycles
+        # itself (max_requests; told nothing, so ``should_exit`` is unset) is in no hurry: it ends them
+        # spread over a few seconds, so their clients' reconnections reach the other workers as a
+        # steady flow and not all in one moment (each is a stream's opening: its authentication and
+        # first read).
+        if not self.should_exit:
+            await self._streams_spread(_settings().GOAT_RECYCLE_SPREAD_SECONDS)
+        fanout.close_listeners()
+        # uvicorn would close idle kept-alive connections at once, and a request a client sends on one
+        # at that moment is lost (a reset): not accepting, keep them DRAIN_SECONDS, answer with
+        # "Connection: close" meanwhile, then close what is left.
         deadline = asyncio.get_running_loop().time() + DRAIN_SECONDS
         while self.server_state.connections and not self.force_exit and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.05)
         await super().shutdown(sockets=None)
+
+    async def _streams_spread(self, seconds: float) -> None:
+        """End this worker's streams evenly over ``seconds``; the rest at once when told to stop meanwhile."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + seconds
+        while not self.should_exit and (left := end - loop.time()) > SPREAD_STEP_SECONDS:
+            if not fanout.close_listeners(SPREAD_STEP_SECONDS / left):
+                return
+            if self.config.callback_notify is not None:  # gunicorn's heartbeat: alive, not stuck
+                await self.config.callback_notify()
+            await asyncio.sleep(SPREAD_STEP_SECONDS)
 
 
 class Worker(UvicornWorker):

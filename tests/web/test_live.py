@@ -7,6 +7,7 @@ worker is); the Redis backend where the suite has one (the PostgreSQL + Redis pa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -94,6 +95,88 @@ def test_a_listener_times_out_quietly_and_ends_when_the_process_stops(backend):
                 pass
 
     asyncio.run(scenario())
+
+
+def test_a_share_of_the_listeners_ends_and_the_rest_stay_open_until_every_one_is_ended(backend):
+    """A recycling web worker ends its streams a share at a time (goat/serve/server.py); a listener of
+    several channels counts once, and one already told to end is not counted again."""
+    async def scenario():
+        async with contextlib.AsyncExitStack() as stack:
+            listeners = [await stack.enter_async_context(fanout.listen(f"player:{i}", notify.LOBBY_CHANNEL))
+                         for i in range(5)]
+            assert fanout.close_listeners(0.3) == 3  # ceil(5 x 0.3) = 2 ended
+            ended = [listener for listener in listeners if listener.ending]
+            assert len(ended) == 2
+            for listener in ended:
+                with pytest.raises(fanout.Closed):
+                    await listener.get(5)
+            still = [listener for listener in listeners if not listener.ending]
+            assert [await listener.get(0.05) for listener in still] == [None, None, None]
+            assert fanout.close_listeners(0.3) == 2  # ceil(3 x 0.3) = 1 more
+            async with fanout.listen("player:9"):  # not refused: the worker still serves
+                pass
+            assert fanout.close_listeners(0.0) == 2
+            assert fanout.close_listeners() == 0  # the rest, and new ones refused
+            for listener in still:
+                with pytest.raises(fanout.Closed):
+                    await listener.get(5)
+            with pytest.raises(fanout.Closed):
+                async with fanout.listen("player:9"):
+                    pass
+
+    asyncio.run(scenario())
+
+
+def _streams_ended_by_a_recycling_worker(spread: float, told_to_stop_after: float | None = None):
+    """Seconds from the start of a worker's ``_streams_spread(spread)`` (then its closing of the rest)
+    at which each of 40 open streams ended, and how often it told gunicorn it is alive meanwhile."""
+    from uvicorn.config import Config
+
+    from goat.serve import server
+
+    async def scenario():
+        ended: list[float] = []
+
+        async def stream(i: int) -> None:
+            async with fanout.listen(f"player:{i}", notify.LOBBY_CHANNEL) as listener:
+                with contextlib.suppress(fanout.Closed):
+                    await listener.get(30)
+                ended.append(time.monotonic())
+
+        tasks = [asyncio.create_task(stream(i)) for i in range(40)]
+        await asyncio.sleep(0.05)
+        worker = server._Server(Config(app=None))
+        beats = []
+
+        async def notify_alive():
+            beats.append(time.monotonic())
+
+        worker.config.callback_notify = notify_alive
+        if told_to_stop_after is not None:
+            asyncio.get_running_loop().call_later(told_to_stop_after, setattr, worker, "should_exit", True)
+        started = time.monotonic()
+        await worker._streams_spread(spread)
+        fanout.close_listeners()
+        await asyncio.wait_for(asyncio.gather(*tasks), 10)
+        return sorted(t - started for t in ended), len(beats)
+
+    return asyncio.run(scenario())
+
+
+def test_a_recycling_worker_ends_its_streams_spread_over_the_window(backend):
+    ended, beats = _streams_ended_by_a_recycling_worker(1.0)
+    assert len(ended) == 40
+    # shares of ceil(open x 0.25 s / time left): about a quarter at first, the last ones near the window's end
+    assert sum(t < 0.2 for t in ended) <= 12
+    assert ended[-1] >= 0.6
+    assert beats >= 3
+
+
+def test_a_recycling_worker_told_to_stop_ends_the_rest_of_its_streams_at_once(backend):
+    ended, _ = _streams_ended_by_a_recycling_worker(5.0, told_to_stop_after=0.4)
+    assert len(ended) == 40
+    assert sum(t < 0.35 for t in ended) < 10  # spread so far
+    assert ended[-1] < 1.5  # the rest within a step of the signal, not over the 5 s window
 
 
 def test_the_stream_slots_of_a_token_are_limited_and_freed(backend):
