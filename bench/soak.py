@@ -18,8 +18,9 @@ send to each stream showing it, the move's own time included: one clock, the cli
 (any answer that is not the expected one, a stream that broke), the streams the server ended before
 their game did (a web worker recycled by ``max_requests``: the player opens them again, as the site
 does), the ticker's lateness p99 (from ``/metrics``), the RSS of the web and the worker processes at
-the step's start and end, and per move: web CPU (with the processes recycled during the step), worker CPU, PostgreSQL CPU, the client's CPU (apart), WAL bytes, rows written, event
-bytes, Redis commands and PUBLISHes, stream messages delivered; with ``--replica-url`` (a streaming
+the step's start and end, and per move: web CPU (with the processes recycled during the step),
+worker CPU, PostgreSQL CPU, the client's CPU (apart), WAL bytes, rows written, event bytes, Redis
+commands and PUBLISHes, stream messages delivered; with ``--replica-url`` (a streaming
 standby of the primary) the server reads from it and each step reports its replay lag (p50/p99/max,
 sampled every 0.5 s by the router's own measure) and the transactions it served. The steps stop
 after the first whose move p99 passes ``--p99-ms`` (100). "Players per 2 cores" is the largest step
