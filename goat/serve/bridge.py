@@ -8,8 +8,8 @@ collects the response, and the loop sends it when the thread is done.
 
 A general bridge (a2wsgi's ``WSGIMiddleware``) crosses back to the loop, and waits for it, for the
 body, the response's start, each body chunk and its end. Under load the loop is busy with the
-streams, so each of those waits is a wait for the loop and for the interpreter's lock: that was a
-fifth of the web workers' samples in the soak (docs/capacity.md).
+streams, so each of those waits is a wait for the loop and for the interpreter's lock
+(docs/capacity.md has the measurements).
 
 A response that grows past ``FLUSH_BYTES`` (a static file, a large export) goes to the loop in parts
 of about that size, each a crossing the thread waits for: memory per request stays bounded, and a

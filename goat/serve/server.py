@@ -227,9 +227,9 @@ def collector_settle() -> None:
     """Make the garbage collector's pauses short and rare in a web worker, which holds thousands of
     streams: a collection stops the whole process, its event loop and its threads.
 
-    A full collection scans every object the collector tracks. In the soak (docs/capacity.md) a worker
-    holding 1,500 streams tracked ~340,000 besides the boot's ~120,000, ran a full collection every
-    ~12 s, and each took 250-440 ms: the streams' deliveries waited behind it. The boot's objects
+    A full collection scans every object the collector tracks, and a worker's streams make hundreds
+    of thousands of them: with Python's default thresholds it runs every few seconds under load, and
+    the streams' deliveries wait behind it (docs/capacity.md has the measurements). The boot's objects
     (Django, the URLconf, the views) live as long as the process, so they are frozen (``gc.freeze``)
     and left out of every collection; the larger thresholds make the older generations' collections
     rare (a full one also waits until the objects added since the last one are a quarter of those

@@ -313,9 +313,8 @@ def test_a_recycled_worker_answers_a_request_on_its_kept_alive_connection(tmp_pa
 
 def test_a_recycled_worker_ends_its_streams_spread_out_and_the_next_worker_serves_them(tmp_path, transactional_db):
     """A worker that reaches GUNICORN_MAX_REQUESTS ends its open streams over
-    GOAT_RECYCLE_SPREAD_SECONDS (here 2 s), not all in one moment: in the soak a worker recycled with
-    1,800 streams open, they all reopened on the other worker at once, and the moves' p99 passed 1.9 s
-    (docs/capacity.md). Before, every stream ended within a tick."""
+    GOAT_RECYCLE_SPREAD_SECONDS (here 2 s), not all in one moment, so that their reopenings do not
+    reach the other workers all at once (docs/capacity.md)."""
     from types import SimpleNamespace
 
     from games.test_streams_run import Client, Stream
