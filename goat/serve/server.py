@@ -218,9 +218,9 @@ async def _sent_until_disconnect(sending, receive) -> None:
         watcher.cancel()
 
 
-#: the collector's thresholds in a web worker: the youngest generation collected every 10,000 net
-#: allocations (Python's default: 700), the older two after 20 collections of the one below (10)
-GC_THRESHOLDS = (10_000, 20, 20)
+#: the collector's thresholds in a web worker: the young generations as Python's defaults (700, 10),
+#: so each of their collections is short; the oldest after 1,000 collections of the middle one (10)
+GC_THRESHOLDS = (700, 10, 1000)
 
 
 def collector_settle() -> None:
@@ -231,9 +231,9 @@ def collector_settle() -> None:
     of thousands of them: with Python's default thresholds it runs every few seconds under load, and
     the streams' deliveries wait behind it (docs/capacity.md has the measurements). The boot's objects
     (Django, the URLconf, the views) live as long as the process, so they are frozen (``gc.freeze``)
-    and left out of every collection; the larger thresholds make the older generations' collections
-    rare (a full one also waits until the objects added since the last one are a quarter of those
-    it would scan, Python's own rule)."""
+    and left out of every collection; the oldest generation's threshold makes full collections rare
+    (one also waits until the objects added since the last are a quarter of those it would scan,
+    Python's own rule), while the young generations stay small, so their collections stay short."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
