@@ -19,6 +19,7 @@ import re
 import sys
 import time
 
+from django.conf import settings
 from gunicorn.arbiter import Arbiter
 from uvicorn.server import Server
 from uvicorn_worker import UvicornWorker
@@ -32,12 +33,6 @@ from goat.web import limits, logs
 DRAIN_SECONDS = 2.0
 #: how often a recycling worker ends its next share of streams (GOAT_RECYCLE_SPREAD_SECONDS)
 SPREAD_STEP_SECONDS = 0.25
-
-
-def _settings():
-    from django.conf import settings
-
-    return settings
 
 
 class _State:
@@ -253,7 +248,7 @@ class _Server(Server):
         # steady flow and not all in one moment (each is a stream's opening: its authentication and
         # first read).
         if not self.should_exit:
-            await self._streams_spread(_settings().GOAT_RECYCLE_SPREAD_SECONDS)
+            await self._streams_spread(settings.GOAT_RECYCLE_SPREAD_SECONDS)
         fanout.close_listeners()
         # uvicorn would close idle kept-alive connections at once, and a request a client sends on one
         # at that moment is lost (a reset): not accepting, keep them DRAIN_SECONDS, answer with

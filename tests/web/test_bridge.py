@@ -19,8 +19,8 @@ SCOPE = {"type": "http", "method": "POST", "path": "/api/games/1/moves/", "raw_p
 
 
 def _serve(app, body=b"{}", *, send_delay=0.0, threads=2):
-    """Run ``app`` through a Bridge; returns the messages sent and the number of times a thread waited
-    for the loop."""
+    """Run ``app`` through a Bridge; returns the messages sent and the names of the threads that
+    waited for the loop, one entry per wait."""
     sent: list[dict] = []
     crossings = []
     real = asyncio.run_coroutine_threadsafe
@@ -80,12 +80,10 @@ def test_an_empty_response_is_a_start_and_an_empty_final_body():
 def test_a_large_response_goes_in_bounded_parts_each_waited_for_in_order():
     chunk = b"x" * 8192
     count = 100  # 800 KiB: about three parts of FLUSH_BYTES and the rest
-    produced = []
 
     def app(environ, start_response):
         start_response("200 OK", [("Content-Type", "application/octet-stream")])
         for i in range(count):
-            produced.append(i)
             yield bytes([i]) + chunk[1:]
 
     sent, crossings = _serve(app, send_delay=0.01)

@@ -81,6 +81,16 @@ def test_a_batch_published_at_once_reaches_the_listeners_of_each_of_its_channels
     asyncio.run(scenario())
 
 
+async def _ended_and_new_ones_refused(listeners, channel: str) -> None:
+    """Each of ``listeners`` hears that the process stops, and a new listener of ``channel`` is refused."""
+    for listener in listeners:
+        with pytest.raises(fanout.Closed):
+            await listener.get(5)
+    with pytest.raises(fanout.Closed):
+        async with fanout.listen(channel):
+            pass
+
+
 def test_a_listener_times_out_quietly_and_ends_when_the_process_stops(backend):
     async def scenario():
         async with fanout.listen("player:5") as listener:
@@ -88,11 +98,7 @@ def test_a_listener_times_out_quietly_and_ends_when_the_process_stops(backend):
             assert await listener.get(0.2) is None
             assert time.monotonic() - started >= 0.2
             fanout.close_listeners()
-            with pytest.raises(fanout.Closed):
-                await listener.get(5)
-        with pytest.raises(fanout.Closed):
-            async with fanout.listen("player:5"):
-                pass
+            await _ended_and_new_ones_refused([listener], "player:5")
 
     asyncio.run(scenario())
 
@@ -117,12 +123,7 @@ def test_a_share_of_the_listeners_ends_and_the_rest_stay_open_until_every_one_is
                 pass
             assert fanout.close_listeners(0.0) == 2
             assert fanout.close_listeners() == 0  # the rest, and new ones refused
-            for listener in still:
-                with pytest.raises(fanout.Closed):
-                    await listener.get(5)
-            with pytest.raises(fanout.Closed):
-                async with fanout.listen("player:9"):
-                    pass
+            await _ended_and_new_ones_refused(still, "player:9")
 
     asyncio.run(scenario())
 
