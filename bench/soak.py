@@ -14,17 +14,19 @@ added on top of the previous step's; each step warms up, then is measured for ``
 
 Per step: move latency p50/p99 (the POST of a move, by the client), stream delivery p99 (from the
 mover's 201 to each stream showing that version, 0 when the stream was first; and from the mover's
-send to each stream showing it, the move's own time included: one clock, the client's), errors
-(any answer that is not the expected one, a stream that broke), the streams the server ended before
-their game did (a web worker recycled by ``max_requests``: the player opens them again, as the site
-does), the ticker's lateness p99 (from ``/metrics``), the RSS of the web and the worker processes at
-the step's start and end, and per move: web CPU (with the processes recycled during the step),
-worker CPU, PostgreSQL CPU, the client's CPU (apart), WAL bytes, rows written, event bytes, Redis
-commands and PUBLISHes, stream messages delivered; with ``--replica-url`` (a streaming
-standby of the primary) the server reads from it and each step reports its replay lag (p50/p99/max,
-sampled every 0.5 s by the router's own measure) and the transactions it served. The steps stop
-after the first whose move p99 passes ``--p99-ms`` (100). "Players per 2 cores" is the largest step
-with p99 <= 100 ms, no error and RSS growth <= 5% over the step. docs/capacity.md has the method and the figures.
+send to each stream showing it, the move's own time included: one clock, the client's), errors (any
+answer that is not the expected one, a stream that broke), the streams the server ended before their
+game did (a web worker recycled by ``max_requests``: the player opens them again, as the site does),
+the ticker's lateness p99 (from ``/metrics``), the client's own collector pauses (the longest and
+their sum: the standing players are frozen out of them at each step's start), the RSS of the web and
+the worker processes at the step's start and end, and per move: web CPU (with the processes recycled
+during the step), worker CPU, PostgreSQL CPU, the client's CPU (apart), WAL bytes, rows written,
+event bytes, Redis commands and PUBLISHes, stream messages delivered; with ``--replica-url`` (a
+streaming standby of the primary) the server reads from it and each step reports its replay lag
+(p50/p99/max, sampled every 0.5 s by the router's own measure) and the transactions it served. The
+steps stop after the first whose move p99 passes ``--p99-ms`` (100). "Players per 2 cores" is the
+largest step with p99 <= 100 ms, no error and RSS growth <= 5% over the step. docs/capacity.md has
+the method and the figures.
 
 The client runs in this process (one asyncio loop, HTTP/1.1 by hand: keep-alive for the API,
 chunked NDJSON for the streams) on the same machine as the server, so its CPU is taken from the
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -160,6 +163,40 @@ async def stream_lines(port: int, path: str, token: str):
         writer.close()
 
 
+# --- the load generator's own collector ----------------------------------------------------------------
+
+
+class ClientPauses:
+    """The pauses of this process's garbage collector (``gc.callbacks``): while one runs, no simulated
+    player sends, reads or measures, and what it delays lands on the server afterwards as a burst. A
+    step starts with the standing population (players, tables, streams) collected and frozen
+    (``gc.freeze``), so that a collection during the step scans only what the step made; the step
+    reports the longest pause and the time spent in them, so a figure the client caused can be told
+    apart from the server's."""
+
+    def __init__(self):
+        self.pauses_ms: list[float] = []
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses_ms.append((time.perf_counter() - self._started) * 1000)
+
+    def settle(self) -> None:
+        """Collect and freeze what stands now, and start counting."""
+        gc.collect()
+        gc.freeze()
+        self.pauses_ms = []
+
+    def figures(self) -> dict[str, float]:
+        pauses = self.pauses_ms
+        return {"client_gc_max_ms": round(max(pauses, default=0.0), 1),
+                "client_gc_total_ms": round(sum(pauses), 1)}
+
+
 # --- the players -----------------------------------------------------------------------------------
 
 
@@ -183,17 +220,27 @@ class Stats:
     early: dict[tuple[int, int], list[float]] = field(default_factory=dict)
     measuring: bool = False
 
+    #: how long a committed version is remembered for the streams that show it late
+    KEEP_SECONDS = 60.0
+
     def shown(self, key: tuple[int, int]) -> None:
         """A stream shows version ``key[1]`` of game ``key[0]`` now: its delay from the mover's 201
         (0 when the stream was first; matched when the 201 comes)."""
         sent = self.committed.get(key)
         if sent is None:
-            self.early.setdefault(key, []).append(time.perf_counter())
+            now = time.perf_counter()
+            self.early.setdefault(key, []).append(now)
+            # versions no mover is answered for (the ticker's timeouts) are forgotten too
+            while (oldest := next(iter(self.early.items())))[1][0] < now - self.KEEP_SECONDS:
+                del self.early[oldest[0]]
         elif self.measuring:
             self.delivery_ms.append((time.perf_counter() - sent) * 1000)
 
     def answered(self, key: tuple[int, int]) -> None:
-        self.committed[key] = time.perf_counter()
+        now = self.committed[key] = time.perf_counter()
+        # a version every stream has shown long ago is forgotten (oldest first: insertion order)
+        while (oldest := next(iter(self.committed.items())))[1] < now - self.KEEP_SECONDS:
+            del self.committed[oldest[0]]
         early = self.early.pop(key, [])
         if self.measuring:  # the streams that showed it before the mover's answer came: no delay
             self.delivery_ms.extend(0.0 for _ in early)
@@ -617,10 +664,12 @@ def _wait_healthy(port: int, server, scratch: Path) -> None:
 
 async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dict:
     soak = Soak(port, args)
+    pauses = ClientPauses()
     steps = []
     for players in args.steps:
         await soak.grow(players)
         await asyncio.sleep(args.warmup_seconds)
+        pauses.settle()
         roles = _processes(run_pid)
         rss_start = {role: _rss_mb(procs) for role, procs in roles.items()}
         cpu_start = {role: _cpu_s(procs) for role, procs in roles.items()}
@@ -636,6 +685,7 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
             await asyncio.sleep(args.step_seconds)
         elapsed = time.monotonic() - started
         client_cpu = _client_cpu_s() - client_start
+        client_gc = pauses.figures()
         stats.measuring = False
         roles = _processes(run_pid)
         rss_end = {role: _rss_mb(procs) for role, procs in roles.items()}
@@ -655,7 +705,7 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
             "load_average": [round(load_start, 1), round(os.getloadavg()[0], 1)],
             "errors": len(stats.errors), "error_samples": stats.errors[:5], "streams_reopened": stats.reopened,
             "ticker_lateness_p99_s": _lateness_p99(late_start, _lateness_buckets(port)),
-            "rss_mb_start": rss_start, "rss_mb_end": rss_end,
+            "rss_mb_start": rss_start, "rss_mb_end": rss_end, **client_gc,
             "per_move": {
                 "web_cpu_ms": round(cpu["web"] / moves * 1000, 2),
                 "worker_cpu_ms": round((cpu["worker"] + cpu["beat"]) / moves * 1000, 2),
@@ -721,7 +771,8 @@ def main(argv=None) -> int:
             f"  {s['players']:>5} players: {s['moves_per_s']:>6} moves/s, move p50 {s['move_p50_ms']} ms p99 "
             f"{s['move_p99_ms']} ms, delivery p99 {s['delivery_p99_ms']} ms (move to stream "
             f"{s['move_to_stream_p99_ms']} ms), {s['errors']} errors, load {s['load_average']}, ticker p99 "
-            f"{s['ticker_lateness_p99_s']} s, RSS web {s['rss_mb_start']['web']}->{s['rss_mb_end']['web']} MB, "
+            f"{s['ticker_lateness_p99_s']} s, client GC max {s['client_gc_max_ms']} ms, "
+            f"RSS web {s['rss_mb_start']['web']}->{s['rss_mb_end']['web']} MB, "
             f"worker {s['rss_mb_start']['worker']}->{s['rss_mb_end']['worker']} MB: {'holds' if s['holds'] else 'no'}")
         if "standby" in s:
             sb = s["standby"]
