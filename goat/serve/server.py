@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import re
 import sys
 import time
@@ -76,13 +77,13 @@ def _access_line(scope, seen, started) -> None:
     request_headers = {k.decode("latin-1").lower(): v.decode(errors="replace") for k, v in scope.get("headers", [])}
     query = scope.get("query_string", b"").decode(errors="replace")
     target = scope.get("path", "") + (f"?{query}" if query else "")
+    took = time.perf_counter() - started
     atoms = _Atoms({
-        "h": (scope.get("client") or ("-",))[0],
+        "h": (scope.get("client") or ("-",))[0], "t": time.strftime("[%d/%b/%Y:%H:%M:%S %z]"),
         "r": f"{scope.get('method')} {target} HTTP/{scope.get('http_version')}",
         "m": scope.get("method"), "U": scope.get("path"), "q": query, "s": seen["status"], "b": seen["bytes"] or "-",
-        "B": seen["bytes"], "M": int((time.perf_counter() - started) * 1000),
-        "D": int((time.perf_counter() - started) * 1_000_000), "a": request_headers.get("user-agent", "-"),
-        "f": request_headers.get("referer", "-"),
+        "B": seen["bytes"], "M": int(took * 1000), "D": int(took * 1_000_000), "T": int(took), "L": f"{took:.6f}",
+        "p": f"<{os.getpid()}>", "a": request_headers.get("user-agent", "-"), "f": request_headers.get("referer", "-"),
     })
     atoms.update({f"{{{k}}}i": v for k, v in request_headers.items()})
     atoms.update({f"{{{k}}}o": v for k, v in seen["headers"].items()})

@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import re
+import time
 
 import pytest
 
@@ -215,6 +218,22 @@ def test_the_access_log_escapes_control_characters_and_quotes(caplog):
     assert "\n" not in line and "\r" not in line and "\x1b" not in line and "\u202e" not in line
     assert line.count('"') == 4  # only the format's own quotes
     assert "/a\\r\\n127.0.0.1 \\x22GET /admin/" in line and "\\u202e" in line
+
+
+def test_the_access_log_knows_gunicorns_time_and_process_atoms(caplog):
+    """An operator's access_log_format may use gunicorn's %(t)s, %(T)s, %(L)s and %(p)s: they read as
+    gunicorn writes them, not as "-"."""
+    server._State.access_format = "%(t)s %(T)s %(L)s %(p)s %(M)s"
+    try:
+        with caplog.at_level(logging.INFO, logger="gunicorn.access"):
+            server._access_line(_scope([]), {"status": 200, "bytes": 0, "headers": {}}, time.perf_counter() - 1.25)
+    finally:
+        server._State.access_format = None
+    [record] = [r for r in caplog.records if r.name == "gunicorn.access"]
+    stamp, seconds, decimal, pid, ms = record.getMessage().rsplit(" ", 4)
+    assert re.fullmatch(r"\[\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\]", stamp), stamp
+    assert seconds == "1" and re.fullmatch(r"1\.2\d{5}", decimal) and 1250 <= int(ms) < 1300
+    assert pid == f"<{os.getpid()}>"
 
 
 @pytest.mark.django_db
