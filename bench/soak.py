@@ -200,6 +200,13 @@ class ClientPauses:
 # --- the players -----------------------------------------------------------------------------------
 
 
+def _forget_before(book: dict, cutoff: float, since) -> None:
+    """Drop the entries of ``book`` whose time (``since(value)``) is before ``cutoff``, oldest first:
+    entries are added in time order, so the dict's insertion order is theirs. The newest is kept."""
+    while len(book) > 1 and since(book[oldest := next(iter(book))]) < cutoff:
+        del book[oldest]
+
+
 @dataclass
 class Stats:
     move_ms: list[float] = field(default_factory=list)
@@ -231,16 +238,14 @@ class Stats:
             now = time.perf_counter()
             self.early.setdefault(key, []).append(now)
             # versions no mover is answered for (the ticker's timeouts) are forgotten too
-            while (oldest := next(iter(self.early.items())))[1][0] < now - self.KEEP_SECONDS:
-                del self.early[oldest[0]]
+            _forget_before(self.early, now - self.KEEP_SECONDS, lambda shown: shown[0])
         elif self.measuring:
             self.delivery_ms.append((time.perf_counter() - sent) * 1000)
 
     def answered(self, key: tuple[int, int]) -> None:
         now = self.committed[key] = time.perf_counter()
-        # a version every stream has shown long ago is forgotten (oldest first: insertion order)
-        while (oldest := next(iter(self.committed.items())))[1] < now - self.KEEP_SECONDS:
-            del self.committed[oldest[0]]
+        # a version every stream has shown long ago is forgotten
+        _forget_before(self.committed, now - self.KEEP_SECONDS, lambda answered: answered)
         early = self.early.pop(key, [])
         if self.measuring:  # the streams that showed it before the mover's answer came: no delay
             self.delivery_ms.extend(0.0 for _ in early)

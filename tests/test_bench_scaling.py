@@ -5,13 +5,13 @@ through run_all's own helpers."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import pytest
 from django.db import connection
 
-from testkit import REPO, test_database_url
+from bench import run_all
+from testkit import test_database_url
 
 pytestmark = [pytest.mark.database, pytest.mark.django_db]
 
@@ -19,9 +19,6 @@ pytestmark = [pytest.mark.database, pytest.mark.django_db]
 def test_the_scaling_bench_loads_its_ledger_on_the_current_schema():
     if connection.vendor != "postgresql":
         pytest.skip("the leaderboard part of bench/scaling.py needs PostgreSQL")
-    spec = importlib.util.spec_from_file_location("bench_run_all", REPO / "bench" / "run_all.py")
-    run_all = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run_all)
     admin = test_database_url()
     [scratch] = run_all.scratch_databases(admin, 1)
     try:

@@ -4,28 +4,14 @@ and its own collector's pauses are counted, not taken for the server's."""
 from __future__ import annotations
 
 import gc
-import importlib.util
-import sys
 import time
 
 import pytest
 
-from testkit import REPO
+from bench import soak
 
 
-@pytest.fixture(scope="module")
-def soak():
-    spec = importlib.util.spec_from_file_location("bench_soak", REPO / "bench" / "soak.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_soak"] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop("bench_soak", None)
-
-
-def test_a_version_shown_before_and_after_its_answer_counts_once_each_stream(soak):
+def test_a_version_shown_before_and_after_its_answer_counts_once_each_stream():
     stats = soak.Stats(measuring=True)
     stats.shown((1, 5))  # a stream showed it before the mover had its 201
     stats.answered((1, 5))
@@ -35,7 +21,7 @@ def test_a_version_shown_before_and_after_its_answer_counts_once_each_stream(soa
     assert stats.early == {}
 
 
-def test_versions_are_forgotten_once_older_than_the_keep_window(soak, monkeypatch):
+def test_versions_are_forgotten_once_older_than_the_keep_window(monkeypatch):
     now = [1000.0]
     monkeypatch.setattr(soak.time, "perf_counter", lambda: now[0])
     stats = soak.Stats(measuring=True)
@@ -49,7 +35,7 @@ def test_versions_are_forgotten_once_older_than_the_keep_window(soak, monkeypatc
     assert stats.delivery_ms[-1] == pytest.approx(1000.0)
 
 
-def test_the_clients_collector_pauses_are_counted_from_the_settle_on(soak):
+def test_the_clients_collector_pauses_are_counted_from_the_settle_on():
     pauses = soak.ClientPauses()
     try:
         gc.collect()
