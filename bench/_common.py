@@ -10,6 +10,7 @@ import gc
 import json
 import os
 import platform
+import socket
 import statistics
 import sys
 import tempfile
@@ -49,6 +50,14 @@ def interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, flo
         for name, fn in fns.items():
             samples[name].append(timed(fn))
     return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port free on ``host`` now (the kernel's pick). Another process may take it before the
+    caller's server binds it; a server that can listen on port 0 and say which port it took avoids that."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
 
 
 def percentile(samples: list[float], q: float) -> float:

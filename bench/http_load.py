@@ -35,7 +35,6 @@ import http.client
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, emit, percentile, use_database  # noqa: E402
+from _common import REPO, emit, free_port, percentile, use_database  # noqa: E402
 
 #: issue #29 (revising #16): moves/s at least 0.60x the DRF floor, held. The ratio to the one-INSERT
 #: baseline is shown without a target (BASELINE_NOTE says why).
@@ -57,12 +56,6 @@ BASELINE_NOTE = ("shown, not held: the one-INSERT view does no DRF work, so the 
 SERVERS = ("gthread", "asgi")
 #: the phases of a round, in the order they run
 PHASES = ("ping", "floor", "drf-floor", "moves")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(port: int, workers: int, threads: int, kind: str = "gthread") -> subprocess.Popen:

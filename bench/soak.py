@@ -44,7 +44,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -54,7 +53,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, emit, percentile  # noqa: E402
+from _common import REPO, emit, free_port, percentile  # noqa: E402
 
 # --- a minimal HTTP/1.1 client -------------------------------------------------------------------
 
@@ -438,12 +437,6 @@ def _players_make(names: list[str]) -> list[str]:
 # --- the server and its processes --------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _processes(root_pid: int) -> dict[str, list]:
     """The run's processes by role: web (gunicorn), worker (celery worker), beat, postgres is apart."""
     import psutil
@@ -616,7 +609,7 @@ def run(args) -> dict:
     if not db_url.startswith("postgres") or not broker.startswith("redis"):
         raise SystemExit("bench/soak.py runs against PostgreSQL + Redis: set DATABASE_URL and CELERY_BROKER_URL")
     scratch = Path(tempfile.mkdtemp(prefix="goat-soak-"))
-    port = args.port or _free_port()
+    port = args.port or free_port()
     throttles = {f"GOAT_THROTTLE_{k}": "1000000/min" for k in ("USER", "ANON", "SIGNUP", "AUTH", "MOVES")}
     env = {**os.environ, **throttles, "GOAT_DATA_DIR": str(scratch / "goat-data"), "PYTHONUNBUFFERED": "1",
            "GOAT_ADMIN_PASSWORD": "soak-admin-password", "GOAT_STREAMS_PER_TOKEN": "16", "DB_POOL": "1"}

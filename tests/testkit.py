@@ -6,7 +6,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,8 @@ from types import SimpleNamespace
 from typing import ClassVar
 
 from django.db import connection, connections
+
+from bench._common import free_port  # noqa: F401 - the tests' servers take their ports from here too
 
 
 def run_together(count: int, work) -> list:
@@ -56,13 +57,6 @@ def wait_for(predicate, *, timeout: float, interval: float = 0.2, what: str = "c
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port free on ``host`` now (the kernel's pick)."""
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
 
 
 def test_database_url() -> str:

@@ -13,12 +13,6 @@ from testkit import GroupProcess, test_database_url, wait_for
 REPO = Path(__file__).resolve().parents[2]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """Environment for a gunicorn or Celery process against the test database."""
     return {

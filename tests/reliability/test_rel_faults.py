@@ -18,7 +18,7 @@ import uuid
 
 import pytest
 from django.db import connection, transaction
-from rel_processes import free_port, gunicorn
+from rel_processes import gunicorn
 from rest_framework.authtoken.models import Token
 
 from goat.engine.tiles import tile_str
@@ -26,6 +26,7 @@ from goat.games import eventstore, services
 from goat.games.models import Game, GameEvent
 from goat.serve.supervisor import children_of
 from goat.web.models import IdempotencyRecord
+from testkit import free_port
 
 pytestmark = [pytest.mark.realprocess, pytest.mark.database, pytest.mark.django_db(transaction=True)]
 

@@ -23,13 +23,14 @@ from pathlib import Path
 
 import pytest
 from django.db.models import Count
-from rel_processes import celery_worker, free_port, gunicorn, wait_for
+from rel_processes import celery_worker, gunicorn, wait_for
 from rest_framework.authtoken.models import Token
 
 from goat import engine
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, services, verification
 from goat.games.models import Game, GameEvent
+from testkit import free_port
 
 pytestmark = [pytest.mark.realprocess, pytest.mark.database, pytest.mark.django_db(transaction=True)]
 
