@@ -488,9 +488,11 @@ def _postgres_cpu() -> dict[int, float]:
 
 
 def _postgres_cpu_spent(before: dict[int, float], after: dict[int, float]) -> float:
-    """CPU spent between two readings by the processes alive at the second (a backend that ended in
-    between is missed: a lower bound)."""
-    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+    """CPU spent by PostgreSQL between two readings of ``_postgres_cpu``. A backend that ended in
+    between (its client closed the connection: a web worker recycled) is counted whole in the
+    postmaster's reading, which holds the CPU of the children it reaped; so what that backend had
+    spent by the first reading is taken off, and the difference of the two totals is exact."""
+    return sum(after.values()) - sum(before.values())
 
 
 def _db_counters(url: str) -> dict[str, float]:

@@ -58,3 +58,12 @@ def test_the_clients_collector_pauses_are_counted_from_the_settle_on():
     finally:
         gc.callbacks.remove(pauses._callback)
         gc.unfreeze()
+
+
+def test_a_backend_that_ended_during_a_step_counts_only_its_cpu_in_the_step():
+    """The postmaster's reading holds the whole CPU of the backends it reaped: a backend that had spent
+    40 s before the step and 2 s in it, then ended (its web worker recycled), adds 2 s, not 42."""
+    postmaster, backend, newcomer = 1, 2, 3
+    before = {postmaster: 5.0, backend: 40.0}
+    after = {postmaster: 5.1 + 42.0, newcomer: 0.7}  # the reaped backend's 42 s, in its parent's figure
+    assert soak._postgres_cpu_spent(before, after) == pytest.approx(0.1 + 2.0 + 0.7)
