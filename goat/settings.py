@@ -384,6 +384,10 @@ GOAT_MAX_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, env_int("GOAT_MAX_BODY_BY
 # seconds, so their clients reconnect to the other workers as a flow, not a storm (goat/serve/server.py);
 # 0: at once. A worker told to stop (a deploy, Ctrl-C) ends them at once whatever this says.
 GOAT_RECYCLE_SPREAD_SECONDS = max(0.0, env_float("GOAT_RECYCLE_SPREAD_SECONDS", 10.0))
+# At least this many seconds between the beginnings of two web workers' recycles on one machine (one
+# GOAT_DATA_DIR); a worker whose recycle comes due sooner serves on and asks again (goat/serve/server.py).
+# 0: each recycles when due.
+GOAT_RECYCLE_GAP_SECONDS = max(0.0, env_float("GOAT_RECYCLE_GAP_SECONDS", 60.0))
 # An Idempotency-Key claimed by a request that died (a killed worker) may be taken over after this long.
 GOAT_IDEMPOTENCY_STALE_SECONDS = env_int("GOAT_IDEMPOTENCY_STALE_SECONDS", 60)
 # Stored Idempotency-Key answers are kept this long, then purged hourly (docs/api.md: at least 24 h).

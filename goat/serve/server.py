@@ -13,12 +13,14 @@ views run as under gthread: several at once, each on its own thread and database
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import gc
 import logging
 import os
 import re
 import sys
 import time
+from pathlib import Path
 
 from django.conf import settings
 from gunicorn.arbiter import Arbiter
@@ -34,6 +36,8 @@ from goat.web import limits, logs
 DRAIN_SECONDS = 2.0
 #: how often a recycling worker ends its next share of streams (GOAT_RECYCLE_SPREAD_SECONDS)
 SPREAD_STEP_SECONDS = 0.25
+#: requests a web worker whose recycle is due serves on before it asks for its turn again
+RECYCLE_RETRY_REQUESTS = 100
 
 
 class _State:
@@ -51,6 +55,7 @@ class _Atoms(dict):
         return "-"
 
 
+logger = logging.getLogger(__name__)
 _access_logger = logging.getLogger("gunicorn.access")
 
 
@@ -235,7 +240,60 @@ def collector_settle() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def recycle_path() -> Path:
+    """The file where the web workers of this machine (its ``GOAT_DATA_DIR``) note when one last began a recycle."""
+    return Path(settings.GOAT_DATA_DIR) / "web-recycle"
+
+
+def recycle_turn(path: Path, gap: float, now: float | None = None) -> bool:
+    """Whether a web worker whose recycle is due (``max_requests``) may begin it now: when no worker
+    of the machine began one in the last ``gap`` seconds; then its beginning is noted in ``path``.
+
+    A recycle moves the worker's streams to the other workers (each a stream's opening: its
+    authentication and first read) and boots a new process. Workers started together count their
+    requests alike and come due together: two recycles at once send every stream to reconnect, some
+    to a worker about to go or still booting, and the moves wait behind it (docs/capacity.md). The
+    time is read and written under an exclusive lock on the file. A time in the future (a clock set
+    back) counts as none, and any trouble with the file gives the turn: it never holds a recycle back
+    for good."""
+    if gap <= 0:
+        return True
+    now = time.time() if now is None else now
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        logger.warning("web recycle: %s cannot be opened; recycling without waiting a turn", path, exc_info=True)
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            last = float(os.pread(fd, 64, 0) or 0)
+        except ValueError:
+            last = 0.0
+        if now - gap < last <= now + gap:
+            return False
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, repr(now).encode(), 0)
+        return True
+    except OSError:
+        logger.warning("web recycle: %s cannot be used; recycling without waiting a turn", path, exc_info=True)
+        return True
+    finally:
+        os.close(fd)  # and with it the lock
+
+
 class _Server(Server):
+    async def on_tick(self, counter: int) -> bool:
+        limit = self.limit_max_requests
+        if (limit is not None and not self.should_exit and self.server_state.total_requests >= limit
+                and not recycle_turn(recycle_path(), settings.GOAT_RECYCLE_GAP_SECONDS)):
+            # another web worker of this machine began its recycle lately: serve on, ask again later
+            self.limit_max_requests = self.server_state.total_requests + RECYCLE_RETRY_REQUESTS
+            if _State.max_requests is not None:
+                _State.max_requests = _State.requests + RECYCLE_RETRY_REQUESTS
+        return await super().on_tick(counter)
+
     async def shutdown(self, sockets=None) -> None:
         _State.draining = True
         for server in self.servers:
