@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -44,16 +45,16 @@ def test_a_file_that_cannot_be_used_gives_the_turn(tmp_path):
     assert server.recycle_turn(blocker / "web-recycle", 60, now=1000.0)  # its directory is a file
 
 
-def _ask(path: str, now: float, start, answers) -> None:
+def _ask(path: Path, now: float, start, answers) -> None:
     start.wait()
-    answers.put(server.recycle_turn(server.Path(path), 60, now=now))
+    answers.put(server.recycle_turn(path, 60, now=now))
 
 
 def test_of_workers_asking_at_once_exactly_one_gets_the_turn(tmp_path):
     """Eight processes come due at the same moment: the lock lets one begin, the others wait."""
     context = multiprocessing.get_context("fork")
     start, answers = context.Event(), context.Queue()
-    path = str(tmp_path / "web-recycle")
+    path = tmp_path / "web-recycle"
     workers = [context.Process(target=_ask, args=(path, 1000.0 + i / 100, start, answers)) for i in range(8)]
     for worker in workers:
         worker.start()
