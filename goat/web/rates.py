@@ -14,7 +14,8 @@ Stores:
 * Otherwise (the embedded default) a SQLite file of its own, ``GOAT_RATES_PATH`` (default
   ``GOAT_DATA_DIR/rates.sqlite3``): each hit is one ``BEGIN IMMEDIATE`` transaction, which SQLite
   serialises across the processes of the machine. It is not the game database, so a rate count
-  never waits on a game's write lock nor holds one. Several machines need Redis.
+  never waits on a game's write lock nor holds one. A process sets the file up (WAL, the table)
+  under an ``flock`` on ``GOAT_RATES_PATH.setup``. Several machines need Redis.
 * Degraded: when the store fails (Redis away, the file unwritable) the counts live in this process
   for ``RETRY_SECONDS``, then the store is tried again. A rate then holds per process only, as it
   did before counts were shared (docs/reliability.md "Limits").
@@ -26,6 +27,7 @@ attempt).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import secrets
@@ -135,13 +137,22 @@ def _sqlite() -> sqlite3.Connection:
     path = str(rates_path())
     if _local.connection is None or _local.path != path or _local.pid != os.getpid():
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=NORMAL")
-        connection.execute("CREATE TABLE IF NOT EXISTS hits (key TEXT NOT NULL, at REAL NOT NULL, "
-                           "expires REAL NOT NULL, member TEXT NOT NULL)")
-        connection.execute("CREATE INDEX IF NOT EXISTS hits_key_at ON hits (key, at)")
-        connection.execute("CREATE INDEX IF NOT EXISTS hits_expires ON hits (expires)")
+        # One process at a time sets the file up. Turning a new file to WAL takes SQLite's exclusive
+        # lock without waiting on the busy timeout, so web workers that start together on a fresh
+        # file would otherwise see "database is locked" and count in their own process.
+        with open(f"{path}.setup", "a") as guard:
+            fcntl.flock(guard, fcntl.LOCK_EX)
+            connection = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+            try:
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+                connection.execute("CREATE TABLE IF NOT EXISTS hits (key TEXT NOT NULL, at REAL NOT NULL, "
+                                   "expires REAL NOT NULL, member TEXT NOT NULL)")
+                connection.execute("CREATE INDEX IF NOT EXISTS hits_key_at ON hits (key, at)")
+                connection.execute("CREATE INDEX IF NOT EXISTS hits_expires ON hits (expires)")
+            except BaseException:
+                connection.close()
+                raise
         _local.connection, _local.path, _local.pid = connection, path, os.getpid()
     return _local.connection
 

@@ -5,6 +5,7 @@ throttles count in the process (the documented degraded mode)."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -72,6 +73,34 @@ def test_concurrent_hits_admit_exactly_the_limit(store):
     assert sum(admitted) == 25 and len(admitted) == 80
 
 
+def _first_hit(start, answers):
+    start.wait(20)
+    try:
+        hit = rates.rate_hit("k", limit=1000, window=60)
+        answers.put(hit.store)
+    except BaseException as error:  # noqa: BLE001 - the parent reports what the child met
+        answers.put(repr(error))
+
+
+def test_processes_starting_together_on_a_new_file_all_count_in_it(tmp_path, settings):
+    """Web workers start at once on a fresh rates file: each sets it up and counts in it, none falls
+    back to its own count (turning a new file to WAL does not wait on SQLite's busy timeout)."""
+    context = multiprocessing.get_context("fork")
+    stores = []
+    for round_ in range(12):
+        settings.GOAT_RATES_PATH = str(tmp_path / f"round-{round_}" / "rates.sqlite3")
+        start, answers = context.Event(), context.Queue()
+        workers = [context.Process(target=_first_hit, args=(start, answers))
+                   for _ in range(6)]
+        for worker in workers:
+            worker.start()
+        start.set()
+        stores += [answers.get(timeout=30) for _ in workers]
+        for worker in workers:
+            worker.join(timeout=30)
+    assert stores == ["sqlite"] * 72
+
+
 def test_a_store_that_fails_leaves_the_count_in_the_process_and_is_tried_again(settings, monkeypatch):
     fallback = rates.ProcessRates()
     monkeypatch.setattr(rates, "fallback", fallback)
@@ -110,9 +139,10 @@ def test_two_web_processes_share_one_count_on_the_embedded_default(tmp_path):
     for worker in workers:
         worker.stdin.write("go\n")
         worker.stdin.flush()
-    answers = []
+    answers, errors = [], []
     for worker in workers:
         out, err = worker.communicate(timeout=120)
         assert worker.returncode == 0, err
         answers.append(json.loads(out.strip().splitlines()[-1]))
-    assert sum(map(sum, answers)) == 30
+        errors.append(err)
+    assert sum(map(sum, answers)) == 30, errors
