@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import reduce
@@ -16,7 +16,7 @@ from operator import or_
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Case, Count, F, IntegerField, Q, Sum, Value, When
 from django.db.models.functions import TruncMonth, TruncWeek
 from django.utils import timezone
 
@@ -82,25 +82,40 @@ def _boards_locked(boards: Iterable[str]) -> dict[str, LeaderboardBoard]:
     return locked
 
 
-def _bump_row(board: LeaderboardBoard, player_id: int, username: str, points: int, goat: bool) -> None:
-    """Add one game to a player's row on ``board`` (the caller holds ``board``'s lock): one UPDATE of
-    the row, or for a player new to the board one INSERT and one UPDATE of the board's count."""
-    if LeaderboardRow.objects.filter(board=board.board, player_id=player_id).update(
-            rating=F("rating") + points, games=F("games") + 1, goats=F("goats") + int(goat)):
-        return
-    LeaderboardRow.objects.create(board=board.board, player_id=player_id, username=username, rating=points,
-                                  games=1, goats=int(goat))
-    board.players += 1
-    LeaderboardBoard.objects.filter(pk=board.board).update(players=F("players") + 1)
-
-
 def _bump_boards(boards: Sequence[str], entries: Sequence[tuple[int, str, int, bool]]) -> None:
     """Apply one game's entries ``(player_id, username, points, goat)`` to ``boards``: lock them in board
-    order, then update the rows (in player id order)."""
+    order, then add the game to every player's row on every board in one UPDATE. Only when a player is
+    new to a board: one read of the rows there, one INSERT of the missing ones, one UPDATE of the
+    boards' counts. Statements, not rows, grow with the boards and players of the game: a game end
+    costs the database the same few round trips whatever their number."""
     locked = _boards_locked(boards)
-    for name in sorted(locked):
-        for player_id, username, points, goat in sorted(entries):
-            _bump_row(locked[name], player_id, username, points, goat)
+    names = sorted(locked)
+    added: dict[int, list] = {}  # player id -> [username, points, games, goats] (a player listed twice adds up)
+    for player_id, username, points, goat in entries:
+        row = added.setdefault(player_id, [username, 0, 0, 0])
+        row[1:] = [row[1] + points, row[2] + 1, row[3] + int(goat)]
+    if not names or not added:
+        return
+
+    def per_player(index: int) -> Case:
+        return Case(*(When(player_id=player_id, then=Value(row[index])) for player_id, row in added.items()),
+                    default=Value(0), output_field=IntegerField())
+
+    rows = LeaderboardRow.objects.filter(board__in=names, player_id__in=list(added))
+    updated = rows.update(rating=F("rating") + per_player(1), games=F("games") + per_player(2),
+                          goats=F("goats") + per_player(3))
+    if updated == len(names) * len(added):
+        return
+    present = set(rows.values_list("board", "player_id"))
+    missing = [(name, player_id) for name in names for player_id in sorted(added) if (name, player_id) not in present]
+    LeaderboardRow.objects.bulk_create([
+        LeaderboardRow(board=name, player_id=player_id, username=added[player_id][0], rating=added[player_id][1],
+                       games=added[player_id][2], goats=added[player_id][3]) for name, player_id in missing])
+    gained = Counter(name for name, _player_id in missing)
+    for name, count in gained.items():
+        locked[name].players += count
+    LeaderboardBoard.objects.filter(pk__in=list(gained)).update(players=F("players") + Case(
+        *(When(pk=name, then=Value(count)) for name, count in gained.items()), output_field=IntegerField()))
 
 
 def leaderboards_recount(boards: Iterable[str] | None = None, *, now: datetime | None = None) -> int:
