@@ -42,6 +42,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
+from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -123,15 +124,24 @@ def _game_read(game_id: int, user, after: int | None) -> tuple[dict[str, Any], l
 def _game_check(game_id: int, user, after: int | None) -> None:
     close_old_connections()
     try:
-        game = Game.objects.filter(pk=game_id).only("id", "status", "version").first()
+        games = Game.objects.filter(pk=game_id).only("id", "status", "version")
+        signed_in = getattr(user, "is_authenticated", False)
+        if signed_in:  # the caller's seat in the same query
+            games = games.annotate(caller_seat=Subquery(
+                Seat.objects.filter(game=OuterRef("pk"), player=user).order_by().values("seat")[:1]))
+        game = games.first()
         if game is None:
             raise ServiceError("not_found", gettext("No game with that id."), status=404)
         if after is not None and after > game.version:
             message = gettext("The game is only at version %(version)s.") % {"version": game.version}
             raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
-        if selectors.sees_everything(game, user):  # an auditor sees it unredacted: who looked is recorded
+        seat = game.caller_seat if signed_in else None
+        if selectors.sees_everything(game, user, seat):  # an auditor sees it unredacted: who looked is recorded
             audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
-        user.has_perm(selectors.AUDIT_PERMISSION)  # loads (caches) the user's permissions: updates query none
+        if seat is None or game.status == GameStatus.WAITING:
+            # loads (caches) the user's permissions, so that the updates query none. A player seated at
+            # a game that has started keeps the seat and never needs them (the updates redact by seat).
+            user.has_perm(selectors.AUDIT_PERMISSION)
     finally:
         close_old_connections()
 

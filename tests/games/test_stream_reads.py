@@ -15,8 +15,10 @@ import threading
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, Permission
+from django.db import connection
 from django.db.backends.utils import CursorWrapper
 from django.test import RequestFactory
+from django.test.utils import CaptureQueriesContext
 from rest_framework.utils.encoders import JSONEncoder
 
 from goat import engine
@@ -178,6 +180,33 @@ def test_reads_run_off_the_event_loop(django_user_model, monkeypatch):
 
     loop_thread = asyncio.run(scenario())
     assert threads and loop_thread not in threads
+
+
+def _check_queries(game_id: int, user) -> list[str]:
+    with CaptureQueriesContext(connection) as queries:
+        streams._game_check(game_id, user, None)
+    return [q["sql"] for q in queries.captured_queries]
+
+
+def test_a_stream_start_loads_permissions_only_for_a_viewer_who_may_need_them(django_user_model):
+    """A player seated at a started game keeps the seat, so the updates redact by seat and the start
+    reads the game and the seat in one query. A spectator or an auditor (the updates ask whether they
+    may see everything) and a player at a waiting game (who may leave it) have their permissions
+    loaded at the start, so that no update queries them on the event loop."""
+    alice, bob, carol, dave = _viewers(django_user_model)
+    running = played_game([alice, bob], 6, seed=3)
+    waiting = services.game_create(player=alice, ruleset="goat-classic", seats=2)
+    fresh = {u.pk: django_user_model.objects.get(pk=u.pk) for u in (alice, bob, carol, dave)}
+
+    def loads_permissions(sql: list[str]) -> bool:
+        return any("auth_permission" in q for q in sql)
+
+    seated = _check_queries(running.pk, fresh[alice.pk])
+    assert len(seated) == 1 and not loads_permissions(seated)
+    assert loads_permissions(_check_queries(running.pk, fresh[carol.pk]))
+    assert loads_permissions(_check_queries(running.pk, fresh[dave.pk]))
+    assert loads_permissions(_check_queries(waiting.pk, fresh[alice.pk]))
+    assert not _check_queries(running.pk, AnonymousUser())[1:]  # the game alone
 
 
 def test_an_anonymous_viewer_is_streamed_what_a_spectator_is(django_user_model):
