@@ -31,6 +31,20 @@ def _task_log_context(task_id=None, task=None, **_):
     game_id_var.set(None)
 
 
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def _connections_checked(task=None, **_):
+    """Before and after a task, what Django does before and after a request: close the connections
+    that failed or outlived ``CONN_MAX_AGE`` (with ``CONN_HEALTH_CHECKS``, the next use of a kept one
+    checks it first), and keep the others (settings.CELERY_DB_REUSE_MAX). An eager task runs inside
+    a request, whose connections are the request's."""
+    if task is not None and task.request.is_eager:
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
+
+
 @signals.worker_process_shutdown.connect
 def _metrics_process_gone(pid=None, **_):
     """A pool process exits: its live gauges go from /metrics; its counters stay (goat.web.metrics)."""

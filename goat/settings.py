@@ -494,6 +494,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # gives up after 100 tries and exits); `manage.py run` and compose restart it if it exits anyway.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
+# Celery's Django fixup closes every database connection before and after each task, and with
+# DB_POOL the whole pool: each task would open one to three new PostgreSQL connections. It closes
+# them every CELERY_DB_REUSE_MAX tasks instead; between tasks goat.celery checks them as Django does
+# between requests (a connection that failed or outlived DB_CONN_MAX_AGE is closed).
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 # JSON logs: the worker keeps Django's LOGGING (JSON, with request/game ids) instead of its own format.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = GOAT_LOG_FORMAT != "json"
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):

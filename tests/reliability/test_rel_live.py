@@ -417,6 +417,39 @@ def test_killing_the_celery_worker_mid_ratings_applies_each_game_exactly_once(dj
     print(f"celery SIGKILL: {applied_at_kill} of {len(ended)} games rated at the kill; all exactly once after restart")
 
 
+def _sessions_opened() -> int:
+    """Connections ever opened to the test database (PostgreSQL's count, as of now)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+        return int(cursor.fetchone()[0])
+
+
+@pytest.mark.parametrize("pool", ["", "1"])
+def test_a_worker_keeps_its_database_connection_from_task_to_task(django_user_model, tmp_path, no_eager, pool):
+    """Celery's Django fixup closes every connection around each task (and, with DB_POOL, the pool):
+    a PostgreSQL connection opened per task. goat's worker keeps them, checked between tasks as Django
+    checks them between requests (goat.celery), so 30 games' projection tasks open a handful."""
+    from ratings.models import RatingEntry
+
+    users = [django_user_model.objects.create_user(username=f"kc{i}", password="pw-" * 4) for i in range(2)]
+    ended = play_ended_games(users, 30)  # their projections_apply_game tasks wait in Redis
+    before = _sessions_opened()
+    worker = celery_worker(tmp_path, DB_POOL=pool)
+    try:
+        wait_for(lambda: RatingEntry.objects.values("game").distinct().count() == len(ended), timeout=60,
+                 what="every ended game rated")
+    finally:
+        worker.stop()
+    # a backend's count reaches the statistics within a second, and at its exit
+    time.sleep(1.5)
+    opened = _sessions_opened() - before
+    assert opened <= 8, f"{opened} connections for {len(ended)} tasks"
+    print(f"worker: {opened} connections opened for {len(ended)} tasks (DB_POOL={pool or 'off'})")
+
+
 def test_fifty_bot_games_under_load_no_errors_and_every_game_verifies(django_user_model, tmp_path, no_eager):
     port = free_port()
     env = {"CACHE_URL": os.environ.get("CELERY_BROKER_URL", "")}
