@@ -504,7 +504,11 @@ def _db_counters(url: str) -> dict[str, float]:
                                 "FROM pg_stat_user_tables").fetchone()
         events, event_bytes = conn.execute(
             "SELECT count(*), coalesce(sum(pg_column_size(e.*)), 0) FROM goat_gameevent e").fetchone()
-    return {"wal": float(lsn), "rows": float(ins + upd), "events": float(events), "event_bytes": float(event_bytes)}
+        # connections ever opened to the database (this one included: two a step are the soak's own)
+        sessions = conn.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()"
+                                ).fetchone()[0]
+    return {"wal": float(lsn), "rows": float(ins + upd), "events": float(events), "event_bytes": float(event_bytes),
+            "sessions": float(sessions)}
 
 
 def _redis_counters(url: str) -> dict[str, float]:
@@ -704,6 +708,7 @@ async def _steps(args, port: int, run_pid: int, db_url: str, broker: str) -> dic
             "move_to_stream_p99_ms": round(percentile(stats.to_stream_ms, 99), 1) if stats.to_stream_ms else None,
             "load_average": [round(load_start, 1), round(os.getloadavg()[0], 1)],
             "errors": len(stats.errors), "error_samples": stats.errors[:5], "streams_reopened": stats.reopened,
+            "postgres_connections_opened": int(db_end["sessions"] - db_start["sessions"]),
             "ticker_lateness_p99_s": _lateness_p99(late_start, _lateness_buckets(port)),
             "rss_mb_start": rss_start, "rss_mb_end": rss_end, **client_gc,
             "per_move": {
