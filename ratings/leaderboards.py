@@ -86,8 +86,7 @@ def _bump_boards(boards: Sequence[str], entries: Sequence[tuple[int, str, int, b
     """Apply one game's entries ``(player_id, username, points, goat)`` to ``boards``: lock them in board
     order, then add the game to every player's row on every board in one UPDATE. Only when a player is
     new to a board: one read of the rows there, one INSERT of the missing ones, one UPDATE of the
-    boards' counts. Statements, not rows, grow with the boards and players of the game: a game end
-    costs the database the same few round trips whatever their number."""
+    boards' counts. The rows written grow with the game's boards and players, the statements do not."""
     locked = _boards_locked(boards)
     names = sorted(locked)
     added: dict[int, list] = {}  # player id -> [username, points, games, goats] (a player listed twice adds up)
