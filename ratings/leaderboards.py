@@ -111,8 +111,6 @@ def _bump_boards(boards: Sequence[str], entries: Sequence[tuple[int, str, int, b
         LeaderboardRow(board=name, player_id=player_id, username=added[player_id][0], rating=added[player_id][1],
                        games=added[player_id][2], goats=added[player_id][3]) for name, player_id in missing])
     gained = Counter(name for name, _player_id in missing)
-    for name, count in gained.items():
-        locked[name].players += count
     LeaderboardBoard.objects.filter(pk__in=list(gained)).update(players=F("players") + Case(
         *(When(pk=name, then=Value(count)) for name, count in gained.items()), output_field=IntegerField()))
 
