@@ -119,7 +119,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Outermost: counts and times every request by URL pattern (goat_http_* on /metrics).
+    # Outermost: when a response closes, its request's reference cycles are undone (goat.web.release).
+    "goat.web.release.ReleaseMiddleware",
+    # Counts and times every request by URL pattern (goat_http_* on /metrics).
     "goat.web.metrics_http.MetricsMiddleware",
     # First: every response (even one made by a middleware below) carries X-Request-ID.
     "goat.web.logs.RequestIdMiddleware",

@@ -45,7 +45,10 @@ class TokenAuthentication(authentication.TokenAuthentication):
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         token = token_row.load(rows[0])
         user = user_row.load(rows[0], token_row.width)
-        token.user = user  # the related object, as select_related would have set it
+        # The related object, cached one way only: ``token.user = user`` would also cache the token on
+        # the user (a one-to-one's reverse side), a reference cycle only the collector frees
+        # (goat.web.release); nothing reads ``user.auth_token`` on a request.
+        Token.user.field.set_cached_value(token, user)
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
         return (user, token)
