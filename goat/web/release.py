@@ -8,12 +8,13 @@ request). Reference counting frees none of these; the collector does, when it ne
 generation they reached. In a web worker, a request that lives through two young collections (an
 open stream always, an API request under load often) reaches the oldest generation, which
 ``goat.serve.server.collector_settle`` collects rarely so that its pauses stay out of the moves: there
-the garbage accumulated, and recycling the worker every 10,000 requests was what bounded it
-(docs/capacity.md, the seventh and tenth sessions' sections).
+it waits, the worker grows, and its other collections slow (docs/capacity.md, the seventh and tenth
+sessions' sections).
 
 ``ReleaseMiddleware`` removes those links when the response closes (after its body is sent, or at
 the test client's close; a stream's at once, since its body does not read them), so reference counting frees
-the request, the view and the response as soon as the server lets go of them. Only links are
+the request, the view and the response as soon as the server lets go of them. goat.web.auth caches
+the token's user one way only, for the same reason. Only links are
 removed; nothing a caller still holding the response reads (its content, status, headers, ``data``)
 changes. tests/web/test_release.py counts what a request leaves to the collector, so a new cycle
 (a Django or DRF upgrade, a middleware added) shows as a failing test.

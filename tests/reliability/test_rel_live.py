@@ -453,7 +453,7 @@ def test_a_worker_keeps_its_database_connection_from_task_to_task(django_user_mo
 def test_fifty_bot_games_under_load_no_errors_and_every_game_verifies(django_user_model, tmp_path, no_eager):
     port = free_port()
     env = {"CACHE_URL": os.environ.get("CELERY_BROKER_URL", "")}
-    # production recycles a worker after 10,000 +- 1,000 requests; a run this short must see it too
+    # production recycles a worker after 100,000 +- 10,000 requests; a run this short must see it too
     # (500 +- 100 for 20 s: a few recycles in the run)
     max_requests = max(100, int(LOAD_SECONDS * 25))
     recycle = {"GUNICORN_MAX_REQUESTS": str(max_requests), "GUNICORN_MAX_REQUESTS_JITTER": str(max_requests // 5)}
