@@ -12,12 +12,14 @@ it waits, the worker grows, and its other collections slow (docs/capacity.md, th
 sessions' sections).
 
 ``ReleaseMiddleware`` removes those links when the response closes (after its body is sent, or at
-the test client's close; a stream's at once, since its body does not read them), so reference counting frees
-the request, the view and the response as soon as the server lets go of them. goat.web.auth caches
-the token's user one way only, for the same reason. Only links are
-removed; nothing a caller still holding the response reads (its content, status, headers, ``data``)
-changes. tests/web/test_release.py counts what a request leaves to the collector, so a new cycle
-(a Django or DRF upgrade, a middleware added) shows as a failing test.
+the test client's close; a stream's at once, since its body does not read them), so reference
+counting frees the request, the view and the response as soon as the server lets go of them.
+goat.web.auth caches the token's user one way only, for the same reason. Only links are removed:
+what a caller still holding the response reads (its content, status, headers, ``data``) is intact.
+Left to the collector: a DRF serializer and its fields (they point at each other, and die young,
+inside the view) and a rendered template's context (an HTML page's request). tests/web/test_release.py
+counts what an API request leaves, so a new cycle (a Django or DRF upgrade, a middleware added)
+shows as a failing test.
 """
 
 from __future__ import annotations
@@ -57,5 +59,7 @@ class ReleaseMiddleware:
             # Django runs a response's closers when the server closes it (the WSGI iterable's close(),
             # the ASGI handler after the last body), before request_finished; an error in one is
             # ignored. By then the handler has logged the response (which may read the request).
+            # ``_resource_closers`` is Django's own list (it closes the request's files through it):
+            # no public hook has both the request and the closed response.
             response._resource_closers.append(partial(release, request, response))
         return response
