@@ -82,6 +82,12 @@ def _boards_locked(boards: Iterable[str]) -> dict[str, LeaderboardBoard]:
     return locked
 
 
+def _each(field: str, amounts: dict) -> Case:
+    """The amount for each row by its ``field`` (0 for a row not in ``amounts``), for one UPDATE."""
+    return Case(*(When(**{field: key}, then=Value(amount)) for key, amount in amounts.items()),
+                default=Value(0), output_field=IntegerField())
+
+
 def _bump_boards(boards: Sequence[str], entries: Sequence[tuple[int, str, int, bool]]) -> None:
     """Apply one game's entries ``(player_id, username, points, goat)`` to ``boards``: lock them in board
     order, then add the game to every player's row on every board in one UPDATE. Only when a player is
@@ -97,8 +103,7 @@ def _bump_boards(boards: Sequence[str], entries: Sequence[tuple[int, str, int, b
         return
 
     def per_player(index: int) -> Case:
-        return Case(*(When(player_id=player_id, then=Value(row[index])) for player_id, row in added.items()),
-                    default=Value(0), output_field=IntegerField())
+        return _each("player_id", {player_id: row[index] for player_id, row in added.items()})
 
     rows = LeaderboardRow.objects.filter(board__in=names, player_id__in=list(added))
     updated = rows.update(rating=F("rating") + per_player(1), games=F("games") + per_player(2),
@@ -111,8 +116,7 @@ def _bump_boards(boards: Sequence[str], entries: Sequence[tuple[int, str, int, b
         LeaderboardRow(board=name, player_id=player_id, username=added[player_id][0], rating=added[player_id][1],
                        games=added[player_id][2], goats=added[player_id][3]) for name, player_id in missing])
     gained = Counter(name for name, _player_id in missing)
-    LeaderboardBoard.objects.filter(pk__in=list(gained)).update(players=F("players") + Case(
-        *(When(pk=name, then=Value(count)) for name, count in gained.items()), output_field=IntegerField()))
+    LeaderboardBoard.objects.filter(pk__in=list(gained)).update(players=F("players") + _each("pk", gained))
 
 
 def leaderboards_recount(boards: Iterable[str] | None = None, *, now: datetime | None = None) -> int:
