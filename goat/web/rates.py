@@ -10,9 +10,10 @@ is kept with its time until it is ``window`` old, the exact rule of DRF's thrott
 Stores:
 
 * Redis, when the default cache is Redis (``CACHE_URL``): a sorted set per key, trimmed, counted
-  and added to by one Lua script (atomic on the server).
+  and added to by one Lua script (atomic on the server), all the keys of one ``rate_hits`` in one
+  call. That needs one Redis server, as the cache is (a Redis Cluster would want them in one slot).
 * Otherwise (the embedded default) a SQLite file of its own, ``GOAT_RATES_PATH`` (default
-  ``GOAT_DATA_DIR/rates.sqlite3``): each hit is one ``BEGIN IMMEDIATE`` transaction, which SQLite
+  ``GOAT_DATA_DIR/rates.sqlite3``): each call is one ``BEGIN IMMEDIATE`` transaction, which SQLite
   serialises across the processes of the machine. It is not the game database, so a rate count
   never waits on a game's write lock nor holds one. A process sets the file up (WAL, the table)
   under an ``flock`` on ``GOAT_RATES_PATH.setup``. Several machines need Redis.
@@ -20,8 +21,9 @@ Stores:
   for ``RETRY_SECONDS``, then the store is tried again. A rate then holds per process only, as it
   did before counts were shared (docs/reliability.md "Limits").
 
-``rate_refund(hit)`` takes a counted hit back (an invite code that turned out right is no failed
-attempt).
+``rate_hits(asks)`` counts several keys in one step of the store (a request's throttles: one round
+trip to Redis), each on its own as separate ``rate_hit`` calls would. ``rate_refund(hit)`` takes a
+counted hit back (an invite code that turned out right is no failed attempt).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,16 +51,26 @@ RETRY_SECONDS = 2.0
 PURGE_SECONDS = 60.0
 
 _LUA = """
-local key, now, window, limit, member = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-if redis.call('ZCARD', key) >= limit then
-  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-  return tostring(tonumber(oldest[2]) + window - now)
+local now, member = tonumber(ARGV[1]), ARGV[2]
+local waits = {}
+for i, key in ipairs(KEYS) do
+  local window, limit = tonumber(ARGV[1 + 2 * i]), tonumber(ARGV[2 + 2 * i])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  if redis.call('ZCARD', key) >= limit then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    waits[i] = tostring((tonumber(oldest[2]) or now) + window - now)
+  else
+    redis.call('ZADD', key, now, member)
+    redis.call('PEXPIRE', key, math.ceil(window * 1000))
+    waits[i] = ''
+  end
 end
-redis.call('ZADD', key, now, member)
-redis.call('PEXPIRE', key, math.ceil(window * 1000))
-return ''
+return waits
 """
+
+
+#: what a rate is asked: (key, limit, window in seconds)
+Ask = tuple[str, int, float]
 
 
 @dataclass(frozen=True)
@@ -104,11 +117,14 @@ def _redis_key(key: str) -> str:
     return f"{prefix}:rate:{key}"
 
 
-def _redis_hit(location: str, key: str, limit: int, window: float, now: float, member: str) -> float | None:
+def _redis_hits(location: str, asks: Sequence[Ask], now: float, member: str) -> list[float | None]:
     _client, script = _redis(location)
-    answer = script(keys=[_redis_key(key)], args=[repr(now), repr(window), limit, member])
-    text = answer.decode() if isinstance(answer, bytes) else str(answer)
-    return float(text) if text else None
+    args: list = [repr(now), member]
+    for _key, limit, window in asks:
+        args += [repr(window), limit]
+    answers = script(keys=[_redis_key(key) for key, _limit, _window in asks], args=args)
+    texts = [answer.decode() if isinstance(answer, bytes) else str(answer) for answer in answers]
+    return [float(text) if text else None for text in texts]
 
 
 def _redis_refund(location: str, key: str, member: str) -> None:
@@ -157,22 +173,26 @@ def _sqlite() -> sqlite3.Connection:
     return _local.connection
 
 
-def _sqlite_hit(key: str, limit: int, window: float, now: float, member: str) -> float | None:
+def _sqlite_hits(asks: Sequence[Ask], now: float, member: str) -> list[float | None]:
     global _purged_at
     db = _sqlite()
-    db.execute("BEGIN IMMEDIATE")  # the write lock of the file: one hit at a time across processes
+    db.execute("BEGIN IMMEDIATE")  # the write lock of the file: one request's hits at a time across processes
     try:
         if now - _purged_at > PURGE_SECONDS:
             db.execute("DELETE FROM hits WHERE expires <= ?", (now,))
             _purged_at = now
-        db.execute("DELETE FROM hits WHERE key = ? AND at <= ?", (key, now - window))
-        count, oldest = db.execute("SELECT COUNT(*), MIN(at) FROM hits WHERE key = ?", (key,)).fetchone()
-        if count >= limit:
-            db.execute("COMMIT")
-            return oldest + window - now
-        db.execute("INSERT INTO hits (key, at, expires, member) VALUES (?, ?, ?, ?)", (key, now, now + window, member))
+        waits: list[float | None] = []
+        for key, limit, window in asks:
+            db.execute("DELETE FROM hits WHERE key = ? AND at <= ?", (key, now - window))
+            count, oldest = db.execute("SELECT COUNT(*), MIN(at) FROM hits WHERE key = ?", (key,)).fetchone()
+            if count >= limit:
+                waits.append((now if oldest is None else oldest) + window - now)
+                continue
+            db.execute("INSERT INTO hits (key, at, expires, member) VALUES (?, ?, ?, ?)",
+                       (key, now, now + window, member))
+            waits.append(None)
         db.execute("COMMIT")
-        return None
+        return waits
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
             db.execute("ROLLBACK")
@@ -245,23 +265,30 @@ fallback = ProcessRates()
 
 def rate_hit(key: str, *, limit: int, window: float) -> Hit:
     """Count one hit of ``key`` if fewer than ``limit`` were counted in the last ``window`` seconds."""
+    return rate_hits([(key, limit, window)])[0]
+
+
+def rate_hits(asks: Sequence[Ask]) -> list[Hit]:
+    """``rate_hit`` for each ``(key, limit, window)`` of ``asks``, in one step of the store (one round
+    trip to Redis): each key is counted, or refused, on its own, as separate ``rate_hit`` calls would."""
     now = time.time()
     member = f"{now!r}:{secrets.token_hex(6)}"
     location = _redis_location()
     store = "process"
-    wait: float | None
-    if time.monotonic() >= fallback.retry_at:
+    waits: list[float | None] = []
+    if asks and time.monotonic() >= fallback.retry_at:
         try:
             if location is not None:
-                wait, store = _redis_hit(location, key, limit, window, now, member), "redis"
+                waits, store = _redis_hits(location, asks, now, member), "redis"
             else:
-                wait, store = _sqlite_hit(key, limit, window, now, member), "sqlite"
+                waits, store = _sqlite_hits(asks, now, member), "sqlite"
         except Exception:  # noqa: BLE001 - whatever the store raises, the request goes on, counted here
             fallback.failed()
             store = "process"
     if store == "process":
-        wait = fallback.hit(key, limit, window, now, member)
-    return Hit(admitted=wait is None, wait=max(0.0, wait or 0.0), key=key, member=member, store=store)
+        waits = [fallback.hit(key, limit, window, now, member) for key, limit, window in asks]
+    return [Hit(admitted=wait is None, wait=max(0.0, wait or 0.0), key=key, member=member, store=store)
+            for (key, _limit, _window), wait in zip(asks, waits, strict=True)]
 
 
 def rate_refund(hit: Hit) -> None:

@@ -13,8 +13,9 @@ The counts live in the shared rate store (goat.web.rates: Redis with ``CACHE_URL
 file every process of the machine shares), checked and counted in one atomic step, so a rate holds
 across web processes and under concurrent requests. DRF's own flow is kept (its ``allow_request``,
 the scopes, the rates): the throttles give it an empty history to read and count in ``throttle_success``
-instead. Redis is not on the game path: when the store fails, the throttles count in this process's
-own memory for a while (the limits then hold per process: the documented degraded mode).
+instead, all of a request's in one step (one round trip to Redis). Redis is not on the game path:
+when the store fails, the throttles count in this process's own memory for a while (the limits then
+hold per process: the documented degraded mode).
 
 ``rate_limit`` applies a named rate (``DEFAULT_THROTTLE_RATES``) to any key outside a DRF view (the
 invite-code attempts); an anonymous stream open runs ``AnonRateThrottle`` itself (goat.live.streaming),
@@ -32,7 +33,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework import throttling
 
 from goat.web.errors import ServiceError
-from goat.web.rates import Hit, rate_hit
+from goat.web.rates import Hit, rate_hit, rate_hits
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -90,19 +91,64 @@ class _NoHistory:
         return None
 
 
+#: request attributes: the throttles' hits of the request, and (while they are gathered) the asks
+_HITS = "_goat_rate_hits"
+_GATHERING = "_goat_rate_asks"
+
+
 class SharedCountMixin:
-    """DRF's throttles, counted in the shared rate store."""
+    """DRF's throttles, counted in the shared rate store: all the throttles of one request in one
+    step (``rates.rate_hits``, one round trip to Redis), each counted or refused on its own as DRF's
+    loop over them would. The first throttle of a request that comes to count runs the view's
+    throttles once more in a gathering mode, where each notes its (key, limit, window) instead of
+    counting; the hits are counted together and kept on the request for the others. A throttle used
+    apart from a view's (a stream's open, a page's ``throttle_wait``) counts alone."""
 
     cache = _NoHistory()
     _shared_wait: float | None = None
+    _asked: tuple[Any, Any] | None = None
+
+    def allow_request(self, request, view) -> bool:
+        self._asked = (request, view)
+        try:
+            return super().allow_request(request, view)  # type: ignore[misc]
+        finally:
+            self._asked = None
 
     def throttle_success(self) -> bool:
-        hit = rate_hit(f"throttle:{self.key}", limit=self.num_requests, window=self.duration)
+        ask = (f"throttle:{self.key}", self.num_requests, self.duration)  # type: ignore[attr-defined]
+        request, view = self._asked or (None, None)
+        gathering = getattr(request, _GATHERING, None)
+        if gathering is not None:
+            gathering.append(ask)
+            return True
+        hit = _request_hits(request, view).get(ask[0]) or rate_hit(ask[0], limit=ask[1], window=ask[2])
         self._shared_wait = None if hit.admitted else hit.wait
         return hit.admitted
 
     def wait(self) -> float | None:
         return self._shared_wait
+
+
+def _request_hits(request: Any, view: Any) -> dict[str, Hit]:
+    """The hits of ``request``'s throttles (those of ``view``), counted in one step the first time."""
+    hits = getattr(request, _HITS, None)
+    if hits is not None:
+        return hits
+    get_throttles = getattr(view, "get_throttles", None)
+    if request is None or get_throttles is None:
+        return {}
+    asks: list = []
+    setattr(request, _GATHERING, asks)
+    try:
+        for throttle in get_throttles():
+            if isinstance(throttle, SharedCountMixin):
+                throttle.allow_request(request, view)
+    finally:
+        delattr(request, _GATHERING)
+    hits = {hit.key: hit for hit in rate_hits(asks)}
+    setattr(request, _HITS, hits)
+    return hits
 
 
 THROTTLED = gettext_lazy("Request was throttled.")

@@ -146,3 +146,14 @@ def test_two_web_processes_share_one_count_on_the_embedded_default(tmp_path):
         answers.append(json.loads(out.strip().splitlines()[-1]))
         errors.append(err)
     assert sum(map(sum, answers)) == 30, errors
+
+
+def test_several_keys_in_one_step_are_each_counted_or_refused_on_their_own(store):
+    asks = [("one", 1, 60), ("three", 3, 60)]
+    first, second = rates.rate_hits(asks), rates.rate_hits(asks)
+
+    assert [h.admitted for h in first] == [True, True] and [h.admitted for h in second] == [False, True]
+    assert {h.store for h in first + second} == {store} and 59 < second[0].wait <= 60
+    assert [h.admitted for h in (rates.rate_hit("three", limit=3, window=60) for _ in range(2))] == [True, False]
+    rates.rate_refund(first[0])
+    assert rates.rate_hit("one", limit=1, window=60).admitted

@@ -132,3 +132,33 @@ def test_public_reads_are_under_the_anonymous_rate_and_a_login_lifts_it(low_rate
     logged_in = APIClient()
     logged_in.force_authenticate(user)
     assert logged_in.get("/api/tournaments/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_requests_throttles_count_in_one_step_of_the_store(user, monkeypatch):
+    """A token request runs three throttles (anon, user and the auth scope, each per address): their
+    hits go to the rate store together, in one call (one round trip to Redis), none on its own."""
+    from goat.web import throttling
+
+    calls = []
+    counted = throttling.rate_hits
+    monkeypatch.setattr(throttling, "rate_hits", lambda asks: calls.append(list(asks)) or counted(asks))
+    monkeypatch.setattr(throttling, "rate_hit", lambda *args, **kwargs: pytest.fail("a throttle counted alone"))
+
+    assert token(APIClient()).status_code == 200
+
+    assert len(calls) == 1
+    assert sorted(key.split("_")[1] for key, _limit, _window in calls[0]) == ["anon", "auth", "user"]
+
+
+@pytest.mark.django_db
+def test_each_throttle_of_a_request_counts_on_its_own_as_drf_loops_over_them(user, monkeypatch):
+    """Counted together, the throttles keep DRF's rule: each counts the request when it is under its
+    own limit, whether or not another refuses it. The third token request is over the auth scope's
+    2 a minute (429) and still counts at the address's user rate (5 a minute): two more reads, then 429."""
+    for scope, rate in (("anon", "100/min"), ("user", "5/min"), ("auth", "2/min")):
+        monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, scope, rate)
+    client = APIClient()
+
+    assert [token(client).status_code for _ in range(3)] == [200, 200, 429]
+    assert [anonymous_read(client).status_code for _ in range(3)] == [200, 200, 429]
