@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import functools
 import gc
 import logging
 import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from gunicorn.arbiter import Arbiter
@@ -63,12 +66,12 @@ def _logged(scope, send):
     """``send`` that writes gunicorn's access line (its access_log_format and atoms, so the request id
     reaches the access log as under gthread) when the response ends."""
     started = time.perf_counter()
-    seen: dict = {"status": 0, "bytes": 0, "headers": {}}
+    seen: dict = {"status": 0, "bytes": 0, "headers": ()}
 
     async def logging_send(message):
         if message["type"] == "http.response.start":
             seen["status"] = message["status"]
-            seen["headers"] = {k.decode().lower(): v.decode() for k, v in message.get("headers", [])}
+            seen["headers"] = message.get("headers", ())
         elif message["type"] == "http.response.body":
             seen["bytes"] += len(message.get("body", b""))
             if not message.get("more_body", False):
@@ -78,22 +81,67 @@ def _logged(scope, send):
     return logging_send
 
 
+def _header(headers, name: str) -> str | None:
+    """The value of header ``name`` (lowercase) in ASGI ``headers``, or None."""
+    wanted = name.encode("latin-1")
+    for key, value in headers:
+        if key.lower() == wanted:
+            return value.decode(errors="replace")
+    return None
+
+
+def _query(scope) -> str:
+    return scope.get("query_string", b"").decode(errors="replace")
+
+
+def _target(scope) -> str:
+    query = _query(scope)
+    return scope.get("path", "") + (f"?{query}" if query else "")
+
+
+#: gunicorn's access log atoms, each from (scope, what was sent, seconds taken)
+_ATOMS: dict[str, Callable[[dict, dict, float], Any]] = {
+    "h": lambda scope, seen, took: (scope.get("client") or ("-",))[0],
+    "t": lambda scope, seen, took: time.strftime("[%d/%b/%Y:%H:%M:%S %z]"),
+    "r": lambda scope, seen, took: f"{scope.get('method')} {_target(scope)} HTTP/{scope.get('http_version')}",
+    "m": lambda scope, seen, took: scope.get("method"),
+    "U": lambda scope, seen, took: scope.get("path"),
+    "q": lambda scope, seen, took: _query(scope),
+    "s": lambda scope, seen, took: seen["status"],
+    "b": lambda scope, seen, took: seen["bytes"] or "-",
+    "B": lambda scope, seen, took: seen["bytes"],
+    "M": lambda scope, seen, took: int(took * 1000),
+    "D": lambda scope, seen, took: int(took * 1_000_000),
+    "T": lambda scope, seen, took: int(took),
+    "L": lambda scope, seen, took: f"{took:.6f}",
+    "p": lambda scope, seen, took: f"<{os.getpid()}>",
+    "a": lambda scope, seen, took: _header(scope.get("headers", ()), "user-agent") or "-",
+    "f": lambda scope, seen, took: _header(scope.get("headers", ()), "referer") or "-",
+}
+
+
+@functools.lru_cache(maxsize=4)
+def _atoms_named(access_format: str) -> tuple[str, ...]:
+    """The atoms ``access_format`` names (``%(h)s``, ``%({x-request-id}o)s``): only these are worked out."""
+    return tuple(dict.fromkeys(re.findall(r"%\(([^)]*)\)", access_format)))
+
+
+def _atom(name: str, scope, seen, took: float) -> Any:
+    if name.startswith("{") and name[-2:] in ("}i", "}o"):  # a request (i) or response (o) header
+        headers = scope.get("headers", ()) if name[-1] == "i" else seen["headers"]
+        return _header(headers, name[1:-2].lower())
+    atom = _ATOMS.get(name)
+    return None if atom is None else atom(scope, seen, took)
+
+
 def _access_line(scope, seen, started) -> None:
-    request_headers = {k.decode("latin-1").lower(): v.decode(errors="replace") for k, v in scope.get("headers", [])}
-    query = scope.get("query_string", b"").decode(errors="replace")
-    target = scope.get("path", "") + (f"?{query}" if query else "")
     took = time.perf_counter() - started
-    atoms = _Atoms({
-        "h": (scope.get("client") or ("-",))[0], "t": time.strftime("[%d/%b/%Y:%H:%M:%S %z]"),
-        "r": f"{scope.get('method')} {target} HTTP/{scope.get('http_version')}",
-        "m": scope.get("method"), "U": scope.get("path"), "q": query, "s": seen["status"], "b": seen["bytes"] or "-",
-        "B": seen["bytes"], "M": int(took * 1000), "D": int(took * 1_000_000), "T": int(took), "L": f"{took:.6f}",
-        "p": f"<{os.getpid()}>", "a": request_headers.get("user-agent", "-"), "f": request_headers.get("referer", "-"),
-    })
-    atoms.update({f"{{{k}}}i": v for k, v in request_headers.items()})
-    atoms.update({f"{{{k}}}o": v for k, v in seen["headers"].items()})
-    _access_logger.info(_State.access_format, _Atoms({key: logs.log_safe(value) if isinstance(value, str) else value
-                                                      for key, value in atoms.items()}))
+    atoms = _Atoms()
+    for name in _atoms_named(_State.access_format):
+        value = _atom(name, scope, seen, took)
+        if value is not None:  # else "-", as gunicorn writes an atom it lacks
+            atoms[name] = logs.log_safe(value) if isinstance(value, str) else value
+    _access_logger.info(_State.access_format, atoms)
 
 
 def _closing(send):

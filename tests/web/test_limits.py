@@ -210,7 +210,7 @@ def test_the_access_log_escapes_control_characters_and_quotes(caplog):
         scope = {**_scope([(b"user-agent", b'ua"\r\nFAKE 200'), (b"x-forged", "a\u202eb\x1b[31m".encode())]),
                  "path": "/a\r\n127.0.0.1 \"GET /admin/ HTTP/1.1\" 200", "query_string": b"q=%0d%0a"}
         with caplog.at_level(logging.INFO, logger="gunicorn.access"):
-            server._access_line(scope, {"status": 404, "bytes": 0, "headers": {}}, 0.0)
+            server._access_line(scope, {"status": 404, "bytes": 0, "headers": []}, 0.0)
     finally:
         server._State.access_format = None
     [record] = [r for r in caplog.records if r.name == "gunicorn.access"]
@@ -226,7 +226,7 @@ def test_the_access_log_knows_gunicorns_time_and_process_atoms(caplog):
     server._State.access_format = "%(t)s %(T)s %(L)s %(p)s %(M)s"
     try:
         with caplog.at_level(logging.INFO, logger="gunicorn.access"):
-            server._access_line(_scope([]), {"status": 200, "bytes": 0, "headers": {}}, time.perf_counter() - 1.25)
+            server._access_line(_scope([]), {"status": 200, "bytes": 0, "headers": []}, time.perf_counter() - 1.25)
     finally:
         server._State.access_format = None
     [record] = [r for r in caplog.records if r.name == "gunicorn.access"]
