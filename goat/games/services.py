@@ -280,8 +280,9 @@ def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> Lo
 
 
 @metrics.command_counted("join")
-def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
-    """Take the next free seat; the last seat taken deals the first round.
+def game_join(*, game_id: int, player, client_seed: str = "") -> LoadedGame:
+    """Take the next free seat; the last seat taken deals the first round. Returns the game as the
+    joiner left it: the row, the engine state and the seat taken.
 
     Each try is one transaction (a savepoint inside a caller's): the seat row, the stake and the events
     are kept together or not at all. A joiner who loses the race for a seat (the seat's unique
@@ -295,7 +296,7 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> Game:
                 loaded = _load(game_id, player)
                 if loaded.game.computers and loaded.seat is None:
                     _computer_games_check(player)
-                return _take_seat(loaded, [], player, client_seed).game
+                return _take_seat(loaded, [], player, client_seed)
         except (_SeatTaken, StreamConflict):
             if attempt == MAX_TRIES:
                 raise ServiceError("game_full", GAME_FULL, status=409) from None

@@ -95,6 +95,8 @@ def computer_accounts(*, count: int) -> list[AbstractBaseUser]:
     """The built-in computer players 1..``count`` (accounts ``computer-1``, ``computer-2``, ...), created
     on first use with no usable password: they cannot sign in. Idempotent, and safe against a concurrent
     first use (the unique ``number`` keeps one account per place; the loser reads the winner's)."""
+    if count <= 0:
+        return []
     found = {c.number: c.user for c in ComputerAccount.objects.filter(number__lte=count).select_related("user")}
     for number in range(1, count + 1):
         if number not in found:

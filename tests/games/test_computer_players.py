@@ -79,6 +79,12 @@ def test_the_level_defaults_to_strong_and_the_accounts_are_made_once(human, queu
     assert computer_accounts(count=2) == computer_accounts(count=2)
 
 
+def test_a_game_without_computer_players_asks_for_no_account(django_assert_num_queries):
+    """A game or rematch with no computer seat (the usual case) costs no query for the computer accounts."""
+    with django_assert_num_queries(0):
+        assert computer_accounts(count=0) == []
+
+
 def test_the_first_move_is_queued_when_the_deal_gives_a_computer_the_lead(human, queued):
     _user, client = human
     for _ in range(20):  # the leader is whoever holds the opening double: some deal gives it to a computer

@@ -719,3 +719,23 @@ def test_a_move_runs_the_token_lookup_the_load_and_the_append_and_no_permission_
     # which Django's capture does not see: no ORM statement is left. On SQLite all run through Django's
     # cursor, and the append is an UPDATE of the head and an INSERT.
     assert len(statements) == (0 if connection.vendor == "postgresql" else 4), statements
+
+
+def test_a_join_answers_with_what_it_committed_and_reads_the_callers_seat_no_more(players):
+    """The joiner's view comes from the join's own result (the row, the state and the seat it took): no
+    statement reads the caller's seat again. The answer is the seat's view as GET shows it: the last
+    joiner of a 3-seat game sees their dealt hand."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    view = create_game(players[0][1], seats=3)
+    assert players[1][1].post(f"/api/games/{view['id']}/join/", {}, format="json").status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        response = players[2][1].post(f"/api/games/{view['id']}/join/", {}, format="json")
+    assert response.status_code == 200, response.content
+    statements = [q["sql"] for q in queries.captured_queries]
+    assert not any('FROM "goat_seat" INNER JOIN "goat_game"' in sql for sql in statements), statements
+    clock = ("server_time", "remaining_ms")
+    body = {k: v for k, v in response.json().items() if k not in clock}
+    assert body == {k: v for k, v in players[2][1].get(f"/api/games/{view['id']}/").json().items() if k not in clock}
+    assert body["status"] == "running" and body["your_seat"] == 2 and len(body["hand"]) == 7

@@ -257,7 +257,7 @@ def test_commands_publish_after_commit_and_a_rollback_publishes_nothing(publishe
         assert published == []  # not before the commit
         raise RuntimeError("rolled back")
     assert published == []
-    game = services.game_join(game_id=game.pk, player=bob)
+    game = services.game_join(game_id=game.pk, player=bob).game
     kinds = {(channel, message.get("kind")) for channel, message in published}
     assert (notify.game_channel(game.pk), None) in kinds
     assert (notify.player_channel(alice.pk), "game_started") in kinds

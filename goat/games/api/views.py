@@ -180,8 +180,8 @@ class GameJoinView(GameAPIView):
         def join() -> Response:
             serializer = GameJoinSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
-            game = services.game_join(game_id=game_id, player=request.user, **serializer.validated_data)
-            return with_etag(Response(view_for(game, request.user)))
+            joined = services.game_join(game_id=game_id, player=request.user, **serializer.validated_data)
+            return with_etag(Response(selectors.game_view(game=joined.game, state=joined.state, seat=joined.seat)))
 
         return idempotent(self, request, join)
 
