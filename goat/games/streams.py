@@ -37,8 +37,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from functools import wraps
+from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
@@ -86,28 +87,57 @@ def _after(request: HttpRequest) -> int | None:
 
 # --- reads (sync, in a worker thread; the same selectors as GET) ------------------------------
 
+_Read = TypeVar("_Read", bound=Callable[..., Any])
 
+
+def _connected(read: _Read) -> _Read:
+    """``read``, run in a worker thread, gives back the database connection it took (as a request
+    would at its end): the threads outlive the read."""
+    @wraps(read)
+    def connected(*args: Any, **kwargs: Any) -> Any:
+        close_old_connections()
+        try:
+            return read(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return connected  # type: ignore[return-value]
+
+
+@_connected
 def _shared_read(game_id: int, after: int | None) -> tuple[Game, dict[int, int], GameState, list[StoredEvent] | None]:
     """What every viewer's message is built from, nothing redacted yet: the game row, its seats
     (player -> seat), the engine state at its version and the stored events after ``after`` up to
     that version (None without ``after``). The same for every viewer, so one read serves them all."""
-    close_old_connections()
-    try:
-        game = Game.objects.get(pk=game_id)
-        seats = dict(Seat.objects.filter(game_id=game_id).values_list("player_id", "seat"))
-        state = eventstore.state_load(game)
-        stored = None
-        if after is not None:
-            stored = [e for e in eventstore.events_load(game_id=game_id, after=after) if e.seq <= game.version]
-        return game, seats, state, stored
-    finally:
-        close_old_connections()
+    game = Game.objects.get(pk=game_id)
+    seats = dict(Seat.objects.filter(game_id=game_id).values_list("player_id", "seat"))
+    state = eventstore.state_load(game)
+    stored = None
+    if after is not None:
+        stored = [e for e in eventstore.events_load(game_id=game_id, after=after) if e.seq <= game.version]
+    return game, seats, state, stored
+
+
+def _unseated(shared, user) -> bool:
+    """Whether ``user`` is signed in and holds no seat in ``shared`` (``_shared_read``): a viewer whose
+    redaction asks whether they audit."""
+    return getattr(user, "is_authenticated", False) and user.pk not in shared[1]
+
+
+@_connected
+def _audit_ask(user) -> None:
+    """Ask whether ``user`` may audit (the audit permission), off the event loop: Django's ModelBackend
+    keeps a user's permissions on the user object once asked, so the redaction for them, on the
+    loop, then runs no query. Asked for a viewer without a seat only: a seat's view is its own,
+    auditor or not (selectors.sees_everything)."""
+    user.has_perm(selectors.AUDIT_PERMISSION)
 
 
 def _for_viewer(shared, user) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
     """``user``'s view of ``shared`` and the events redacted for them (the selectors of GET: the
     seat's view, or a spectator's; an auditor's unredacted events), and whether the game is over.
-    No query: the user's permissions were loaded when the stream started (``_game_check``)."""
+    No query for a viewer with a seat, nor for one without whose permissions were asked
+    (``_audit_ask``)."""
     game, seats, state, stored = shared
     seat = seats.get(user.pk) if getattr(user, "is_authenticated", False) else None
     view = selectors.game_view(game=game, state=state, seat=seat)
@@ -115,57 +145,53 @@ def _for_viewer(shared, user) -> tuple[dict[str, Any], list[dict[str, Any]] | No
     return view, events, game.ended
 
 
+@_connected
 def _game_read(game_id: int, user, after: int | None) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
     """The caller's view now, the events after ``after`` (redacted for them; None without ``after``)
-    up to the view's version, and whether the game is over."""
-    return _for_viewer(_shared_read(game_id, after), user)
+    up to the view's version, and whether the game is over. A caller without a seat is asked whether
+    they audit (``_audit_ask``)."""
+    shared = _shared_read(game_id, after)
+    if _unseated(shared, user):
+        _audit_ask(user)
+    return _for_viewer(shared, user)
 
 
+@_connected
 def _game_check(game_id: int, user, after: int | None) -> None:
-    close_old_connections()
-    try:
-        games = Game.objects.filter(pk=game_id).only("id", "status", "version")
-        signed_in = getattr(user, "is_authenticated", False)
-        if signed_in:  # the caller's seat in the same query
-            games = games.annotate(caller_seat=Subquery(
-                Seat.objects.filter(game=OuterRef("pk"), player=user).order_by().values("seat")[:1]))
-        game = games.first()
-        if game is None:
-            raise ServiceError("not_found", gettext("No game with that id."), status=404)
-        if after is not None and after > game.version:
-            message = gettext("The game is only at version %(version)s.") % {"version": game.version}
-            raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
-        seat = game.caller_seat if signed_in else None
-        if selectors.sees_everything(game, user, seat):  # an auditor sees it unredacted: who looked is recorded
-            audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
-        if seat is None or game.status == GameStatus.WAITING:
-            # loads (caches) the user's permissions, so that the updates query none. A player seated at
-            # a game that has started keeps the seat and never needs them (the updates redact by seat).
-            user.has_perm(selectors.AUDIT_PERMISSION)
-    finally:
-        close_old_connections()
+    """The refusals before a game stream starts: 404 for no such game, 400 for an ``after`` beyond its
+    version; and an auditor's look at a running game recorded. One query (the game and the caller's
+    seat); a signed-in caller without a seat has their permissions asked as well."""
+    games = Game.objects.filter(pk=game_id).only("id", "status", "version")
+    signed_in = getattr(user, "is_authenticated", False)
+    if signed_in:  # the caller's seat in the same query
+        games = games.annotate(caller_seat=Subquery(
+            Seat.objects.filter(game=OuterRef("pk"), player=user).order_by().values("seat")[:1]))
+    game = games.first()
+    if game is None:
+        raise ServiceError("not_found", gettext("No game with that id."), status=404)
+    if after is not None and after > game.version:
+        message = gettext("The game is only at version %(version)s.") % {"version": game.version}
+        raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
+    seat = game.caller_seat if signed_in else None
+    if selectors.sees_everything(game, user, seat):  # an auditor sees it unredacted: who looked is recorded
+        audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
 
 
+@_connected
 def _feed_hello(user) -> dict[str, Any]:
-    close_old_connections()
-    try:
-        games = (Game.objects.open().filter(seat_set__player=user).order_by("-id")
-                 .values("id", "status", "version", "turn", "deadline")[:200])
-        return {"games": list(games)}
-    finally:
-        close_old_connections()
+    games = (Game.objects.open().filter(seat_set__player=user).order_by("-id")
+             .values("id", "status", "version", "turn", "deadline")[:200])
+    return {"games": list(games)}
 
 
+@_connected
 def _feed_missed(user, since) -> list[dict[str, Any]]:
-    close_old_connections()
-    try:
-        return notify.feed_catch_up(user=user, since=since)
-    finally:
-        close_old_connections()
+    return notify.feed_catch_up(user=user, since=since)
 
 
 _game_read_async = sync_to_async(_game_read, thread_sensitive=False)
 _shared_read_async = sync_to_async(_shared_read, thread_sensitive=False)
+_audit_ask_async = sync_to_async(_audit_ask, thread_sensitive=False)
 
 #: reads under way, by (event loop, game, after, version heard): every stream of this process that
 #: heard the same version of the same game after the same version waits on ONE read
@@ -185,7 +211,10 @@ async def _update_read(game_id: int, user, after: int, heard: int | tuple[str, i
     if flight is None:
         flight = _flights[key] = asyncio.ensure_future(_shared_read_async(game_id, after))
         flight.add_done_callback(lambda done: _flights.pop(key) if _flights.get(key) is done else None)
-    return _for_viewer(await asyncio.shield(flight), user)
+    shared = await asyncio.shield(flight)
+    if _unseated(shared, user):  # a spectator, or a player who left a waiting game
+        await _audit_ask_async(user)
+    return _for_viewer(shared, user)
 
 
 def _from_content(batch: list[dict[str, Any]], last: int, player_id: int | None

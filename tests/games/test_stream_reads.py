@@ -189,10 +189,10 @@ def _check_queries(game_id: int, user) -> list[str]:
 
 
 def test_a_stream_start_loads_permissions_only_for_a_viewer_who_may_need_them(django_user_model):
-    """A player seated at a started game keeps the seat, so the updates redact by seat and the start
-    reads the game and the seat in one query. A spectator or an auditor (the updates ask whether they
-    may see everything) and a player at a waiting game (who may leave it) have their permissions
-    loaded at the start, so that no update queries them on the event loop."""
+    """A seated player's updates redact by their seat, so the start reads the game and the seat in one
+    query, whether the game has started or is waiting (a player who leaves it later is asked then,
+    off the event loop: the next test). A spectator or an auditor (the updates ask whether they may
+    see everything) have their permissions loaded at the start."""
     alice, bob, carol, dave = _viewers(django_user_model)
     running = played_game([alice, bob], 6, seed=3)
     waiting = services.game_create(player=alice, ruleset="goat-classic", seats=2)
@@ -205,8 +205,41 @@ def test_a_stream_start_loads_permissions_only_for_a_viewer_who_may_need_them(dj
     assert len(seated) == 1 and not loads_permissions(seated)
     assert loads_permissions(_check_queries(running.pk, fresh[carol.pk]))
     assert loads_permissions(_check_queries(running.pk, fresh[dave.pk]))
-    assert loads_permissions(_check_queries(waiting.pk, fresh[alice.pk]))
+    waiting_seated = _check_queries(waiting.pk, fresh[alice.pk])
+    assert len(waiting_seated) == 1 and not loads_permissions(waiting_seated)
     assert not _check_queries(running.pk, AnonymousUser())[1:]  # the game alone
+
+
+def test_a_player_who_leaves_a_waiting_game_is_asked_whether_they_audit_off_the_event_loop(django_user_model):
+    """Two players whose streams started while they held a seat at a waiting game (no permission
+    loaded) leave it; it starts without them. Their updates are then read as for a viewer without a
+    seat: the auditor's unredacted, the other's a spectator's, and the permission query runs in a
+    worker thread (Django refuses a query on the event loop)."""
+    alice, bob, carol, dave = _viewers(django_user_model)
+    erin, frank = (django_user_model.objects.create_user(name, password="x" * 12) for name in ("erin", "frank"))
+    joined = services.game_create(player=bob, ruleset="goat-classic", seats=4)
+    for user in (carol, dave):
+        services.game_join(game_id=joined.pk, player=user)
+    carol, dave = (django_user_model.objects.get(pk=u.pk) for u in (carol, dave))  # nothing cached
+    _started(joined, carol, dave)
+    after = Game.objects.get(pk=joined.pk).version
+    for user in (carol, dave):
+        services.game_leave(game_id=joined.pk, player=user)
+    for user in (alice, erin, frank):
+        services.game_join(game_id=joined.pk, player=user)
+    started = Game.objects.get(pk=joined.pk)
+    assert started.status == "running"
+
+    async def scenario():
+        return [await streams._update_read(joined.pk, user, after, started.version) for user in (carol, dave)]
+
+    (carol_view, carol_events, _), (dave_view, dave_events, _) = asyncio.run(scenario())
+    assert carol_view["your_seat"] is None and dave_view["your_seat"] is None
+    assert (carol_events, dave_events) == (selectors.events_for(game=started, user=carol, after=after),
+                                           selectors.events_for(game=started, user=dave, after=after))
+    dealt = [[e for e in events if e["type"] == "round_dealt"][0]["data"] for events in (carol_events, dave_events)]
+    assert all(isinstance(h, int) for h in dealt[0]["hands"])  # carol, a spectator now: counts only
+    assert all(isinstance(h, list) for h in dealt[1]["hands"])  # dave audits: every hand
 
 
 def test_an_anonymous_viewer_is_streamed_what_a_spectator_is(django_user_model):
