@@ -57,7 +57,7 @@ def worker(name: str, queue_args: list[str], concurrency: int, niced: bool) -> s
 def main() -> None:
     call_command("migrate", interactive=False, verbosity=0)
     users = [get_user_model().objects.get_or_create(username=f"isolation{i}")[0] for i in range(4)]
-    game = services.game_create(player=users[0], ruleset="goat-classic", seats=4, options={"move_time": 0})
+    game = services.game_create(player=users[0], ruleset="goat-classic", seats=4, options={"move_time": 0}).game
     for user in users[1:]:
         services.game_join(game_id=game.pk, player=user)
     stand_ins_play(everyone=True, game_ids=[game.pk], until_done=True, seed=1)

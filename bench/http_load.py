@@ -104,7 +104,7 @@ def prepare_games(clients: int, moves: int, seed: int) -> list[dict]:
     for c in range(clients):
         users = [User.objects.create_user(username=f"http-{tag}-{c}-{i}", password="x" * 12) for i in range(2)]
         tokens = [Token.objects.create(user=u).key for u in users]
-        game = services.game_create(player=users[0], ruleset="goat-classic", seats=2, options={"limit": 5000})
+        game = services.game_create(player=users[0], ruleset="goat-classic", seats=2, options={"limit": 5000}).game
         services.game_join(game_id=game.pk, player=users[1])
         game.refresh_from_db()
         state = eventstore.state_load(game)

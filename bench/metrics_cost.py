@@ -97,7 +97,7 @@ def _move_cpu_us(count: int) -> float:
     client = Client()
     spent, timed = 0.0, 0
     while timed < count:
-        game = services.game_create(player=players[0], ruleset="goat-classic", seats=2, options={"move_time": 0})
+        game = services.game_create(player=players[0], ruleset="goat-classic", seats=2, options={"move_time": 0}).game
         services.game_join(game_id=game.pk, player=players[1])
         while timed < count:
             game = Game.objects.get(pk=game.pk)

@@ -51,7 +51,7 @@ def seed() -> dict[str, str]:
 
     def game(players, seats: int | None = None, options=None):
         created = services.game_create(player=users[players[0]], ruleset="goat-classic",
-                                       seats=seats or len(players), options=dict(options or FAST))
+                                       seats=seats or len(players), options=dict(options or FAST)).game
         for name in players[1:]:
             services.game_join(game_id=created.pk, player=users[name])
         return created

@@ -184,7 +184,7 @@ def _running_game(players: list[tuple[int, str]]) -> int:
 
     User = get_user_model()
     first, second = User.objects.get(pk=players[1][0]), User.objects.get(pk=players[2][0])
-    game = services.game_create(player=first, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=first, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=second)
     return game.pk
 

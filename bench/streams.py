@@ -136,7 +136,7 @@ def run(idle: int, games: int, moves: int, seconds: float, rounds: int, workers:
     # the idle streams' accounts: a feed and a game stream each (no password: they only hold tokens)
     idlers = User.objects.bulk_create([User(username=f"idle-{tag}-{i}", password="!") for i in range((idle + 1) // 2)])
     idle_tokens = [t.key for t in Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in idlers])]
-    quiet = services.game_create(player=idlers[0], ruleset="goat-classic", seats=2)
+    quiet = services.game_create(player=idlers[0], ruleset="goat-classic", seats=2).game
     watcher_tokens = [Token.objects.create(user=User.objects.create_user(username=f"watch-{tag}-{i}",
                                                                          password="x" * 12)).key for i in range(2)]
     watched = prepare_games(games, moves, seed=7)

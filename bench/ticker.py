@@ -53,7 +53,7 @@ def template(clock: int):
     User = get_user_model()
     tag = f"tick-{os.getpid()}-{time.monotonic_ns()}"
     a, b = (User.objects.create_user(username=f"{tag}-{i}") for i in range(2))
-    game = services.game_create(player=a, ruleset="goat-classic", seats=2, options={"move_time": clock})
+    game = services.game_create(player=a, ruleset="goat-classic", seats=2, options={"move_time": clock}).game
     services.game_join(game_id=game.pk, player=b)
     game = Game.objects.get(pk=game.pk)
     events = list(GameEvent.objects.filter(game=game).order_by("seq"))

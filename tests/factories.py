@@ -72,7 +72,7 @@ def start_game(players: Sequence, *, ruleset: str = "goat-classic", options: dic
     """A game created by ``players[0]`` and joined by the others (it starts when the last seat fills)."""
     seats = len(players) if seats is None else seats
     with committed():
-        game = services.game_create(player=players[0], ruleset=ruleset, seats=seats, options=options)
+        game = services.game_create(player=players[0], ruleset=ruleset, seats=seats, options=options).game
         for player in players[1:seats]:
             services.game_join(game_id=game.pk, player=player)
     game.refresh_from_db()

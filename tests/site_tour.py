@@ -47,13 +47,13 @@ def build_tour() -> Tour:
                                                    options={"move_time": 0}, seed=3)
     with factories.committed():
         computer = games.game_create(player=cat, ruleset="goat-classic", seats=2, options=dict(FAST),
-                                     computer_players=1, computer_level="random")
+                                     computer_players=1, computer_level="random").game
     tour.games["computer"] = factories.play(computer, [cat, None], seed=4)
     tour.games["running"] = factories.play(factories.start_game([ann, dan]), [ann, dan], seed=5, max_moves=3)
     with factories.committed():
-        tour.games["waiting"] = games.game_create(player=ann, ruleset="goat-classic", seats=3, options=dict(FAST))
+        tour.games["waiting"] = games.game_create(player=ann, ruleset="goat-classic", seats=3, options=dict(FAST)).game
     with factories.committed():
-        cancelled = games.game_create(player=dan, ruleset="domino-3rounds", seats=2)
+        cancelled = games.game_create(player=dan, ruleset="domino-3rounds", seats=2).game
         games.game_leave(game_id=cancelled.pk, player=dan)
     tour.games["cancelled"] = cancelled
 

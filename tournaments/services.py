@@ -276,7 +276,7 @@ def _open_table(tournament: Tournament, round_: TournamentRound | None, number: 
     starts when the last one sits down)."""
     first, *others = players
     game = games.game_create(player=first, ruleset=tournament.ruleset, seats=len(players),
-                             options=tournament.options)
+                             options=tournament.options).game
     for player in others:
         games.game_join(game_id=game.pk, player=player)
     table = Table.objects.create(tournament=tournament, round=round_, number=number, game=game, created_at=now)

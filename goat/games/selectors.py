@@ -108,6 +108,11 @@ def game_view_for(*, game: Game, user) -> dict[str, Any]:
     return game_view(game=game, state=game_state(game=game), seat=viewer_seat(game, user))
 
 
+def loaded_view(loaded: LoadedGame) -> dict[str, Any]:
+    """The game view of a command's answer: ``loaded`` as the seat it was loaded for sees it."""
+    return game_view(game=loaded.game, state=loaded.state, seat=loaded.seat)
+
+
 def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, Any]:
     """The game as ``seat`` (``None``: a spectator) sees it."""
     public = state.public_dict()
@@ -201,7 +206,7 @@ def command_view(loaded: LoadedGame, stored: list[StoredEvent], *, user
         public, own = loaded.update
         mine = own[loaded.seat]
         return stream_view(public["game"], mine), mine["events"]
-    return (game_view(game=loaded.game, state=loaded.state, seat=loaded.seat),
+    return (loaded_view(loaded),
             redact_events(stored, game=loaded.game, user=user, seat=loaded.seat))
 
 

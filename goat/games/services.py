@@ -20,6 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
@@ -201,11 +202,11 @@ def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[
 @metrics.command_counted("create")
 @transaction.atomic
 def game_create(*, player, ruleset: str, seats: int, options: dict | None = None, client_seed: str = "",
-                computer_players: int = 0, computer_level: str = "strong") -> Game:
+                computer_players: int = 0, computer_level: str = "strong") -> LoadedGame:
     """Create a game; the creator takes seat 0 and ``computer_players`` built-in computer players
     (goat.games.computer) take seats 1..N at once, playing at ``computer_level``. A game with a
     computer is unrated and has no ante (the preset's ante is left out; an ``ante`` > 0 asked for is
-    400 ``invalid_options``)."""
+    400 ``invalid_options``). Returns the game as committed, loaded for the creator (seat 0)."""
     _computers_check(seats, computer_players, computer_level)
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
@@ -230,7 +231,7 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
     loaded = _take_seat(LoadedGame(game=game, state=state), events, player, client_seed)
     for computer in computer_accounts(count=computer_players):
         loaded = _take_seat(LoadedGame(game=game, state=loaded.state), [], computer, "")
-    return game
+    return LoadedGame(game=game, state=loaded.state, seat=0)
 
 
 def _computer_games_check(player) -> None:
@@ -512,10 +513,11 @@ def game_rebuild_read_model(*, game_id: int) -> Game:
 
 
 @transaction.atomic
-def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
+def game_rematch(*, game_id: int, player) -> tuple[LoadedGame, bool]:
     """Offer a rematch of an ended game: a new game with the same ruleset, options and seats, the
     offerer in seat 0, the others told on their feeds. A repeat by any player of the old game
-    returns the same new game. Returns (the new game, whether this call created it).
+    returns the same new game. Returns (the new game loaded for ``player``, whether this call
+    created it).
 
     Two offers racing are settled by the unique ``rematch_of`` column: the one that loses rolls its
     new game back and returns the winner's."""
@@ -524,22 +526,37 @@ def game_rematch(*, game_id: int, player) -> tuple[Game, bool]:
     seat = _seat_of(loaded)
     if old.status not in PLAYED:
         raise ServiceError("game_not_ended", GAME_NOT_ENDED, status=409)
-    existing = Game.objects.filter(rematch_of=old).first()
+    existing = _rematch_of(old, player)
     if existing is not None and existing.status != GameStatus.CANCELLED:
-        return existing, False
+        return _for_caller(existing), False
     try:
         with transaction.atomic():
             if existing is not None:  # its offer was cancelled (everyone left it): it is no rematch any more
                 Game.objects.filter(pk=existing.pk, status=GameStatus.CANCELLED).update(rematch_of=None)
-            game = game_create(player=player, ruleset=old.ruleset, seats=old.seats, options=old.options,
-                               computer_players=old.computers.bit_count(),
-                               computer_level=old.computer_level or "strong")
-            Game.objects.filter(pk=game.pk).update(rematch_of=old)
+            offered = game_create(player=player, ruleset=old.ruleset, seats=old.seats, options=old.options,
+                                  computer_players=old.computers.bit_count(),
+                                  computer_level=old.computer_level or "strong")
+            Game.objects.filter(pk=offered.game.pk).update(rematch_of=old)
     except IntegrityError:  # another player's offer of this rematch committed first
-        return Game.objects.get(rematch_of=old), False
+        return _for_caller(_rematch_of(old, player)), False
+    game = offered.game
     game.rematch_of_id = old.pk
     held = loaded.players if loaded.players is not None else ()
     others = [pid for s, pid in enumerate(held) if pid is not None and s != seat and not old.computer_seat(s)]
     offer = {"game": game.pk, "from": player.get_username(), "rematch_of": old.pk}
     transaction.on_commit(lambda: notify.feed_publish(others, "rematch_offered", offer))
-    return game, True
+    return offered, True
+
+
+def _rematch_of(old: Game, player) -> Game | None:
+    """The rematch offered of ``old`` (None: none), with ``caller_seat``: ``player``'s seat at it (None:
+    not seated), read in the same query."""
+    return (Game.objects.filter(rematch_of=old)
+            .annotate(caller_seat=Subquery(Seat.objects.filter(game=OuterRef("pk"), player=player)
+                                           .order_by().values("seat")[:1]))
+            .first())
+
+
+def _for_caller(game: Game) -> LoadedGame:
+    """``game`` (from ``_rematch_of``) loaded for the caller."""
+    return LoadedGame(game=game, state=eventstore.state_load(game), seat=game.caller_seat)

@@ -23,7 +23,7 @@ def test_stepping_through_an_analysed_replay_shows_each_moves_judgement(live_ser
 
     settings.GOAT_ANALYSIS_SAMPLES = 6
     ann, ben = (django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("ann", "ben"))
-    game = games.game_create(player=ann, ruleset="domino-3rounds", seats=2, options={"move_time": 0})
+    game = games.game_create(player=ann, ruleset="domino-3rounds", seats=2, options={"move_time": 0}).game
     games.game_join(game_id=game.pk, player=ben)
     stand_ins_play(everyone=True, game_ids=[game.pk], until_done=True, seed=3)
     analysis.analysis_request(game_id=game.pk)

@@ -12,7 +12,8 @@ pytestmark = [pytest.mark.realprocess, pytest.mark.database]  # a real Celery wo
 
 def _stalled_game(django_user_model, names, move_time):
     players = [django_user_model.objects.create_user(username=n, password="x") for n in names]
-    game = services.game_create(player=players[0], ruleset="goat-classic", seats=2, options={"move_time": move_time})
+    game = services.game_create(player=players[0], ruleset="goat-classic", seats=2,
+                                options={"move_time": move_time}).game
     services.game_join(game_id=game.pk, player=players[1])
     game.refresh_from_db()
     return game

@@ -22,7 +22,7 @@ def _computer_to_move(user, *, move_time: int) -> Game:
     """A two-seat domino-3rounds game against one computer (seat 1) where the computer is to move."""
     for _ in range(40):
         game = services.game_create(player=user, ruleset="domino-3rounds", seats=2, computer_players=1,
-                                    options={"move_time": move_time})
+                                    options={"move_time": move_time}).game
         game.refresh_from_db()
         if game.turn == 0:
             tile, end = engine.legal_moves(state_load(game), 0)[0]
@@ -66,7 +66,7 @@ def test_a_whole_game_against_a_computer_on_redis(live_celery, django_user_model
     live_celery(beat=True)
     user = django_user_model.objects.create_user(username="comp-c", password="x")
     game = services.game_create(player=user, ruleset="domino-3rounds", seats=2, computer_players=1,
-                                options={"move_time": 60})
+                                options={"move_time": 60}).game
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         game.refresh_from_db()

@@ -67,7 +67,7 @@ def test_the_lobbys_open_games_come_and_go_without_a_reload(site, open_browser, 
     reads = "return performance.getEntriesByType('resource').filter(e => e.name.includes('open=true')).length"
     before = browser.execute_script(reads)
 
-    game = services.game_create(player=olga, ruleset="goat-classic", seats=3)
+    game = services.game_create(player=olga, ruleset="goat-classic", seats=3).game
     wait.until(lambda d: _open_games(d) == [game.pk])
     assert "olga" in browser.find_element("id", "open-games").text
     services.game_join(game_id=game.pk, player=petr)  # a seat taken: the row says so
@@ -93,7 +93,7 @@ def test_the_table_notes_who_took_tiles_from_the_bazaar(site, open_browser, djan
     people = [masha, olga]
     rng = random.Random(11)
     for _attempt in range(20):  # a game whose bazaar gives tiles (nearly every one)
-        game = services.game_create(player=masha, ruleset="goat-classic", seats=2, options={"move_time": 0})
+        game = services.game_create(player=masha, ruleset="goat-classic", seats=2, options={"move_time": 0}).game
         services.game_join(game_id=game.pk, player=olga)
         browser.get(f"{site.url}/play/{game.pk}/")
         # the stream followed before the first command: else its first message, the state, could carry

@@ -51,7 +51,7 @@ def test_the_site_live_and_replayed_in_a_browser(site, open_browser, browser_csp
     ann, ben, cat, dan, eve = (django_user_model.objects.create_user(username=n, password="x" * 12)
                                for n in ("ann", "ben", "cat", "dan", "eve"))
     running = played_game([ann, ben], 2, seed=3)
-    ended = games.game_create(player=ann, ruleset="goat-classic", seats=2, options=dict(FAST))
+    ended = games.game_create(player=ann, ruleset="goat-classic", seats=2, options=dict(FAST)).game
     games.game_join(game_id=ended.pk, player=ben)
     stand_ins_play(everyone=True, game_ids=[ended.pk], until_done=True, seed=4)
     director = django_user_model.objects.create_user(username="director", password="x" * 12, is_staff=True)

@@ -333,7 +333,7 @@ def test_running_game_event_log_is_redacted_until_revealed_and_the_reveal_is_rec
 
 
 def test_audit_record_hidden_view_service(auditor, players, finished_game, running_game):
-    waiting = services.game_create(player=players[0], ruleset="goat-classic", seats=3)
+    waiting = services.game_create(player=players[0], ruleset="goat-classic", seats=3).game
     assert audit_record_hidden_view(user=auditor, game=waiting, what="api_events") is None
     assert audit_record_hidden_view(user=auditor, game=finished_game, what="api_events") is None
     record = audit_record_hidden_view(user=auditor, game=running_game, what="api_view")

@@ -129,7 +129,7 @@ def test_running_waiting_cancelled_and_unknown_games_are_refused(players):
     assert_problem(client.post(url(running)), 409, "game_not_ended")
     assert_problem(APIClient().get(url(running)), 409, "game_not_ended")
     with factories.committed():
-        waiting = services.game_create(player=players[0], ruleset="domino-3rounds", seats=2)
+        waiting = services.game_create(player=players[0], ruleset="domino-3rounds", seats=2).game
         services.game_leave(game_id=waiting.pk, player=players[0])
     assert_problem(client.post(url(waiting)), 409, "game_cancelled")
     assert_problem(client.get("/api/games/999999/analysis/"), 404, "not_found")

@@ -63,7 +63,7 @@ def test_joining_a_game_with_a_computer_counts_too(hana, queued, settings, djang
 
 def _idle_game(player, hours_ago: float, options=None) -> Game:
     game = services.game_create(player=player, ruleset="goat-classic", seats=2, computer_players=1,
-                                options=options or {"move_time": 0})
+                                options=options or {"move_time": 0}).game
     Game.objects.filter(pk=game.pk).update(updated_at=timezone.now() - timedelta(hours=hours_ago))
     return Game.objects.get(pk=game.pk)
 
@@ -82,7 +82,7 @@ def test_an_idle_unclocked_computer_game_is_cancelled_by_the_engine_unrated(hana
     idle = _idle_game(hana, 25)
     fresh = _idle_game(hana, 1)
     clocked = _idle_game(hana, 25, options={"move_time": 30})
-    people = services.game_create(player=hana, ruleset="goat-classic", seats=2, options={"move_time": 0})
+    people = services.game_create(player=hana, ruleset="goat-classic", seats=2, options={"move_time": 0}).game
     services.game_join(game_id=people.pk, player=type(hana).objects.create_user(username="olga", password=PASSWORD))
     Game.objects.filter(pk=people.pk).update(updated_at=timezone.now() - timedelta(hours=25))
 

@@ -342,7 +342,7 @@ def test_two_humans_racing_a_computers_turn_change_nothing_and_its_task_plays_on
     ben = django_user_model.objects.create_user(username="ben", password=PASSWORD)
     for _ in range(40):
         queued.clear()
-        game = services.game_create(player=ann, ruleset="goat-classic", seats=3, computer_players=1)
+        game = services.game_create(player=ann, ruleset="goat-classic", seats=3, computer_players=1).game
         services.game_join(game_id=game.pk, player=ben)  # seats: ann 0, computer 1, ben 2
         while state_of(game.pk).turn == 0 and not queued:  # ann leads until the computer's turn
             state = state_of(game.pk)

@@ -25,7 +25,7 @@ def trio(django_user_model):
 def play_through(users, *, ruleset="goat-classic", seed=7, moves=None):
     """A game played through the services with random legal moves; returns it and the snapshot after each command."""
     rng = random.Random(seed)
-    game = services.game_create(player=users[0], ruleset=ruleset, seats=len(users))
+    game = services.game_create(player=users[0], ruleset=ruleset, seats=len(users)).game
     for user in users[1:]:
         services.game_join(game_id=game.pk, player=user)
     snapshots = {}

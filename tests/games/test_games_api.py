@@ -662,7 +662,7 @@ def test_an_auditor_reading_a_running_game_unredacted_is_recorded(django_user_mo
 
     a = django_user_model.objects.create_user(username="rec-a", password="x")
     b = django_user_model.objects.create_user(username="rec-b", password="x")
-    game = services.game_create(player=a, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=a, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=b)
     client = auditor_client(django_user_model, username="rec-staff")
     staff = client.user
@@ -685,7 +685,7 @@ def test_an_auditor_who_holds_a_seat_sees_what_any_player_sees(django_user_model
 
     seated = auditor_client(django_user_model, username="judge-player", is_superuser=superuser)
     b = django_user_model.objects.create_user(username="rec-b", password="x")
-    game = services.game_create(player=seated.user, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=seated.user, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=b)
 
     events = seated.get(f"/api/games/{game.pk}/events/").json()["events"]
@@ -739,3 +739,37 @@ def test_a_join_answers_with_what_it_committed_and_reads_the_callers_seat_no_mor
     body = {k: v for k, v in response.json().items() if k not in clock}
     assert body == {k: v for k, v in players[2][1].get(f"/api/games/{view['id']}/").json().items() if k not in clock}
     assert body["status"] == "running" and body["your_seat"] == 2 and len(body["hand"]) == 7
+
+
+def test_a_create_and_a_rematch_answer_with_what_they_committed_and_read_no_seat_again(players):
+    """The creator's view (seat 0) comes from what the create committed, and a rematch's from the offer
+    it made or found, with the caller's seat read in the same query as the offer: no statement reads
+    the caller's seat on its own. Each answer is what GET then shows the caller."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    alone = 'FROM "goat_seat" INNER JOIN "goat_game"'  # selectors.viewer_seat's read
+    clock = ("server_time", "remaining_ms")
+
+    def answered(client, path, expected):
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(path, {"ruleset": "goat-classic", "seats": 3} if path == "/api/games/" else {},
+                                   format="json")
+        assert response.status_code == expected, response.content
+        assert not any(alone in q["sql"] for q in queries.captured_queries), queries.captured_queries
+        body = {k: v for k, v in response.json().items() if k not in clock}
+        assert body == {k: v for k, v in client.get(f"/api/games/{body['id']}/").json().items() if k not in clock}
+        return body
+
+    created = answered(players[0][1], "/api/games/", 201)
+    assert created["your_seat"] == 0 and created["status"] == "waiting"
+    gid = started_game(players)
+    assert players[0][1].post(f"/api/games/{gid}/resign/", {}, format="json").status_code == 200
+    offered = answered(players[1][1], f"/api/games/{gid}/rematch/", 201)
+    assert offered["your_seat"] == 0
+    found = answered(players[0][1], f"/api/games/{gid}/rematch/", 200)
+    assert found["id"] == offered["id"] and found["your_seat"] is None  # not joined yet
+    assert players[0][1].post(f"/api/games/{offered['id']}/join/", {}, format="json").status_code == 200
+    again = answered(players[0][1], f"/api/games/{gid}/rematch/", 200)
+    assert again["id"] == offered["id"] and again["your_seat"] == 1 and again["status"] == "running"
+    assert len(again["hand"]) == 7

@@ -21,7 +21,7 @@ def ended_game(django_user_model, monkeypatch):
     """A game resigned without its on-commit trigger (as if the task had been lost)."""
     monkeypatch.setattr(projections, "projections_queue", lambda game_id: None)
     ann, ben = (django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("pann", "pben"))
-    game = services.game_create(player=ann, ruleset="goat-classic", seats=2, options={"move_time": 0})
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2, options={"move_time": 0}).game
     services.game_join(game_id=game.pk, player=ben)
     services.game_resign(game_id=game.pk, player=ann)
     return Game.objects.get(pk=game.pk)
@@ -61,7 +61,7 @@ def test_a_projection_that_fails_leaves_neither_rows_nor_its_tracking_row(ended_
 
 def test_a_running_game_is_not_tracked(django_user_model):
     ann, ben = (django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("rann", "rben"))
-    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=ben)
     assert projections.projections_apply_game(game_id=game.pk) == []
     assert projections.projection_apply(name="ratings.ledger", game_id=game.pk) is False

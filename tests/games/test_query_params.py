@@ -24,8 +24,8 @@ def world(django_user_model):
     ann = django_user_model.objects.create_user(username="ann", password="x" * 12)
     ben = django_user_model.objects.create_user(username="ben", password="x" * 12)
     staff = django_user_model.objects.create_user(username="boss", password="x" * 12, is_staff=True)
-    waiting = services.game_create(player=ann, ruleset="goat-classic", seats=2)
-    running = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    waiting = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
+    running = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=running.pk, player=ben)
     tournament = tournament_services.tournament_create(
         created_by=staff, name="Cup", ruleset="goat-classic", format="swiss", table_size=2,

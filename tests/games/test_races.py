@@ -36,7 +36,7 @@ def assert_stream_sound(game_id: int) -> None:
 def race_game(django_user_model):
     ann = django_user_model.objects.create_user(username="ann", password="x" * 12)
     ben = django_user_model.objects.create_user(username="ben", password="x" * 12)
-    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=ben)
     state = eventstore.state_load(Game.objects.get(pk=game.pk))
     mover = (ann, ben)[state.turn]

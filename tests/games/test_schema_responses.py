@@ -100,7 +100,7 @@ def test_every_response_of_a_game_with_a_computer_matches_its_schema(openapi, ap
     sent = queue_catch(monkeypatch)
     (human,) = make_players("hana")
     game = services.game_create(player=human, ruleset="goat-classic", seats=3, options=FAST,
-                                computer_players=2, computer_level="random")
+                                computer_players=2, computer_level="random").game
     game = play_out(game.pk, human, sent, seed=5)
     assert game.ended
     replay = _check(openapi, api_client, game.pk, "replay/")

@@ -22,7 +22,7 @@ def duo(django_user_model):
 
 
 def _running(duo) -> Game:
-    game = services.game_create(player=duo[0], ruleset="goat-classic", seats=2)
+    game = services.game_create(player=duo[0], ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=duo[1])
     return Game.objects.get(pk=game.pk)
 

@@ -42,7 +42,7 @@ def last_play(game_id: int, after: int) -> tuple[int, tuple[str, str]]:
 
 @pytest.mark.parametrize("level", ["random", "strong", "expert"])
 def test_each_move_is_the_computers_choice_at_the_level_from_the_seat_view_alone(two_bots, level, monkeypatch):
-    game = services.game_create(player=two_bots[0], ruleset="goat-classic", seats=2, options={"move_time": 0})
+    game = services.game_create(player=two_bots[0], ruleset="goat-classic", seats=2, options={"move_time": 0}).game
     services.game_join(game_id=game.pk, player=two_bots[1])
     # The driver reads a state whose hidden tiles (the other hand, the bazaar) are dealt again before
     # every read: what the seat may see is unchanged, so its choice must be too.
@@ -68,7 +68,7 @@ def test_each_move_is_the_computers_choice_at_the_level_from_the_seat_view_alone
 def led_by(player, other, **create) -> Game:
     """A running two-seat game whose deal gave ``player`` (seat 0) the lead (the others resigned)."""
     for _ in range(30):
-        game = services.game_create(player=player, ruleset="goat-classic", seats=2, **create)
+        game = services.game_create(player=player, ruleset="goat-classic", seats=2, **create).game
         if other is not None:
             services.game_join(game_id=game.pk, player=other)
         game.refresh_from_db()

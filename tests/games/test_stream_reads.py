@@ -195,7 +195,7 @@ def test_a_stream_start_loads_permissions_only_for_a_viewer_who_may_need_them(dj
     see everything) have their permissions loaded at the start."""
     alice, bob, carol, dave = _viewers(django_user_model)
     running = played_game([alice, bob], 6, seed=3)
-    waiting = services.game_create(player=alice, ruleset="goat-classic", seats=2)
+    waiting = services.game_create(player=alice, ruleset="goat-classic", seats=2).game
     fresh = {u.pk: django_user_model.objects.get(pk=u.pk) for u in (alice, bob, carol, dave)}
 
     def loads_permissions(sql: list[str]) -> bool:
@@ -217,7 +217,7 @@ def test_a_player_who_leaves_a_waiting_game_is_asked_whether_they_audit_off_the_
     worker thread (Django refuses a query on the event loop)."""
     alice, bob, carol, dave = _viewers(django_user_model)
     erin, frank = (django_user_model.objects.create_user(name, password="x" * 12) for name in ("erin", "frank"))
-    joined = services.game_create(player=bob, ruleset="goat-classic", seats=4)
+    joined = services.game_create(player=bob, ruleset="goat-classic", seats=4).game
     for user in (carol, dave):
         services.game_join(game_id=joined.pk, player=user)
     carol, dave = (django_user_model.objects.get(pk=u.pk) for u in (carol, dave))  # nothing cached

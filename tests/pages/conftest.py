@@ -22,7 +22,7 @@ def finished_game():
     """``finished_game(a, b, seed=...)``: a short goat-classic game of ``a`` and ``b`` played to its end."""
 
     def make(*seated, seed: int = 1, ruleset: str = "goat-classic"):
-        game = games.game_create(player=seated[0], ruleset=ruleset, seats=len(seated), options=dict(FAST))
+        game = games.game_create(player=seated[0], ruleset=ruleset, seats=len(seated), options=dict(FAST)).game
         for player in seated[1:]:
             games.game_join(game_id=game.pk, player=player)
         stand_ins_play(everyone=True, game_ids=[game.pk], until_done=True, seed=seed)

@@ -169,7 +169,7 @@ def test_hostile_names_and_a_cancel_reason_are_escaped_on_every_page(django_user
     odd = django_user_model.objects.create_user(username=HOSTILE_NAME, password="x")  # past the API's checks
     ben, cat = players("ben", "cat")
     game = finished_game(odd, ben, seed=6)
-    waiting = games.game_create(player=odd, ruleset="goat-classic", seats=2, options={"limit": 25})
+    waiting = games.game_create(player=odd, ruleset="goat-classic", seats=2, options={"limit": 25}).game
     leaderboards_refresh()
     named = tournament(name=HOSTILE_TOURNAMENT, players=[odd, ben], start=False, starts_in=timedelta(days=1))
     cancelled = tournament(name="Rained off", players=[odd, cat], start=False, starts_in=timedelta(days=1))

@@ -121,7 +121,7 @@ def test_sign_in_and_sign_out(django_user_model):
 
 def test_sign_in_returns_to_the_table_it_came_from_and_nowhere_else(django_user_model):
     alice = django_user_model.objects.create_user(username="masha", password=PASSWORD)
-    game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=alice, ruleset="goat-classic", seats=2).game
     client = csrf_client()
 
     back = post_form(client, "/play/signin/", {"signin-username": "masha", "signin-password": PASSWORD,
@@ -177,10 +177,10 @@ def test_the_lobby_lists_open_games_and_mine_as_the_api_does(django_user_model):
     masha = django_user_model.objects.create_user(username="masha", password=PASSWORD)
     alex = django_user_model.objects.create_user(username="alex", password=PASSWORD)
     olga = django_user_model.objects.create_user(username="olga", password=PASSWORD)
-    open_game = services.game_create(player=alex, ruleset="domino-3rounds", seats=2)
-    full = services.game_create(player=alex, ruleset="goat-classic", seats=2)
+    open_game = services.game_create(player=alex, ruleset="domino-3rounds", seats=2).game
+    full = services.game_create(player=alex, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=full.pk, player=olga)
-    mine = services.game_create(player=masha, ruleset="goat-gamesburg", seats=3)
+    mine = services.game_create(player=masha, ruleset="goat-gamesburg", seats=3).game
     client = Client()
     client.force_login(masha)
 
@@ -201,7 +201,7 @@ def test_the_lobby_makes_a_bounded_number_of_queries(django_user_model, django_a
     others = [django_user_model.objects.create_user(username=f"p{i}", password=PASSWORD) for i in range(6)]
     for other in others:
         services.game_create(player=other, ruleset="goat-classic", seats=4)
-        game = services.game_create(player=masha, ruleset="goat-classic", seats=2)
+        game = services.game_create(player=masha, ruleset="goat-classic", seats=2).game
         services.game_join(game_id=game.pk, player=other)
     client = Client()
     client.force_login(masha)
@@ -214,7 +214,7 @@ def test_the_table_page_carries_the_game_and_the_scripts_words():
     from django.contrib.auth import get_user_model
 
     masha = get_user_model().objects.create_user(username="masha", password=PASSWORD)
-    game = services.game_create(player=masha, ruleset="domino-3rounds", seats=2)
+    game = services.game_create(player=masha, ruleset="domino-3rounds", seats=2).game
     client = Client()
     client.force_login(masha)
 

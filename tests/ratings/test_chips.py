@@ -43,7 +43,7 @@ def assert_chips_conserved() -> None:
 
 def test_taking_a_seat_escrows_the_ante(make_players):
     players = make_players("masha", "alex", "olya")
-    game = services.game_create(player=players[0], ruleset="goat-gamesburg", seats=3, options=NO_CLOCK)
+    game = services.game_create(player=players[0], ruleset="goat-gamesburg", seats=3, options=NO_CLOCK).game
     assert balances(players) == [990, 1000, 1000]
     services.game_join(game_id=game.pk, player=players[1])
     assert balances(players) == [990, 990, 1000]
@@ -110,7 +110,7 @@ def test_chips_are_never_created_or_destroyed(make_players):
     assert_chips_conserved()
     assert sum(balances(players)) == 4000 - 20
     # a stake given up by leaving, and stakes returned by the expiry of a game that never filled
-    left = services.game_create(player=players[2], ruleset="goat-gamesburg", seats=3, options=NO_CLOCK)
+    left = services.game_create(player=players[2], ruleset="goat-gamesburg", seats=3, options=NO_CLOCK).game
     services.game_join(game_id=left.pk, player=players[3])
     services.game_leave(game_id=left.pk, player=players[2])
     assert_chips_conserved()
@@ -122,7 +122,7 @@ def test_chips_are_never_created_or_destroyed(make_players):
 
 def test_a_seat_needs_the_balance(make_players):
     players = make_players("masha", "alex")
-    game = services.game_create(player=players[0], ruleset="goat-gamesburg", seats=2, options=NO_CLOCK)
+    game = services.game_create(player=players[0], ruleset="goat-gamesburg", seats=2, options=NO_CLOCK).game
     ChipAccount.objects.create(player=players[1], balance=9)
     ChipLedgerEntry.objects.create(player=players[1], amount=9, kind="initial", at=game.created_at)
     with pytest.raises(ServiceError) as refused:
@@ -146,7 +146,7 @@ def test_creating_a_game_needs_the_balance_too(make_players):
 
 def test_insufficient_chips_through_the_api(make_players):
     players = make_players("masha", "alex")
-    game = services.game_create(player=players[0], ruleset="goat-gamesburg", seats=2, options=NO_CLOCK)
+    game = services.game_create(player=players[0], ruleset="goat-gamesburg", seats=2, options=NO_CLOCK).game
     ChipAccount.objects.create(player=players[1], balance=3)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=players[1]).key}")

@@ -39,7 +39,7 @@ def _twice(player, path: str) -> list[tuple[int, str | None]]:
 def test_two_joins_of_one_player_at_once_take_one_seat_and_one_stake(make_players):
     owner, joiner = make_players("masha", "alex")
     for _ in range(ROUNDS):
-        game = services.game_create(player=owner, ruleset="goat-gamesburg", seats=3, options={"move_time": 0})
+        game = services.game_create(player=owner, ruleset="goat-gamesburg", seats=3, options={"move_time": 0}).game
         results = _twice(joiner, f"/api/games/{game.pk}/join/")
         assert results[0] == (200, None) and results[1] in ((409, "already_seated"),), results
         assert Seat.objects.filter(game=game, player=joiner).count() == 1
@@ -51,7 +51,7 @@ def test_two_joins_of_one_player_at_once_take_one_seat_and_one_stake(make_player
 def test_two_leaves_of_one_player_at_once_free_one_seat_and_refund_once(make_players):
     owner, leaver = make_players("masha", "alex")
     for _ in range(ROUNDS):
-        game = services.game_create(player=owner, ruleset="goat-gamesburg", seats=3, options={"move_time": 0})
+        game = services.game_create(player=owner, ruleset="goat-gamesburg", seats=3, options={"move_time": 0}).game
         services.game_join(game_id=game.pk, player=leaver)
         results = _twice(leaver, f"/api/games/{game.pk}/leave/")
         assert results[0][0] == 200 and results[1] == (403, "not_seated"), results

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def rated_game(players, ruleset: str, seed: int = 1) -> Game:
     """A game between people, played out with random legal moves."""
-    game = services.game_create(player=players[0], ruleset=ruleset, seats=2)
+    game = services.game_create(player=players[0], ruleset=ruleset, seats=2).game
     services.game_join(game_id=game.pk, player=players[1])
     return play_people(game.pk, seed=seed)
 
@@ -30,7 +30,7 @@ def computer_game(make_players, monkeypatch):
         sent = queue_catch(monkeypatch)
         [human] = make_players(f"human{seed}")
         game = services.game_create(player=human, ruleset=ruleset, seats=2, computer_players=1,
-                                    computer_level="random")
+                                    computer_level="random").game
         return play_out(game.pk, human, sent, seed=seed), human
 
     return make

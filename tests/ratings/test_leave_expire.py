@@ -37,7 +37,7 @@ def _client(player) -> APIClient:
 
 def test_leaving_returns_the_stake_once_and_frees_the_seat(make_players):
     masha, alex, olya = make_players("masha", "alex", "olya")
-    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=3, options=NO_CLOCK)
+    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=3, options=NO_CLOCK).game
     services.game_join(game_id=game.pk, player=alex)
     loaded, stored = services.game_leave(game_id=game.pk, player=masha)
     assert [e.type for e in stored] == ["seat_left"] and loaded.seat is None
@@ -58,7 +58,7 @@ def test_leaving_returns_the_stake_once_and_frees_the_seat(make_players):
 
 def test_the_last_player_out_cancels_the_game(make_players):
     (masha,) = make_players("masha")
-    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=2, options=NO_CLOCK)
+    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=2, options=NO_CLOCK).game
     loaded, _ = services.game_leave(game_id=game.pk, player=masha)
     game.refresh_from_db()
     assert game.status == GameStatus.CANCELLED and game.ended and game.result is None and game.ended_at
@@ -73,9 +73,9 @@ def test_the_last_player_out_cancels_the_game(make_players):
 
 def test_expiry_cancels_old_waiting_games_and_returns_every_stake(make_players, settings):
     masha, alex, olya = make_players("masha", "alex", "olya")
-    old = services.game_create(player=masha, ruleset="goat-gamesburg", seats=3, options=NO_CLOCK)
+    old = services.game_create(player=masha, ruleset="goat-gamesburg", seats=3, options=NO_CLOCK).game
     services.game_join(game_id=old.pk, player=alex)
-    fresh = services.game_create(player=olya, ruleset="goat-gamesburg", seats=2, options=NO_CLOCK)
+    fresh = services.game_create(player=olya, ruleset="goat-gamesburg", seats=2, options=NO_CLOCK).game
     _aged(old)
     assert balances([masha, alex, olya]) == [990, 990, 990]
     assert tasks.games_expire_waiting() == 1  # the periodic task: only the game older than 24 h
@@ -96,7 +96,7 @@ def test_expiry_cancels_old_waiting_games_and_returns_every_stake(make_players, 
 
 def test_a_running_game_is_neither_left_nor_expired(make_players):
     masha, alex = make_players("masha", "alex")
-    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=2, options=NO_CLOCK)
+    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=2, options=NO_CLOCK).game
     services.game_join(game_id=game.pk, player=alex)
     _aged(game)
     with pytest.raises(ServiceError) as refused:
@@ -111,7 +111,7 @@ def test_a_running_game_is_neither_left_nor_expired(make_players):
 @pytest.mark.django_db(transaction=True)  # the join runs on a thread's own connection
 def test_expiry_losing_a_race_with_a_join_refunds_nothing(make_players):
     masha, alex = make_players("masha", "alex")
-    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=2, options=NO_CLOCK)
+    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=2, options=NO_CLOCK).game
     _aged(game)
     cutoff = game.created_at
     real_commit = services._commit
@@ -135,7 +135,7 @@ def test_expiry_losing_a_race_with_a_join_refunds_nothing(make_players):
 
 def test_leave_through_the_api(make_players):
     masha, alex, olya = make_players("masha", "alex", "olya")
-    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=3, options=NO_CLOCK)
+    game = services.game_create(player=masha, ruleset="goat-gamesburg", seats=3, options=NO_CLOCK).game
     services.game_join(game_id=game.pk, player=alex)
     response = _client(olya).post(f"/api/games/{game.pk}/leave/")
     assert response.status_code == 403 and response.json()["code"] == "not_seated"

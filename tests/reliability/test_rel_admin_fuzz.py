@@ -35,7 +35,7 @@ def changelists() -> list[tuple[str, str]]:
 def root(django_user_model):
     user = django_user_model.objects.create_superuser(username="root", password="x" * 12)
     players = [django_user_model.objects.create_user(username=f"fz{i}", password="x" * 12) for i in range(2)]
-    game = services.game_create(player=players[0], ruleset="goat-classic", seats=2)
+    game = services.game_create(player=players[0], ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=players[1])  # a running game: rows to filter
     client = Client()
     client.force_login(user)

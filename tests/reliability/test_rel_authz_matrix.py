@@ -99,7 +99,7 @@ MATRIX = [
 def running_game_led_by(player, mate) -> Game:
     """A running two-seat game where ``player`` holds seat 0 and is the one to lead."""
     for _ in range(30):
-        game = services.game_create(player=player, ruleset="goat-classic", seats=2)
+        game = services.game_create(player=player, ruleset="goat-classic", seats=2).game
         services.game_join(game_id=game.pk, player=mate)
         if Game.objects.get(pk=game.pk).turn == 0:
             return game
@@ -128,8 +128,8 @@ def world(django_user_model):
     auditor_player.user_permissions.add(*audit_perms)
     users = {"player": player, "other": other, "staff": staff, "staff_player": staff_player,
              "auditor_player": auditor_player}
-    waiting = services.game_create(player=other, ruleset="goat-classic", seats=4)
-    finished = services.game_create(player=player, ruleset="goat-classic", seats=2)
+    waiting = services.game_create(player=other, ruleset="goat-classic", seats=4).game
+    finished = services.game_create(player=player, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=finished.pk, player=mate)
     services.game_resign(game_id=finished.pk, player=player)
     tournament = tournament_services.tournament_create(

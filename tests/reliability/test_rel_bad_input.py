@@ -76,8 +76,8 @@ def assert_not_5xx(response, what=""):
 def world(django_user_model):
     users = [django_user_model.objects.create_user(username=f"p{i}", password="pw-" * 4) for i in range(4)]
     staff = django_user_model.objects.create_user(username="boss", password="pw-" * 4, is_staff=True)
-    waiting = services.game_create(player=users[0], ruleset="goat-classic", seats=3)
-    running = services.game_create(player=users[0], ruleset="goat-classic", seats=2)
+    waiting = services.game_create(player=users[0], ruleset="goat-classic", seats=3).game
+    running = services.game_create(player=users[0], ruleset="goat-classic", seats=2).game
     services.game_join(game_id=running.pk, player=users[1])
     tournament = tournament_services.tournament_create(
         created_by=staff, name="Cup", ruleset="goat-classic", format="swiss", table_size=2,

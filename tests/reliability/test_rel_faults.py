@@ -44,7 +44,7 @@ def _post(port: int, path: str, body, headers: dict[str, str], timeout: float = 
 def test_a_resend_gets_through_at_once_after_the_worker_holding_its_claim_was_killed(tmp_path, django_user_model):
     ann = django_user_model.objects.create_user(username="ann", password="x" * 12)
     ben = django_user_model.objects.create_user(username="ben", password="x" * 12)
-    game = services.game_create(player=ann, ruleset="goat-classic", seats=2, options={"move_time": 0})
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2, options={"move_time": 0}).game
     services.game_join(game_id=game.pk, player=ben)
     state = eventstore.state_load(Game.objects.get(pk=game.pk))
     mover = (ann, ben)[state.turn]

@@ -360,7 +360,7 @@ def play_ended_games(users, count: int) -> list[int]:
     rng = random.Random(5)
     ids = []
     for _ in range(count):
-        game = services.game_create(player=users[0], ruleset="goat-classic", seats=2, options={"limit": 31})
+        game = services.game_create(player=users[0], ruleset="goat-classic", seats=2, options={"limit": 31}).game
         services.game_join(game_id=game.pk, player=users[1])
         while True:
             game = Game.objects.get(pk=game.pk)

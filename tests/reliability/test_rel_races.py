@@ -35,7 +35,7 @@ def crowd(django_user_model):
 
 
 def test_sixteen_clients_join_for_the_last_seat_exactly_one_gets_it(crowd):
-    game = services.game_create(player=crowd[0], ruleset="goat-classic", seats=4)
+    game = services.game_create(player=crowd[0], ruleset="goat-classic", seats=4).game
     services.game_join(game_id=game.pk, player=crowd[1])
     services.game_join(game_id=game.pk, player=crowd[2])
     joiners = crowd[4:4 + THREADS]

@@ -61,7 +61,7 @@ def fuzz_world(django_user_model, monkeypatch, in_process_wsgi):
     monkeypatch.setattr(throttling.SimpleRateThrottle, "allow_request", lambda self, request, view: True)
     users = [django_user_model.objects.create_user(username=f"fz{i}", password="pw-" * 4) for i in range(2)]
     staff = django_user_model.objects.create_user(username="fzstaff", password="pw-" * 4, is_staff=True)
-    game = services.game_create(player=users[0], ruleset="goat-classic", seats=2)
+    game = services.game_create(player=users[0], ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=users[1])
     tournament = tournament_services.tournament_create(
         created_by=staff, name="Fuzz cup", ruleset="goat-classic", format="swiss", table_size=2,

@@ -20,7 +20,7 @@ def test_play_bots_moves_only_for_bots_and_respects_max_moves(bots, django_user_
 
     [bot] = bots(1)
     human = django_user_model.objects.create_user(username="human", password="x")
-    game = games.game_create(player=bot, ruleset="goat-classic", seats=2, options={"limit": 25, "move_time": 0})
+    game = games.game_create(player=bot, ruleset="goat-classic", seats=2, options={"limit": 25, "move_time": 0}).game
     games.game_join(game_id=game.pk, player=human)
     out = StringIO()
     call_command("play_bots", "--max-moves", "50", "--seed", "1", stdout=out)

@@ -40,7 +40,7 @@ def test_a_computer_game_is_not_counted_in_standings_even_if_a_table_pointed_at_
     before = list(Standing.objects.filter(tournament=tournament).values_list("player", "games"))
     sent = queue_catch(monkeypatch)
     game = services.game_create(player=people[0], ruleset="goat-classic", seats=2, computer_players=1,
-                                options={"limit": 25, "move_time": 0})
+                                options={"limit": 25, "move_time": 0}).game
     game = play_out(game.pk, people[0], sent)
     Table.objects.filter(pk=table.pk).update(game=game)  # a table pointing at it (never made so) counts nothing
     projections.projections_apply_game(game_id=game.pk)

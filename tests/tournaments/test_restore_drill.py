@@ -79,7 +79,7 @@ def test_a_dump_restored_into_a_fresh_database_verifies_and_rebuilds_to_the_same
     # games with an ante beside the tournament: chips move (stakes in escrow, payouts)
     for a, b in ((0, 1), (2, 3), (4, 5)):
         game = game_services.game_create(player=players[a], ruleset="goat-classic", seats=2,
-                                         options={"move_time": 0, "limit": 25, "ante": 10})
+                                         options={"move_time": 0, "limit": 25, "ante": 10}).game
         game_services.game_join(game_id=game.pk, player=players[b])
     call_command("play_bots", "--until-done", "--seed", "5", stdout=StringIO())
     tournament.refresh_from_db()

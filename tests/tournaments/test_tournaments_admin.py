@@ -38,8 +38,8 @@ def tournament_game(tournament, django_user_model):
     from tournaments.models import Table
 
     player = django_user_model.objects.create_user(username="table-player", password="x")
-    game = services.game_create(player=player, ruleset="goat-classic", seats=2, options={})
-    other = services.game_create(player=player, ruleset="goat-classic", seats=2, options={})
+    game = services.game_create(player=player, ruleset="goat-classic", seats=2, options={}).game
+    other = services.game_create(player=player, ruleset="goat-classic", seats=2, options={}).game
     Table.objects.create(tournament=tournament, number=1, game=game)
     return game, other
 

@@ -156,7 +156,8 @@ def test_the_audit_replay_captions_speak_russian(ru_admin, django_user_model):
     from goat.games.models import GameEvent
 
     anya, borya = (django_user_model.objects.create_user(username=n, password="x") for n in ("anya", "borya"))
-    game = services.game_create(player=anya, ruleset="goat-classic", seats=2, options={"limit": 25, "move_time": 0})
+    game = services.game_create(player=anya, ruleset="goat-classic", seats=2,
+                                options={"limit": 25, "move_time": 0}).game
     services.game_join(game_id=game.pk, player=borya)
     stand_ins_play(everyone=True, game_ids=[game.pk], until_done=True, seed=3)
     played = GameEvent.objects.filter(game=game, type="tile_played").order_by("seq").first()
@@ -198,7 +199,7 @@ def test_the_admin_names_goat_and_declines_its_models(ru_admin, django_user_mode
     from goat.games import services
 
     anya = django_user_model.objects.create_user(username="anya", password="x")
-    ids = [services.game_create(player=anya, ruleset="goat-classic", seats=2).pk for _ in range(5)]
+    ids = [services.game_create(player=anya, ruleset="goat-classic", seats=2).game.pk for _ in range(5)]
     for query, form in ((f"?id={ids[0]}", "1 партия"), (f"?id__in={ids[0]},{ids[1]}", "2 партии"), ("", "5 партий")):
         page = _text(ru_admin.get(f"/admin/goat/game/{query}", **RU).content.decode())
         assert form in page, (query, form)

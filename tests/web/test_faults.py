@@ -91,10 +91,11 @@ def test_other_methods_than_get_on_a_stream_are_problem_details(method, path, us
 @pytest.mark.django_db
 def test_a_rematch_offer_that_was_cancelled_makes_way_for_a_new_one(django_user_model):
     ann, ben = (django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("ann", "ben"))
-    old = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    old = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=old.pk, player=ben)
     services.game_resign(game_id=old.pk, player=ann)
     offer, created = services.game_rematch(game_id=old.pk, player=ann)
+    offer = offer.game
     assert created
     services.game_leave(game_id=offer.pk, player=ann)  # the last one out: the offer is cancelled
     assert Game.objects.get(pk=offer.pk).status == GameStatus.CANCELLED
@@ -118,7 +119,7 @@ def test_the_feed_catch_up_owes_what_happened_since_and_a_feed_sends_each_event_
 
     ann, ben = (django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("ann", "ben"))
     since = timezone.now() - timedelta(seconds=1)
-    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=ben)
     game.refresh_from_db()
     mover = (ann, ben)[game.turn]
@@ -136,7 +137,7 @@ def test_the_feed_catch_up_owes_what_happened_since_and_a_feed_sends_each_event_
     ended = [m for m in owed if m["kind"] == "game_ended"]
     assert len(ended) == 1 and ended[0]["data"]["result"]["reason"] == "resigned"
     assert not [m for m in owed if m["kind"] in ("game_started", "your_turn")]  # not running any more
-    offer, _ = services.game_rematch(game_id=game.pk, player=ann)
+    offer = services.game_rematch(game_id=game.pk, player=ann)[0].game
     assert {"kind": "rematch_offered", "data": {"game": offer.pk, "from": "ann", "rematch_of": game.pk}} in (
         notify.feed_catch_up(user=ben, since=since))
     assert not [m for m in notify.feed_catch_up(user=ann, since=since) if m["kind"] == "rematch_offered"]

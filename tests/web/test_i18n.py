@@ -238,7 +238,7 @@ def test_an_engine_refusal_in_russian_names_the_same_tile_and_seats(django_user_
     from goat.games.models import Game
 
     ann, ben = (django_user_model.objects.create_user(name, password="x" * 12) for name in ("ann", "ben"))
-    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=ben)
     state = eventstore.state_load(Game.objects.get(pk=game.pk))
     idle = (ann, ben)[1 - state.turn]
@@ -388,7 +388,7 @@ def test_the_admins_own_pages_in_russian(client, django_user_model):
     from goat.games import services
 
     ann, ben = (django_user_model.objects.create_user(name, password="x" * 12) for name in ("ann", "ben"))
-    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=ben)
     services.game_resign(game_id=game.pk, player=ann)
     judge = django_user_model.objects.create_user("judge", password="x" * 12, is_staff=True)
@@ -414,7 +414,7 @@ def test_a_tile_that_is_no_tile_is_refused_in_russian(django_user_model):
     from goat.games.models import Game
 
     ann, ben = (django_user_model.objects.create_user(name, password="x" * 12) for name in ("ann", "ben"))
-    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=ben)
     mover = (ann, ben)[eventstore.state_load(Game.objects.get(pk=game.pk)).turn]
     client = APIClient()

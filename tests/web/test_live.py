@@ -247,7 +247,7 @@ def published(monkeypatch):
 def test_commands_publish_after_commit_and_a_rollback_publishes_nothing(published, django_user_model):
     alice = django_user_model.objects.create_user("alice", password="x")
     bob = django_user_model.objects.create_user("bob", password="x")
-    game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=alice, ruleset="goat-classic", seats=2).game
     assert [(channel, message.get("kind")) for channel, message in published] == [
         (notify.game_channel(game.pk), None), (notify.LOBBY_CHANNEL, "lobby")]
     assert published[0][1] == {"version": 2}
@@ -269,15 +269,16 @@ def test_commands_publish_after_commit_and_a_rollback_publishes_nothing(publishe
     ended = [m for c, m in published if m.get("kind") == "game_ended"]
     assert len(ended) == 2 and ended[0]["data"]["result"]["reason"] == "resigned"
     published.clear()
-    rematch, created = services.game_rematch(game_id=game.pk, player=bob)
-    assert created
+    offered, created = services.game_rematch(game_id=game.pk, player=bob)
+    rematch = offered.game
+    assert created and offered.seat == 0  # the offerer sits at seat 0
     assert (notify.player_channel(alice.pk), {"kind": "rematch_offered",
                                                "data": {"game": rematch.pk, "from": "bob", "rematch_of": game.pk}}
             ) in published
     offered = [channel for channel, message in published if message.get("kind") == "rematch_offered"]
     assert offered == [notify.player_channel(alice.pk)]  # the others of the old game, not the offerer
     again, created = services.game_rematch(game_id=game.pk, player=alice)
-    assert (again.pk, created) == (rematch.pk, False)
+    assert (again.game.pk, again.seat, created) == (rematch.pk, None, False)  # alice has not joined it yet
 
 
 @pytest.mark.django_db(transaction=True)
@@ -305,7 +306,7 @@ def test_a_tournament_table_is_told_on_each_players_feed(published, django_user_
 @pytest.mark.django_db(transaction=True)
 def test_the_lobby_changes_reach_every_players_feed_and_moves_do_not(published, django_user_model):
     alice, bob = (django_user_model.objects.create_user(name, password="x") for name in ("alice", "bob"))
-    game = services.game_create(player=alice, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=alice, ruleset="goat-classic", seats=2).game
     services.game_join(game_id=game.pk, player=bob)
     lobby = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
     assert [(m["game"], m["status"]) for m in lobby] == [(game.pk, "waiting"), (game.pk, "running")]
@@ -314,7 +315,7 @@ def test_the_lobby_changes_reach_every_players_feed_and_moves_do_not(published, 
     published.clear()
     services.game_resign(game_id=game.pk, player=alice)  # a running game is no longer the lobby's
     assert not [c for c, _ in published if c == notify.LOBBY_CHANNEL]
-    other = services.game_create(player=bob, ruleset="goat-classic", seats=3)
+    other = services.game_create(player=bob, ruleset="goat-classic", seats=3).game
     listed = APIClient().get("/api/games/", {"status": "waiting"}).json()["results"]
     services.game_leave(game_id=other.pk, player=bob)  # the last player out cancels it
     lobby = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
@@ -343,7 +344,7 @@ def test_a_players_feed_streams_the_lobby_as_games_open_fill_and_start(backend, 
         body = streams._feed_body(carol, "application/x-ndjson", "user:carol", claim, lobby=True)
         try:
             assert (await _next_message(body))["kind"] == "hello"
-            game = await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)
+            game = (await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)).game
             message = await _next_message(body)
             assert (message["kind"], message["game"], message["status"]) == ("lobby", game.pk, "waiting")
             assert [s["player"] for s in message["summary"]["seats"]] == ["alice"]
@@ -369,7 +370,7 @@ def test_a_feed_that_did_not_ask_for_the_lobby_hears_only_its_own_events(backend
         try:
             assert (await _next_message(body))["kind"] == "hello"
             await asyncio.to_thread(services.game_create, player=alice, ruleset="goat-classic", seats=2)  # lobby only
-            mine = await asyncio.to_thread(services.game_create, player=carol, ruleset="goat-classic", seats=2)
+            mine = (await asyncio.to_thread(services.game_create, player=carol, ruleset="goat-classic", seats=2)).game
             await asyncio.to_thread(services.game_join, game_id=mine.pk, player=bob)
             # published after the two lobby events: the first message heard is carol's own
             assert await _next_message(body) == {"kind": "game_started", "game": mine.pk}

@@ -90,7 +90,7 @@ def test_the_token_lookup_returns_what_the_orm_returns(duo):
 
 
 def _game(duo) -> Game:
-    game = services.game_create(player=duo[0], ruleset="goat-classic", seats=2, options={"limit": 101})
+    game = services.game_create(player=duo[0], ruleset="goat-classic", seats=2, options={"limit": 101}).game
     services.game_join(game_id=game.pk, player=duo[1])
     return game
 

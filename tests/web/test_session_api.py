@@ -81,7 +81,7 @@ def test_an_idempotency_key_is_the_accounts_whether_it_came_by_session_or_token(
 @pytest.mark.django_db
 def test_a_session_move_takes_if_match_and_an_idempotency_key(masha, django_user_model):
     alex = django_user_model.objects.create_user(username="alex", password=PASSWORD)
-    game = services.game_create(player=masha, ruleset="goat-classic", seats=2, options={"move_time": 0})
+    game = services.game_create(player=masha, ruleset="goat-classic", seats=2, options={"move_time": 0}).game
     services.game_join(game_id=game.pk, player=alex)
     game.refresh_from_db()
     state = eventstore.state_load(game)
@@ -126,7 +126,7 @@ async def _first_message(response) -> str:
 @pytest.mark.django_db(transaction=True)
 def test_the_streams_take_the_session_and_its_account_holds_the_stream_slots(masha, django_user_model, local_live):
     alex = django_user_model.objects.create_user(username="alex", password=PASSWORD)
-    game = services.game_create(player=masha, ruleset="goat-classic", seats=2, options={"move_time": 0})
+    game = services.game_create(player=masha, ruleset="goat-classic", seats=2, options={"move_time": 0}).game
     services.game_join(game_id=game.pk, player=alex)
     game.refresh_from_db()
     hand = selectors.game_view_for(game=game, user=masha)["hand"]

@@ -30,7 +30,7 @@ def local_live(local_live, settings):
 def paths(django_user_model):
     ann = django_user_model.objects.create_user(username="ann", password="x" * 12)
     staff = django_user_model.objects.create_user(username="boss", password="x" * 12, is_staff=True)
-    game = services.game_create(player=ann, ruleset="goat-classic", seats=2)
+    game = services.game_create(player=ann, ruleset="goat-classic", seats=2).game
     tournament = tournament_services.tournament_create(
         created_by=staff, name="Cup", ruleset="goat-classic", format="swiss", table_size=2,
         starts_at=timezone.now() + timedelta(days=1), max_players=8, rounds=1)

@@ -67,7 +67,7 @@ def test_two_beats_of_every_periodic_task_at_once_leave_each_effect_once(players
     for game in ended:
         services.game_resign(game_id=game.pk, player=players[6])
     Game.objects.filter(pk__in=[g.pk for g in ended]).update(ended_at=now - timedelta(minutes=2))
-    waiting = [services.game_create(player=players[i], ruleset="goat-classic", seats=2) for i in (0, 1)]
+    waiting = [services.game_create(player=players[i], ruleset="goat-classic", seats=2).game for i in (0, 1)]
     Game.objects.filter(pk__in=[g.pk for g in waiting]).update(
         created_at=now - timedelta(hours=settings.GOAT_WAITING_GAME_HOURS + 1))
     tournament = tournament_services.tournament_create(

@@ -141,8 +141,8 @@ class GameListCreateView(PublicReadView, generics.ListAPIView, GameAPIView):
         def create() -> Response:
             serializer = GameCreateSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
-            game = services.game_create(player=request.user, **serializer.validated_data)
-            return with_etag(Response(view_for(game, request.user), status=status.HTTP_201_CREATED))
+            created = services.game_create(player=request.user, **serializer.validated_data)
+            return with_etag(Response(selectors.loaded_view(created), status=status.HTTP_201_CREATED))
 
         return idempotent(self, request, create)
 
@@ -152,8 +152,8 @@ class GameRematchView(GameAPIView):
 
     @schema.games_rematch
     def post(self, request: Request, game_id: int) -> Response:
-        game, created = services.game_rematch(game_id=game_id, player=request.user)
-        return with_etag(Response(view_for(game, request.user),
+        offered, created = services.game_rematch(game_id=game_id, player=request.user)
+        return with_etag(Response(selectors.loaded_view(offered),
                                   status=status.HTTP_201_CREATED if created else status.HTTP_200_OK))
 
 
@@ -181,7 +181,7 @@ class GameJoinView(GameAPIView):
             serializer = GameJoinSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             joined = services.game_join(game_id=game_id, player=request.user, **serializer.validated_data)
-            return with_etag(Response(selectors.game_view(game=joined.game, state=joined.state, seat=joined.seat)))
+            return with_etag(Response(selectors.loaded_view(joined)))
 
         return idempotent(self, request, join)
 
@@ -224,7 +224,7 @@ class GameResignView(GameAPIView):
     @schema.games_resign
     def post(self, request: Request, game_id: int) -> Response:
         loaded, _events = services.game_resign(game_id=game_id, player=request.user)
-        return Response(selectors.game_view(game=loaded.game, state=loaded.state, seat=loaded.seat))
+        return Response(selectors.loaded_view(loaded))
 
 
 class GameLeaveView(GameAPIView):
