@@ -23,9 +23,12 @@ moment. Apps that publish feed events of their own derive theirs as receivers of
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
+
+from django.db.models import prefetch_related_objects
 
 from goat.engine.status import CANCELLED, OPEN, RUNNING, WAITING
 from goat.games import signals
@@ -53,13 +56,14 @@ def lobby_message(game_id: int | None, status: str | None, summary: dict[str, An
     return feed_message("lobby", {"game": game_id, "status": status, **({"summary": summary} if summary else {})})
 
 
-def lobby_summary(game_id: int) -> dict[str, Any] | None:
-    """``game_id`` as GET /api/games/ lists it (its seats and players: two queries)."""
+def lobby_summary(game: Game) -> dict[str, Any]:
+    """``game``, the row as a command committed it, as GET /api/games/ lists it: its seats and their
+    players are read (one query)."""
     from goat.games.api.serializers import GameSummarySerializer  # the list's own shape
     from goat.games.selectors import seats_prefetch
 
-    game = Game.objects.prefetch_related(seats_prefetch()).filter(pk=game_id).first()
-    return dict(GameSummarySerializer(game).data) if game is not None else None
+    prefetch_related_objects([game], seats_prefetch())
+    return dict(GameSummarySerializer(game).data)
 
 
 def seat_channel(game_id: int, player_id: int) -> str:
@@ -93,6 +97,8 @@ def command_committed(game: Game, was_status: str, was_version: int | None = Non
     game_id, version, status, turn = game.pk, game.version, game.status, game.turn
     deadline = game.deadline.isoformat() if game.deadline is not None else None
     result = game.result
+    # a game still waiting is told to the lobby with its summary: the row as this command leaves it
+    waiting = copy.copy(game) if was_status == WAITING and status == WAITING else None
     if was_status != RUNNING or was_version is None:
         content = None  # the seats of a waiting game may change: its streams read
         players = None
@@ -102,7 +108,7 @@ def command_committed(game: Game, was_status: str, was_version: int | None = Non
         head: dict[str, Any] = {"version": version}
         messages = [(game_channel(game_id), head)]
         if was_status == WAITING:  # a game of the lobby: created, a seat taken or left, started, cancelled
-            summary = lobby_summary(game_id) if status == WAITING else None
+            summary = lobby_summary(waiting) if waiting is not None else None
             messages.append((LOBBY_CHANNEL, lobby_message(game_id, status, summary)))
         started = was_status == WAITING and status == RUNNING
         ended = was_status in OPEN and status not in OPEN

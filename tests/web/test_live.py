@@ -21,6 +21,7 @@ from django.db import transaction
 from rest_framework.test import APIClient
 
 from goat.games import notify, services
+from goat.games.models import Game
 from goat.live import fanout
 
 REPO = Path(__file__).resolve().parents[2]
@@ -321,6 +322,23 @@ def test_the_lobby_changes_reach_every_players_feed_and_moves_do_not(published, 
     lobby = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
     assert [(m["game"], m["status"]) for m in lobby] == [(other.pk, "waiting"), (other.pk, "cancelled")]
     assert listed == [lobby[0]["summary"]]  # the row as the open games' list shows it
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_waiting_games_summary_is_the_committed_row_with_its_seats_read_once(published, django_user_model,
+                                                                               django_assert_num_queries):
+    """The lobby's summary of a game that stays waiting is built from the row its command committed,
+    with one query for the seats and their players, and equals the open games' list entry."""
+    alice, bob = (django_user_model.objects.create_user(name, password="x") for name in ("alice", "bob"))
+    game = services.game_create(player=alice, ruleset="goat-classic", seats=3).game
+    with django_assert_num_queries(1):
+        summary = notify.lobby_summary(game)
+    assert summary == APIClient().get("/api/games/", {"status": "waiting"}).json()["results"][0]
+    published.clear()
+    services.game_join(game_id=game.pk, player=bob)
+    (told,) = [m["data"] for c, m in published if c == notify.LOBBY_CHANNEL]
+    assert [s["player"] for s in told["summary"]["seats"]] == ["alice", "bob"]
+    assert told["summary"]["version"] == Game.objects.get(pk=game.pk).version
 
 
 async def _next_message(body):
