@@ -1,16 +1,16 @@
 """Live delivery of committed commands (docs/architecture.md "Live delivery", docs/api.md "Live play").
 
-After a command commits, ``command_committed`` publishes on the game's channel ``{"version"}`` and,
-for a command on a running game, the update itself (``"from"``: the version before it, ``"update"``:
-the public part of ``selectors.stream_content``), with each seated player's own part (their hand,
-legal moves and the events redacted for their seat) on that player's channel of the game
-(``seat_channel``), and the feed events on the seated players' channels: ``game_started``,
+After a command commits, ``command_committed`` publishes on the game's channel ``{"version"}`` and
+the update itself (``"from"``: the version before it, ``"update"``: the public part of
+``selectors.stream_content``), with each seated player's own part (their seat, hand, legal moves
+and the events redacted for their seat) on that player's channel of the game (``seat_channel``),
+and the feed events on the seated players' channels: ``game_started``,
 ``your_turn``, ``game_ended``; and, when the command changed a waiting game (created, a seat taken
 or left, started, cancelled), ``lobby`` ``{"game", "status"}`` on the one lobby channel every feed
 also listens to, so a lobby's open games update live. A game stream writes an update from those
 messages without reading the database; it reads (through the selectors) only what they do not carry:
-a version it missed, a command of a waiting game (whose seats may change), an auditor's unredacted
-view. Rematch offers and tournament tables are published by their own services with
+a version it missed, a command whose seats were not known to it (``players`` None), an auditor's
+unredacted view. Rematch offers and tournament tables are published by their own services with
 ``feed_publish``. Publishing happens on commit, so a stream never hears of a version that a rollback
 took back.
 
@@ -90,18 +90,16 @@ def command_committed(game: Game, was_status: str, was_version: int | None = Non
                       players: Sequence[int | None] | None = None) -> Callable[[], None]:
     """What to publish once the command that brought ``game`` from ``was_version`` to its current version
     commits (the values are taken now: the row object may change before the commit). ``content``:
-    ``selectors.stream_content`` of the command, published for a command on a running game.
-    ``players``: who held each seat when the command loaded the game (``eventstore.game_load``), used
-    for a command on a running game, whose seats no longer change; the seats of any other are read
-    once it has committed."""
+    ``selectors.stream_content`` of the command. ``players``: who holds each seat once the command has
+    committed (the seats its load read, with the seat it took or freed); None: not known, so the
+    seats are read once it has committed and no content is published (the streams read)."""
     game_id, version, status, turn = game.pk, game.version, game.status, game.turn
     deadline = game.deadline.isoformat() if game.deadline is not None else None
     result = game.result
     # a game still waiting is told to the lobby with its summary: the row as this command leaves it
     waiting = copy.copy(game) if was_status == WAITING and status == WAITING else None
-    if was_status != RUNNING or was_version is None:
-        content = None  # the seats of a waiting game may change: its streams read
-        players = None
+    if was_version is None or players is None:
+        content = None  # whose own part is whose is not known: the streams read
     held = {seat: player for seat, player in enumerate(players) if player is not None} if players is not None else None
 
     def send() -> None:

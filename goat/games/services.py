@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -138,6 +139,10 @@ def _commit(loaded: LoadedGame, state: GameState, events: list[dict[str, Any]], 
 
     This is the commit point of every command: what must happen once a command is decided and
     stored (the projections of a game that just ended, queued on commit) is registered here.
+
+    ``loaded.players``: who holds each seat once the command has committed (a command that takes or
+    frees a seat says so; None: not known). With them the command publishes its update's content,
+    built once for every stream of the game; without, the streams read.
     """
     game = loaded.game
     was_ended = loaded.state.ended
@@ -145,9 +150,7 @@ def _commit(loaded: LoadedGame, state: GameState, events: list[dict[str, Any]], 
     now = timezone.now()
     _sync_read_model(game, state, now)
     stored = eventstore.events_append(game=game, events=events, actor=actor, at=now, update_fields=_COMMAND_FIELDS)
-    # live streams (the update's content, built once for all of them: a running game's seats are fixed) and feeds
-    content = selectors.stream_content(game=game, state=state, stored=stored) if was_status == GameStatus.RUNNING \
-        else None
+    content = selectors.stream_content(game=game, state=state, stored=stored) if loaded.players is not None else None
     transaction.on_commit(notify.command_committed(game, was_status, was_version, content, loaded.players))
     if game.computer_seat(game.turn):  # a computer's turn: its move, queued once this version is stored
         transaction.on_commit(computer_move_queue(game_id=game.pk, version=game.version))
@@ -228,10 +231,10 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
         computer_level=computer_level if computer_players else "",
     )
     game_context(game.pk)
-    loaded = _take_seat(LoadedGame(game=game, state=state), events, player, client_seed)
+    loaded = _take_seat(LoadedGame(game=game, state=state, players=(None,) * seats), events, player, client_seed)
     for computer in computer_accounts(count=computer_players):
-        loaded = _take_seat(LoadedGame(game=game, state=loaded.state), [], computer, "")
-    return LoadedGame(game=game, state=loaded.state, seat=0)
+        loaded = _take_seat(LoadedGame(game=game, state=loaded.state, players=loaded.players), [], computer, "")
+    return LoadedGame(game=game, state=loaded.state, seat=0, players=loaded.players)
 
 
 def _computer_games_check(player) -> None:
@@ -276,7 +279,11 @@ def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> Lo
             Seat.objects.create(game=game, seat=seat, player=player, client_seed=client_seed)
     except IntegrityError:
         raise _SeatTaken from None
-    taken, _stored = _commit(LoadedGame(game=game, state=loaded.state, seat=seat), state, [*events, *more], player)
+    # the seats once this commits: the append lands only on the version whose seats ``loaded`` read
+    held = None if loaded.players is None else tuple(
+        player.pk if taken_seat == seat else holder for taken_seat, holder in enumerate(loaded.players))
+    taken, _stored = _commit(LoadedGame(game=game, state=loaded.state, seat=seat, players=held), state,
+                             [*events, *more], player)
     return taken
 
 
@@ -325,8 +332,12 @@ def game_leave(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
                     raise ServiceError("not_seated", gettext(NOT_SEATED), status=403)
                 _release_seat(loaded.game, player, seat, loaded.state.options)
                 state, events = _computers_leave_alone(loaded.game, state, events)
-                left, stored = _commit(loaded, state, events, player)
-                return LoadedGame(game=left.game, state=state, seat=None), stored
+                # the seats once this commits: those the state still names (the computers may have left too)
+                held = None if loaded.players is None else tuple(
+                    holder if name is not None else None
+                    for holder, name in zip(loaded.players, state.players, strict=True))
+                left, stored = _commit(replace(loaded, players=held), state, events, player)
+                return LoadedGame(game=left.game, state=state, seat=None, players=held), stored
         except StreamConflict:
             if attempt == MAX_TRIES:
                 raise

@@ -11,8 +11,8 @@ Async views served under ASGI. Before the stream starts every refusal is a probl
   V, the events after V as one ``update``), and for every version published after that sends one
   ``update``: built from what the command published (its public part, and the viewer's seat's own
   part: ``_from_content``), with no database read, when the messages lead on from the last version
-  it sent; otherwise (a message missed, a command of a waiting game, an auditor's unredacted view, a
-  resync) read through the selectors (the same ones as GET, so the same redaction). A stream that
+  it sent; otherwise (a message missed, a command that published no content, an auditor's
+  unredacted view, a resync) read through the selectors (the same ones as GET, so the same redaction). A stream that
   fell behind (several commands committed while it was reading) sends what they appended as one
   update. It closes after the update that ends the game;
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed

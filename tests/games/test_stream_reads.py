@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import random
 import re
@@ -295,8 +296,11 @@ def _tiles(value) -> set[str]:
 
 
 def _hidden_from(game_id: int, seat: int | None) -> tuple[set[str], int]:
-    """The tiles ``seat`` (None: a spectator) may not see now, and the round being played."""
+    """The tiles ``seat`` (None: a spectator) may not see now, and the round being played (a waiting
+    game: none, 0)."""
     state = eventstore.state_load(Game.objects.get(pk=game_id))
+    if state.table is None:
+        return set(), state.round_no
     hidden = {t for s in range(state.seats) if s != seat for t in _tiles(tiles_str(state.hand(s)))}
     return hidden | _tiles(tiles_str(state.table.bazaar)), state.round_no
 
@@ -326,9 +330,10 @@ class _DatabaseReads:
         return run
 
 
-def _watched(game, viewers, users, reads: _DatabaseReads, moves: int):
-    """Open a game stream for each viewer, make ``moves`` moves, and return the database reads the
-    streams made for them and, per move, each stream's update with what GET showed its viewer then."""
+def _watched(game, viewers, reads: _DatabaseReads, commands):
+    """Open a game stream for each viewer, run each of ``commands`` (each commits one command), and
+    return the database reads the streams made for them and, per command, each stream's update with
+    what GET showed its viewer then."""
 
     def expected(user, after):
         seat_of = selectors.viewer_seat(game, user)
@@ -352,9 +357,9 @@ def _watched(game, viewers, users, reads: _DatabaseReads, moves: int):
             assert (await written(body))["kind"] == "state"
         before = reads.count
         steps = []
-        for seed in range(moves):
+        for command in commands:
             after = await asyncio.to_thread(reads.own(lambda: Game.objects.get(pk=game.pk).version))
-            await asyncio.to_thread(reads.own(_move), game.pk, users, seed)
+            await asyncio.to_thread(reads.own(command))
             got = [await written(body) for body in bodies]
             shown = [await asyncio.to_thread(reads.own(expected), user, after) for user in viewers]
             steps.append(list(zip(got, shown, strict=True)))
@@ -390,7 +395,8 @@ def _follow(django_user_model, monkeypatch, spectators: int, moves: int, auditor
         return await real(game_id, after)
 
     monkeypatch.setattr(streams, "_shared_read_async", counted)
-    queries, steps = _watched(game, viewers, [alice, bob], _DatabaseReads(monkeypatch), moves)
+    moved = [functools.partial(_move, game.pk, [alice, bob], seed) for seed in range(moves)]
+    queries, steps = _watched(game, viewers, _DatabaseReads(monkeypatch), moved)
     monkeypatch.undo()
     return queries, len(shared), viewers, steps, _hidden_from(game.pk, None)[1]
 
@@ -455,3 +461,32 @@ def test_a_stream_that_missed_a_message_reads_the_versions_it_missed(django_user
         assert update["version"] == now.version
         assert update["events"] == json.loads(json.dumps(selectors.events_for(game=now, user=user, after=start),
                                                          cls=JSONEncoder))
+
+
+def test_the_streams_of_a_waiting_game_write_its_joins_and_its_start_from_their_messages(django_user_model,
+                                                                                       local_live, monkeypatch):
+    """A join knows the seats once it commits, so it publishes its content as a move does: the streams
+    of the seated, of the players about to join, of a spectator and of an anonymous viewer write each
+    join, and the start (the last join deals), without a query, each what GET shows its viewer then:
+    the joiner their seat, once dealt each seat its hand alone."""
+    alice, bob, carol, _dave = _viewers(django_user_model)
+    erin = django_user_model.objects.create_user("erin", password="x" * 12)  # a spectator (dave audits)
+    game = services.game_create(player=alice, ruleset="goat-classic", seats=3).game
+    viewers = [alice, bob, carol, erin, AnonymousUser()]
+    _started(game, *viewers)
+    joins = [functools.partial(services.game_join, game_id=game.pk, player=user) for user in (bob, carol)]
+    queries, steps = _watched(game, viewers, _DatabaseReads(monkeypatch), joins)
+    assert queries == 0
+    for step in steps:
+        for got, (shown, _hidden) in step:
+            assert got["kind"] == "update"
+            assert {k: v for k, v in got["game"].items() if k not in VOLATILE} == {
+                k: v for k, v in shown["game"].items() if k not in VOLATILE}
+            assert (got["version"], got["events"]) == (shown["version"], shown["events"])
+    joined, started = ([got for got, _ in step] for step in steps)
+    assert [view["game"]["your_seat"] for view in joined] == [0, 1, None, None, None]
+    assert [view["game"]["status"] for view in started] == ["running"] * 5
+    hands = [set(view["game"]["hand"]) for view in started]
+    assert all(len(hand) == 7 for hand in hands[:3]) and not hands[0] & hands[1] and hands[3:] == [set(), set()]
+    for got, (_shown, (hidden, _round)) in steps[1]:
+        assert hidden and not _tiles(got) & hidden  # no tile another seat holds, or the bazaar hides

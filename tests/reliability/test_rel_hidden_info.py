@@ -3,9 +3,9 @@
 tests/games/test_games_audit.py checks the game views of 50 games; this scans every answer a player
 (among them a staff player, an auditor player and a superuser player, who see no more while seated)
 gets while a game runs: the game view, the move response, the event log (whole and ``?after=``),
-the scoresheet, the game list, and replay/verify (which must be refused), and what each move publishes
-for the live streams (the public update on the game's channel, each seat's own part on its player's
-channel of the game). From the unredacted
+the scoresheet, the game list, and replay/verify (which must be refused), and what each move
+and each join (the last one deals) publish for the live streams (the public update on the game's
+channel, each seat's own part on its player's channel of the game). From the unredacted
 server-side state at that moment it computes the hidden tiles (every other hand and the bazaar)
 and asserts that none of them appears anywhere in the answer as a tile string ("a-b" in either
 order, inside any string), except where a player may see tiles: the completed rounds of the
@@ -108,7 +108,7 @@ def scan_everything(scanner: Scanner, client: APIClient, game_id: int, seat: int
 
 
 def scan_published(scanner: Scanner, game_id: int, published: list[tuple[str, dict]]) -> None:
-    """What a move published for the streams: the public update hides every hand and the bazaar; a
+    """What a move or a join published for the streams: the public update hides every hand and the bazaar; a
     seat's own part, on its player's channel of the game only, hides the other hands and the bazaar."""
     seats = dict(Seat.objects.filter(game_id=game_id).values_list("player_id", "seat"))
     public = [m for channel, m in published if channel == notify.game_channel(game_id) and "update" in m]
@@ -154,7 +154,10 @@ def test_a_hundred_games_leak_no_hidden_tile_through_any_endpoint(django_user_mo
         assert response.status_code == 201, response.content
         game_id = response.json()["id"]
         for s in range(1, seats):
-            assert clients[s].post(f"/api/games/{game_id}/join/", {}, format="json").status_code == 200
+            published.clear()
+            with django_capture_on_commit_callbacks(execute=True):
+                assert clients[s].post(f"/api/games/{game_id}/join/", {}, format="json").status_code == 200
+            scan_published(scanner, game_id, published)  # the last join deals: every hand its seat's alone
         moves = 0
         while True:
             game = Game.objects.get(pk=game_id)

@@ -250,8 +250,11 @@ def test_commands_publish_after_commit_and_a_rollback_publishes_nothing(publishe
     bob = django_user_model.objects.create_user("bob", password="x")
     game = services.game_create(player=alice, ruleset="goat-classic", seats=2).game
     assert [(channel, message.get("kind")) for channel, message in published] == [
-        (notify.game_channel(game.pk), None), (notify.LOBBY_CHANNEL, "lobby")]
-    assert published[0][1] == {"version": 2}
+        (notify.game_channel(game.pk), None), (notify.LOBBY_CHANNEL, "lobby"),
+        (notify.seat_channel(game.pk, alice.pk), None)]
+    # the update's content: the seats are known to the command that took one
+    assert published[0][1]["version"] == 2 and published[0][1]["from"] == 0
+    assert published[0][1]["seated"] == [alice.pk] and published[2][1]["own"]["seat"] == 0
     published.clear()
     with pytest.raises(RuntimeError), transaction.atomic():
         services.game_join(game_id=game.pk, player=bob)
