@@ -108,9 +108,13 @@ def _connected(read: _Read) -> _Read:
 def _shared_read(game_id: int, after: int | None) -> tuple[Game, dict[int, int], GameState, list[StoredEvent] | None]:
     """What every viewer's message is built from, nothing redacted yet: the game row, its seats
     (player -> seat), the engine state at its version and the stored events after ``after`` up to
-    that version (None without ``after``). The same for every viewer, so one read serves them all."""
-    game = Game.objects.get(pk=game_id)
-    seats = dict(Seat.objects.filter(game_id=game_id).values_list("player_id", "seat"))
+    that version (None without ``after``). The same for every viewer, so one read serves them all.
+    The row and its seats are the event store's head, one statement (as a command loads them)."""
+    head = eventstore.game_head(game_id=game_id)
+    if head is None:
+        raise Game.DoesNotExist(f"game {game_id}")
+    game, _seat, players = head
+    seats = {player: seat for seat, player in enumerate(players) if player is not None}
     state = eventstore.state_load(game)
     stored = None
     if after is not None:

@@ -306,25 +306,33 @@ def _hidden_from(game_id: int, seat: int | None) -> tuple[set[str], int]:
 
 
 class _DatabaseReads:
-    """Counts the queries run outside the test's own steps (``own()``): the streams' reads."""
+    """Counts the queries run outside the test's own steps (``own()``): the streams' reads, through
+    Django's cursor or as the event store's fixed statements (on PostgreSQL psycopg's own cursor)."""
 
     def __init__(self, monkeypatch):
         self.count = 0
         self.mine = threading.local()
-        real = CursorWrapper.execute
+        real, real_fetch = CursorWrapper.execute, eventstore._fetch
 
         def execute(cursor, *args, **kwargs):
             if not getattr(self.mine, "on", False):
                 self.count += 1
             return real(cursor, *args, **kwargs)
 
+        def fetch(*args, **kwargs):
+            if getattr(self.mine, "on", False):
+                return real_fetch(*args, **kwargs)
+            self.count += 1
+            return self.own(real_fetch)(*args, **kwargs)  # counted once, whichever cursor runs it
+
         monkeypatch.setattr(CursorWrapper, "execute", execute)
+        monkeypatch.setattr(eventstore, "_fetch", fetch)
 
     def own(self, step):
-        def run(*args):
+        def run(*args, **kwargs):
             self.mine.on = True
             try:
-                return step(*args)
+                return step(*args, **kwargs)
             finally:
                 self.mine.on = False
         return run
