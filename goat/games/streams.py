@@ -12,9 +12,9 @@ Async views served under ASGI. Before the stream starts every refusal is a probl
   ``update``: built from what the command published (its public part, and the viewer's seat's own
   part: ``_from_content``), with no database read, when the messages lead on from the last version
   it sent; otherwise (a message missed, a command that published no content, an auditor's
-  unredacted view, a resync) read through the selectors (the same ones as GET, so the same redaction). A stream that
-  fell behind (several commands committed while it was reading) sends what they appended as one
-  update. It closes after the update that ends the game;
+  unredacted view, a resync) read through the selectors (the same ones as GET, so the same
+  redaction). A stream that fell behind (several commands committed while it was reading) sends
+  what they appended as one update. It closes after the update that ends the game;
 * the player feed sends ``hello`` (the caller's waiting and running games) and then relays the feed
   events published for the caller, and, asked with ``?lobby=1``, the lobby's ``lobby`` events
   (goat.games.notify). The lobby is opt-in: every change of a waiting game goes to every feed that
