@@ -86,8 +86,9 @@ def player_game_rows(*, user, games_page) -> list[dict[str, Any]]:
 
 def game(*, game: Game, user) -> dict[str, Any]:
     """The game page's table as ``user`` may see it: the API's game view (the same selector as GET
-    /api/games/{id}/: a seated player's own hand, nobody else's while it runs), the scoresheet and
-    the tournament table it belongs to."""
+    /api/games/{id}/: a seated player's own hand, nobody else's while it runs), the table model
+    (goat.games.table.table_model: the line, the notes, the result, the scoresheet, as the play page
+    and the admin draw them) and the tournament table it belongs to."""
     state = games.game_state(game=game)
     seat = games.viewer_seat(game, user)
     view = games.game_view(game=game, state=state, seat=seat)
@@ -100,48 +101,12 @@ def game(*, game: Game, user) -> dict[str, Any]:
         s["winner"] = s["seat"] in result.get("winners", ())
         rating_points = result.get("rating_points") or ()
         s["rating_points"] = rating_points[s["seat"]] if s["seat"] < len(rating_points) else None
-    sheet = games.scoresheet(game=game, state=state)
-    draws = []
-    if view["status"] == RUNNING:  # the events of the last turns, redacted for the viewer as the API's
-        recent = games.events_for(game=game, user=user, after=max(0, game.version - RECENT_EVENTS), seat=seat)
-        draws = bazaar_draws(recent, [s["player"] for s in view["seats"]], viewer=seat)
+    model = tables.table_model(game=game, user=user, state=state, view=view, seat=seat)
     return {
-        "game": game, "view": view, "seats": seats, "ended": game.ended, "bazaar_draws": draws,
+        "game": game, "view": view, "seats": seats, "ended": game.ended, "model": model,
         "clock_seconds": view["remaining_ms"] // 1000 if view["remaining_ms"] is not None else None,
-        "table_now": tables.table_live(view),
-        "scoresheet": sheet, "table": tournaments.table_of_game(game_id=game.pk),
+        "table": tournaments.table_of_game(game_id=game.pk),
     }
-
-
-#: how many of a running game's last events the game page reads for the bazaar's note (more than the
-#: draws of two turns can hold: 28 tiles)
-RECENT_EVENTS = 40
-
-
-def bazaar_draws(events: list[dict[str, Any]], players: list[str | None], *, viewer: int | None
-                 ) -> list[dict[str, Any]]:
-    """Who took tiles from the bazaar in the turn under way and the turn just played (the draws before
-    the last tile played, or since it), per seat in the order drawn: ``{"seat", "player", "count",
-    "tiles"}``; ``tiles`` only for the ``viewer``'s own seat (the others' are hidden while the game
-    runs), else None. Empty when nobody drew."""
-    drawn: list[dict[str, Any]] = []
-    played = False
-    for event in reversed(events):
-        if event["type"] == "tile_drawn":
-            drawn.append(event)
-        elif event["type"] == "tile_played" and not played and not drawn:
-            played = True  # the last move: the draws just before it were its player's
-        else:
-            break
-    by_seat: dict[int, dict[str, Any]] = {}
-    for event in reversed(drawn):
-        seat = event["seat"]
-        entry = by_seat.setdefault(seat, {"seat": seat, "player": players[seat] if seat < len(players) else None,
-                                          "count": 0, "tiles": [] if seat == viewer else None})
-        entry["count"] += 1
-        if entry["tiles"] is not None and event["data"].get("tile"):
-            entry["tiles"].append(event["data"]["tile"])
-    return list(by_seat.values())
 
 
 def fairness(*, game: Game, view: dict[str, Any]) -> dict[str, Any]:

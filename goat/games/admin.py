@@ -31,7 +31,7 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from goat.games import audit, selectors
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
-from goat.games.table import table_replay
+from goat.games.table import game_scoresheet, table_replay
 from goat.web import words
 from goat.web.admin_site import coded_column, coded_filter
 from goat.web.csvfiles import csv_writer
@@ -253,7 +253,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
             "can_reveal": can_reveal,
             "can_replay": can_audit and (game.status != GameStatus.RUNNING or can_reveal),
             "game": game,
-            "scoresheet": scoresheet_table(game),
+            "scoresheet": game_scoresheet(game),
             "events_page": page,
             "events_redacted": game.status == GameStatus.RUNNING and not reveal,
             "events_revealed": reveal,

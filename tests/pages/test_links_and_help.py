@@ -16,7 +16,6 @@ from goat import engine
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, services
 from goat.games.models import Game
-from pages.selectors import bazaar_draws
 
 pytestmark = pytest.mark.django_db
 
@@ -32,9 +31,11 @@ def _section(html: str, element_id: str) -> str:
 
 
 def _note(html: str) -> str:
-    """The bazaar's note of a game page."""
-    note = html[html.index('id="bazaar-note"'):]
-    return note[:note.index("</p>")]
+    """The last note of a draw from the bazaar among a game page's notes (goat.games.table.notes)."""
+    note = html[html.index('id="table-notes"'):]
+    note = note[:note.index("</ol>")]
+    drawn = note[note.rindex('data-type="tile_drawn"'):]  # the last draw's note
+    return drawn[:drawn.index("</li>")]
 
 
 def _link(name: str) -> str:
@@ -156,7 +157,7 @@ def test_the_play_table_links_its_rules_and_has_the_legend():
     html = client.get(f"/play/{game.pk}/").content.decode()
     assert 'id="table-rules" href="/rules/goat-gamesburg/"' in html
     assert 'id="scoresheet-legend"' in html and "count once the player has opened" in html
-    assert 'id="bazaar-note"' in html  # the script fills it from the stream
+    assert 'id="table-notes"' in html  # the script fills it from the table model
     lobby = client.get("/play/").content.decode()
     assert 'id="new-game-rules" href="/rules/"' in lobby and 'id="scoresheet-legend"' not in lobby
     assert client.get("/play/999999/").status_code == 404
@@ -167,24 +168,6 @@ def test_the_play_table_links_its_rules_and_has_the_legend():
 
 def _event(seq, kind, seat, **data):
     return {"seq": seq, "type": kind, "seat": seat, "data": data}
-
-
-def test_the_draws_noted_are_those_of_the_turn_under_way_or_just_played():
-    players = ["ann", "ben", "cat"]
-    # ben drew twice and is to move: ann's earlier draw is an older turn's
-    events = [_event(1, "tile_drawn", 0, tile="1-2"), _event(2, "tile_played", 0, tile="1-2", end="left"),
-              _event(3, "tile_drawn", 1, tile=None), _event(4, "tile_drawn", 1, tile=None)]
-    assert bazaar_draws(events, players, viewer=None) == [{"seat": 1, "player": "ben", "count": 2, "tiles": None}]
-    # ben played the tile he drew: his draws are still the news; his own page names the tiles
-    events.append(_event(5, "tile_played", 1, tile="2-2", end="left"))
-    mine = [_event(3, "tile_drawn", 1, tile="0-3"), _event(4, "tile_drawn", 1, tile="2-2")]
-    assert bazaar_draws(events[:2] + mine + events[4:], players, viewer=1) == [
-        {"seat": 1, "player": "ben", "count": 2, "tiles": ["0-3", "2-2"]}]
-    # cat played without drawing: nothing to note; a knock ends the run too
-    assert bazaar_draws([*events, _event(6, "tile_played", 2, tile="2-5", end="right")], players, viewer=None) == []
-    assert bazaar_draws([_event(1, "tile_drawn", 0, tile=None), _event(2, "knocked", 1),
-                         _event(3, "tile_drawn", 2, tile=None)], players, viewer=None) == [
-        {"seat": 2, "player": "cat", "count": 1, "tiles": None}]
 
 
 def _game_where_the_bazaar_just_gave_tiles() -> tuple[Game, int, list[str]]:
@@ -224,10 +207,11 @@ def test_the_games_page_notes_who_took_tiles_from_the_bazaar_and_only_the_drawer
     assert not re.search(r"\d-\d", note)  # which tiles stays hidden
     seated = Client()
     seated.force_login(drawer)
-    assert f"You take from the bazaar: {', '.join(drawn)}." in _note(seated.get(f"/games/{game.pk}/").content.decode())
+    assert f"You take {count} {tiles_word} from the bazaar: {', '.join(drawn)}." in _note(
+        seated.get(f"/games/{game.pk}/").content.decode())
     opponent = Client()
     opponent.force_login(other)
     theirs = _note(opponent.get(f"/games/{game.pk}/").content.decode())
     assert _link(drawer.username) in theirs and not re.search(r"\d-\d", theirs)
     russian = _note(Client().get(f"/games/{game.pk}/", headers={"Accept-Language": "ru"}).content.decode())
-    assert f"{_link(drawer.username)} берёт из базара {count} " in russian
+    assert f"{_link(drawer.username)} берёт с базара {count} " in russian
