@@ -9,6 +9,7 @@ from . import views
 urlpatterns = [
     path("play/", views.play_page, name="page-play"),
     path("play/<id:game_id>/", views.play_page, name="page-play-table"),
+    path("play/<id:game_id>/table/", views.play_table, name="play-table-model"),
     path("play/signin/", views.signin, name="play-signin"),
     path("play/signup/", views.signup, name="play-signup"),
     path("play/signout/", views.signout, name="play-signout"),

@@ -18,11 +18,11 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib.auth import login, logout
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
+from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
@@ -31,11 +31,11 @@ from goat.engine.computer import DEFAULT_LEVEL, LEVELS
 from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
 from goat.games import selectors
 from goat.games.models import Game, GameStatus
-from goat.games.table import tile_set
+from goat.games.table import table_model, tile_set
 from goat.players import services as players
 from goat.web.errors import ServiceError
 from goat.web.throttling import throttle_wait
-from goat.web.words import game_status, ruleset, word
+from goat.web.words import game_status, ruleset
 
 #: games shown in each list of the lobby (the script pages on through the API)
 LOBBY_SIZE = 20
@@ -94,31 +94,17 @@ def _summary(game: Game) -> dict[str, Any]:
 def _script_strings() -> dict[str, str]:
     """The words the script shows, in the page's language (read from a JSON island, not a script)."""
     return {
-        "your_turn": _("Your turn"), "turn_of": _("%(player)s to move"), "waiting": _("Waiting for players"),
-        "seats_taken": _("%(taken)s of %(seats)s seats taken"),
-        "left_end": pgettext("move button: the end it plays on", "left"),
-        "right_end": pgettext("move button: the end it plays on", "right"), "play_tile": _("Play %(tile)s"),
-        "play_tile_left": _("Play %(tile)s on the left end"), "play_tile_right": _("Play %(tile)s on the right end"),
-        "no_moves": _("No move for you now."), "you": _("you"), "computer": _("computer"),
-        "tiles": _("Tiles in hand: %(n)s"), "points": _("Points: %(n)s"), "free_seat": _("free seat"),
-        "free_seats": _("Free seats: %(n)s"),
-        "round": _("Round %(round)s"), "went_out": _("%(player)s went out"), "fish": _("fish (%(player)s)"),
-        "game_over": _("Game over"), "winner": _("Winner: %(players)s"), "winners": _("Winners: %(players)s"),
-        "goat": _("Goat: %(players)s"), "goats": _("Goats: %(players)s"),
-        "cancelled": _("The game was cancelled."), "unrated": _("Unrated game"),
-        "rating_points": _("Rating points"), "join": _("Join"), "none_open": _("No open games. Start one!"),
+        "computer": _("computer"), "free_seat": _("free seat"), "free_seats": _("Free seats: %(n)s"),
+        "join": _("Join"), "none_open": _("No open games. Start one!"),
         "none_mine": _("You have no games yet."), "rematch_offered": _("%(player)s offers a rematch."),
         "your_turn_at": _("Your turn at game #%(game)s."), "game_started": _("Game #%(game)s has started."),
         "connection_lost": _("Connection lost; reconnecting…"),
-        "error": _("Something went wrong: %(detail)s"), "no_clock": _("no clock"),
-        "resign_confirm": _("Resign this game?"), "total": _("Total"), "line_empty": _("No tile on the table yet."),
-        "bazaar": _("Bazaar"), "game": _("Game #%(game)s"),
-        "drew_mine": _("You take from the bazaar: %(tiles)s."), "drew": _("%(player)s takes from the bazaar: %(n)s."),
+        "error": _("Something went wrong: %(detail)s"),
+        "resign_confirm": _("Resign this game?"), "game": _("Game #%(game)s"),
         "player_url": reverse("page-player", args=[PLAYER_PLACEHOLDER]),  # a name's page: the script puts it in
         # stored values (statuses, rulesets, how a game ended) in the words of every page (goat.web.words)
         **{f"status_{status}": game_status(status) for status in GameStatus.values},
         **{f"ruleset_{name}": ruleset(name) for name in RULESETS},
-        **{f"reason_{reason}": word(reason) for reason in ("limit", "rounds", "timeout", "resigned")},
     }
 
 
@@ -153,15 +139,33 @@ def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, 
     return render(request, "play/play.html", context, status=status)
 
 
+def _table_model(request: HttpRequest, game_id: int) -> dict[str, Any]:
+    """The table model (goat.games.table.table_model) of ``game_id`` for the visitor, in their language."""
+    try:
+        game = selectors.game_get(game_id=game_id)
+    except ServiceError:
+        raise Http404("No game with that id.") from None
+    return table_model(game=game, user=request.user)
+
+
 @require_GET
 @ensure_csrf_cookie  # the script sends it back in X-CSRFToken
 def play_page(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
-    table = None
-    if game_id is not None:  # its ruleset and options: the rules link and the scoresheet's legend
-        table = Game.objects.filter(pk=game_id).values("ruleset", "options").first()
-        if table is None:
-            raise Http404("No game with that id.")
+    """The lobby, or a table: drawn from the table model on the server (the page is whole when it
+    loads), which the script then keeps current (``play_table``)."""
+    table = _table_model(request, game_id) if game_id is not None and request.user.is_authenticated else None
+    if game_id is not None and table is None and not Game.objects.filter(pk=game_id).exists():
+        raise Http404("No game with that id.")
     return _page(request, game_id=game_id, table=table)
+
+
+@require_GET
+def play_table(request: HttpRequest, game_id: int) -> JsonResponse:
+    """The table model of a game as JSON, for the play page's script: it asks for it whenever the game
+    stream (or a move's answer) shows a new version, and draws it as it stands (docs/play.md)."""
+    response = JsonResponse(_table_model(request, game_id))
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def _next(request: HttpRequest) -> str:

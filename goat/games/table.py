@@ -549,7 +549,7 @@ def table_model(*, game: Game, user, state=None, view: dict[str, Any] | None = N
         "line": line_model(view),
         "hand": list(view.get("hand") or ()),
         "moves": _moves(view),
-        "no_moves": _("No move for you now."),
+        "no_moves": _("No move for you now."), "no_clock": _("no clock"),
         "notes": notes(recent, players=players, viewer=view.get("your_seat"), rounds=sheet["rounds"],
                        seats=len(view["seats"]), ended_round=ended_round),
         "result": result_model(view, recent, players),

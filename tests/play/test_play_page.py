@@ -225,7 +225,12 @@ def test_the_table_page_carries_the_game_and_the_scripts_words():
     assert f'data-game-id="{game.pk}"' in html and 'id="moves"' in html and 'id="rematch"' in html
     words = json.loads(re.search(r'<script id="play-strings" type="application/json">(.*?)</script>', html,
                                  re.S).group(1))
-    assert words["your_turn"] == "Your turn" and "%(tile)s" in words["play_tile"]
+    # the table's words are the table model's (goat.games.table), not the script's
+    assert "your_turn" not in words and "play_tile" not in words
+    model = json.loads(re.search(r'<script id="table-model" type="application/json">(.*?)</script>', html,
+                                 re.S).group(1))
+    assert model["version"] == game.version and model["status"] == "waiting"
+    assert "".join(p["text"] for p in model["state_line"]) == "Waiting for players: 1 of 2 seats taken"
     assert client.get("/play/999999/").status_code == 404
     # the engine's ended statuses are served to the script, which holds no copy of them
     from goat.engine import status
@@ -261,10 +266,24 @@ def test_the_page_and_the_scripts_words_speak_russian(django_user_model):
     assert "Новая партия" in html and "Свободные столы" in html
     words = json.loads(re.search(r'<script id="play-strings" type="application/json">(.*?)</script>', html,
                                  re.S).group(1))
-    assert words["your_turn"] == "Ваш ход" and words["fish"] == "рыба (%(player)s)"
-    assert words["play_tile_left"] == "Сходить %(tile)s слева"
+    assert words["resign_confirm"] == "Сдать партию?"
+
+
+def test_the_table_model_speaks_russian_to_the_script(django_user_model):
+    from factories import start_game
+
+    masha, olga = (django_user_model.objects.create_user(username=n, password=PASSWORD) for n in ("masha", "olga"))
+    game = start_game([masha, olga], options={"move_time": 0})
+    mover = [masha, olga][game.turn]
+    client = Client(HTTP_ACCEPT_LANGUAGE="ru")
+    client.force_login(mover)
+    model = client.get(f"/play/{game.pk}/table/").json()
+    assert model["version"] == game.version and "".join(p["text"] for p in model["state_line"]) == "Ваш ход"
+    assert model["moves"] and all(m["label"].startswith("Сходить ") for m in model["moves"])
     # the word under a tile that fits both ends says where it goes, not the case a sentence needs
-    assert (words["left_end"], words["right_end"]) == ("слева", "справа")
+    assert {m["end_text"] for m in model["moves"]} <= {"", "слева", "справа"}
+    assert model["seats"][game.turn]["tags"] == "вы"
+    assert client.get("/play/999999/table/").status_code == 404
 
 
 def test_the_new_game_form_offers_the_engine_s_computer_levels_in_both_languages(django_user_model):

@@ -63,6 +63,22 @@ export function linked(key, params, players) {
   return nodes;
 }
 
+// A sentence of the table model (goat.games.table: parts of words and names) as nodes, each name a link
+// to its player's page. Anything else in a part (an older or newer server's) is left out, never shown raw.
+export function partsNodes(parts) {
+  if (!Array.isArray(parts)) return [];
+  return parts.map((part) => {
+    if (part && part.player) {
+      const link = document.createElement("a");
+      link.className = "player-link";
+      link.href = part.url || (words.player_url || "/players/NAME/").replace("NAME", encodeURIComponent(part.player));
+      link.textContent = part.text || part.player;
+      return link;
+    }
+    return document.createTextNode(part && typeof part.text === "string" ? part.text : "");
+  });
+}
+
 const status = document.getElementById("play-status");
 
 // A message in the status line (role=status), with optional nodes after it (a link, a button).
