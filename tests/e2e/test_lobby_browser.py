@@ -112,13 +112,16 @@ def test_the_table_notes_who_took_tiles_from_the_bazaar(site, open_browser, djan
             drawn = [e for e in last if e.type == "tile_drawn"]
             if drawn and last[-1].type == "tile_drawn":
                 seat = drawn[-1].seat
-                note = browser.find_element("id", "bazaar-note")
-                assert note.is_displayed()
+                notes = browser.find_elements("css selector", '#table-notes li[data-type="tile_drawn"]')
+                assert notes, browser.find_element("id", "table-notes").text
+                note = notes[-1]
+                count = len([e for e in drawn if e.seat == seat])
+                word = "tile" if count == 1 else "tiles"
                 if seat == 0:  # masha's own draws, by name
                     tiles = [e.data["tile"] for e in drawn if e.seat == 0]
-                    assert f"You take from the bazaar: {', '.join(tiles)}." in note.text
+                    assert note.text == f"You take {count} {word} from the bazaar: {', '.join(tiles)}."
                 else:
-                    assert note.text == f"olga takes from the bazaar: {len([e for e in drawn if e.seat == 1])}."
+                    assert note.text == f"olga takes {count} {word} from the bazaar."
                     link = note.find_element("css selector", "a")
                     assert link.get_attribute("href").endswith("/players/olga/")
                 return

@@ -30,7 +30,7 @@ function text(value) {
 
 // The seats: a name (a link), what the player is (you, computer), their tiles and points, as words.
 function drawSeats(model) {
-  if (!Array.isArray(model.seats)) return;
+  if (!Array.isArray(model.seats) || !model.seats.every((s) => s && Array.isArray(s.name))) return;
   byId("seats").replaceChildren(...model.seats.map((s) => {
     const li = element("li", { "data-seat": text(s.seat) }, element("strong", { class: "player" }, ...partsNodes(s.name)));
     if (s.tags) li.append(document.createTextNode(` (${s.tags})`));
@@ -119,10 +119,21 @@ export function startTable(section) {
   let sending = false;
   let asking = null; // the model request under way
   let wanted = 0; // the newest version the server has told of
+  let lastView = null; // the newest game view received
 
+  // The viewer's moves: the model's buttons with their words; from a model without them (an older
+  // server), the view's legal moves, each button named by its tile and, where it fits both ends, an arrow.
   function drawMoves() {
-    if (!model || !Array.isArray(model.moves)) return;
-    const buttons = model.moves.map((m) => {
+    if (!model) return;
+    let moves = model.moves;
+    if (!Array.isArray(moves)) {
+      if (!lastView || !Array.isArray(lastView.legal_moves) || lastView.version !== model.version) return;
+      const count = {};
+      for (const m of lastView.legal_moves) count[m.tile] = (count[m.tile] || 0) + 1;
+      moves = lastView.legal_moves.map((m) => ({ ...m, label: m.tile,
+        end_text: count[m.tile] > 1 ? (m.end === "left" ? "←" : "→") : "" }));
+    }
+    const buttons = moves.map((m) => {
       const button = element("button", { type: "button", class: "move", "aria-label": text(m.label), title: text(m.label),
         "data-tile": m.tile, "data-end": m.end }, tileElement(m.tile));
       if (m.end_text) button.append(element("span", { class: "end", text: m.end_text }));
@@ -136,7 +147,8 @@ export function startTable(section) {
 
   function drawActions() {
     const status = model.status;
-    const seated = model.your_seat !== null && model.your_seat !== undefined;
+    const seat = model.your_seat !== undefined ? model.your_seat : (lastView ? lastView.your_seat : null);
+    const seated = seat !== null && seat !== undefined;
     byId("rematch").hidden = !(seated && PLAYED.has(status));
     byId("leave").hidden = !(seated && status === "waiting");
     byId("resign").hidden = !(seated && status === "running");
@@ -161,6 +173,7 @@ export function startTable(section) {
   // A game view (GET, a move's answer, the stream): its clock, and the model of its version.
   function viewed(view) {
     if (!view || typeof view.version !== "number") return;
+    if (!lastView || view.version >= lastView.version) lastView = view;
     if (!model || view.version >= model.version) {
       clock = view.remaining_ms === null || view.remaining_ms === undefined ? null
         : { at: performance.now() + view.remaining_ms, seat: view.turn };
