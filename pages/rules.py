@@ -38,6 +38,11 @@ _TILES = (_("Tiles and the line"), [
     _("The first tile of a round starts the line; every later tile goes on one of its two open ends, "
       "matching half to matching half. When a tile fits both ends, you choose the end."),
 ])
+_ROUNDS_TILES = (_TILES[0], [
+    _("Three-round domino is played with a double-six set: 28 tiles, from 0-0 to 6-6. A tile is worth the "
+      "sum of its pips. Each round the tiles are shuffled and dealt; the tiles left over are the bazaar."),
+    _TILES[1][1],
+])
 _TURN = (_("A turn"), [
     _("If a tile in your hand fits an end, you must play one: you may not pass while you can play. With "
       "nothing that fits you draw from the bazaar until a drawn tile fits, and play it. With nothing to "
@@ -121,7 +126,7 @@ def _sections(ruleset: str) -> list[tuple[str, list[str]]]:
     own = [_OWN[ruleset]] if ruleset in _OWN else []
     if goat:
         return [_TILES, _GOAT_LEAD, _TURN, _GOAT_END, _GOAT_SCORE, *own, _RATING]
-    return [_TILES, _ROUNDS_LEAD, _TURN, _ROUNDS_END, _ROUNDS_SCORE, *own, _RATING]
+    return [_ROUNDS_TILES, _ROUNDS_LEAD, _TURN, _ROUNDS_END, _ROUNDS_SCORE, *own, _RATING]
 
 
 def _facts(ruleset: str) -> list[tuple[str, str]]:

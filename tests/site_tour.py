@@ -17,6 +17,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from goat.engine.rulesets import RULESETS
 from goat.games import services as games
 from goat.games.models import Game, GameEvent, Seat
 
@@ -84,7 +85,7 @@ def build_tour() -> Tour:
         "/leaderboards/?period=week",
         *(reverse("page-player", args=[name]) for name in ("ann", "ben", "cat", "dan")),
         *game_pages, *(f"{reverse('page-game', args=[tour.games['classic'].pk])}?step={n}" for n in (1, 3, 8)),
-        "/play/", "/no-such-page/",
+        "/play/", "/no-such-page/", "/rules/", *(reverse("page-rules", args=[name]) for name in RULESETS),
     ]
     tour.signed_in = ["/play/", *(reverse("page-play-table", args=[g.pk]) for g in tour.games.values()),
                       *game_pages]

@@ -64,9 +64,11 @@ def test_every_page_in_both_languages():
         "numbers": {key: bad for key, page in read.items() if (bad := unparsable_numbers(page))},
         "raw codes": {key: bad for key, page in read.items() if (bad := raw_codes(page.text, key[0]))},
         "miscounts": {key: bad for key, page in read.items() if key[0] == "ru" and (bad := miscounted(page.text))},
+        "last words": {key: bad for key, page in read.items() if (bad := unfinished_words(page.text, key[0]))},
     }
     assert {kind: sorted({(key[0], bad) for key, bads in pages.items() for bad in bads})
-            for kind, pages in found.items()} == {"numbers": [], "raw codes": [], "miscounts": []}, found
+            for kind, pages in found.items()} == {"numbers": [], "raw codes": [], "miscounts": [],
+                                                   "last words": []}, found
 
 
 # --- reading a page ------------------------------------------------------------------------------------
@@ -162,6 +164,34 @@ def test_the_number_check_catches_a_localised_coordinate():
                 '<polyline points="48,5,154,0 60,5,70,0"/></svg><p data-remaining-ms="1,5" data-seat="2">x</p>')
     assert unparsable_numbers(page) == ['<circle cy="154,0">', '<polyline points="48,5,154,0 60,5,70,0">',
                                         'data-remaining-ms="1,5"']
+
+
+# --- the last words (issue 51): «кон», not «раунд»; «с базара»; no ruleset code; no ISO date ----------
+
+#: a ruleset's code humanised ("goat classic"): what a page shows for a ruleset without its word
+HUMANISED_RULESETS = [words.humanised(name) for name in RULESETS]
+ISO_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
+
+
+def unfinished_words(text: str, language: str) -> list[str]:
+    """What a native reader stopped at: «раунд» (a round is «кон», a tournament's «тур») and «из базара»
+    (it is «с базара») in Russian; in either language a ruleset's code, humanised or not, an ISO date
+    or a time in UTC as visible text (a date is said in the reader's form and time zone)."""
+    found = []
+    if language == "ru":
+        found += sorted({m.group(0).lower() for m in re.finditer(r"[Рр]аунд\w*|из базара", text)})
+    found += [name for name in [*RULESETS, *HUMANISED_RULESETS] if re.search(rf"(?<![\w-]){name}(?![\w-])", text)]
+    found += sorted(set(ISO_DATE.findall(text)))
+    if re.search(r"\bUTC\b", text):
+        found.append("UTC")
+    return found
+
+
+def test_the_last_words_check_catches_each_kind():
+    assert unfinished_words("Кон 2 · раунда 3 · берёт из базара", "ru") == ["из базара", "раунда"]
+    assert unfinished_words("Rules: goat classic · created 2026-12-06 04:17 UTC", "en") == [
+        "goat classic", "2026-12-06", "UTC"]
+    assert unfinished_words("6 декабря 2026, 07:17 · Козёл, классика · кон 2", "ru") == []
 
 
 # --- 2. raw codes --------------------------------------------------------------------------------------
