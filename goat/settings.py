@@ -132,6 +132,8 @@ MIDDLEWARE = [
     # The visitor's language: the language cookie (set by the switch, django.views.i18n.set_language),
     # else Accept-Language, else LANGUAGE_CODE. After sessions, before CommonMiddleware (Django's order).
     "django.middleware.locale.LocaleMiddleware",
+    # The reader's time zone (goat.web.timezones): theirs when chosen, else their language's default.
+    "goat.web.timezones.TimeZoneMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -306,6 +308,8 @@ FORMAT_MODULE_PATH = ["goat.web.formats"]
 LANGUAGES = [("en", _("English")), ("ru", _("Russian"))]
 LOCALE_PATHS = [Path(__file__).resolve().parent / "locale"]
 TIME_ZONE = "UTC"
+#: the time zone of a page's reader who chose none, by the page's language (goat.web.timezones)
+GOAT_LANGUAGE_TIME_ZONES = {"ru": "Europe/Moscow"}
 USE_I18N = True
 USE_TZ = True
 

@@ -13,4 +13,5 @@ urlpatterns = [
     path("play/signin/", views.signin, name="play-signin"),
     path("play/signup/", views.signup, name="play-signup"),
     path("play/signout/", views.signout, name="play-signout"),
+    path("play/settings/", views.settings_save, name="play-settings"),
 ]

@@ -21,8 +21,8 @@ from django.contrib.auth import login, logout
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
@@ -33,6 +33,7 @@ from goat.games import selectors
 from goat.games.models import Game, GameStatus
 from goat.games.table import table_model, tile_set
 from goat.players import services as players
+from goat.web import timezones
 from goat.web.errors import ServiceError
 from goat.web.throttling import throttle_wait
 from goat.web.words import game_status, ruleset
@@ -125,6 +126,9 @@ def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, 
     }
     if user.is_authenticated:
         context.update({
+            "time_zone": request.session.get(timezones.SESSION_KEY, ""),
+            "time_zones": sorted(timezones.available()),
+            "default_time_zone": timezones.default_for(get_language()),
             "open_games": [_summary(g) for g in selectors.games_open(user=user)[:LOBBY_SIZE]],
             "my_games": [_summary(g) for g in selectors.player_games(player=user)[:LOBBY_SIZE]],
             "rulesets": [{"name": name, "move_time": PRESETS[name]["move_time"]} for name in RULESETS],
@@ -216,6 +220,21 @@ def signup(request: HttpRequest) -> HttpResponse:
                 form.add_error(field if field in form.fields else None, message)
         return _page(request, signup_form=form, status=exc.status)
     login(request, user, backend=LOGIN_BACKEND)
+    return redirect(_next(request))
+
+
+@require_POST
+def settings_save(request: HttpRequest) -> HttpResponse:
+    """The player's settings form: their time zone ("" for their language's default), kept with the
+    player and in the session (goat.web.timezones); a zone this system does not know is refused."""
+    if not request.user.is_authenticated:
+        return redirect("page-play")
+    name = request.POST.get("time_zone", "")
+    try:
+        players.player_setting_save(player=request.user, time_zone=name)
+    except ServiceError as exc:
+        return _page(request, status=exc.status, notice=exc.detail)
+    timezones.remember(request, name)
     return redirect(_next(request))
 
 

@@ -26,6 +26,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
@@ -247,6 +248,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         page = Paginator(events, EVENTS_PER_PAGE).get_page(request.GET.get("events"))
         for event in page.object_list:
             event["data_json"] = json.dumps(event["data"], ensure_ascii=False)
+            event["at_time"] = parse_datetime(event["at"]) if isinstance(event.get("at"), str) else event.get("at")
         info = self.opts.app_label, self.opts.model_name
         return {
             "can_audit": can_audit,

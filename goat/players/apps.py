@@ -22,3 +22,8 @@ class PlayersConfig(AppConfig):
         username_field_install(get_user_model())  # the one username rule in Django's forms and commands
 
         post_save.connect(username_key_sync, sender=get_user_model(), dispatch_uid="players_username_key_sync")
+        from django.contrib.auth.signals import user_logged_in
+
+        from goat.web.timezones import on_login
+
+        user_logged_in.connect(on_login, dispatch_uid="players_time_zone_on_login")

@@ -47,3 +47,19 @@ class ComputerAccount(models.Model):
 
     def __str__(self) -> str:
         return gettext("computer %(number)s") % {"number": self.number}
+
+
+class PlayerSetting(models.Model):
+    """A player's own settings for how pages speak to them: ``time_zone`` (an IANA name, e.g.
+    ``Europe/Moscow``; empty: the default of the page's language, goat.web.timezones)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.CASCADE,
+                                primary_key=True, related_name="setting")
+    time_zone = models.CharField(_("time zone"), max_length=64, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("player setting")
+        verbose_name_plural = _("player settings")
+
+    def __str__(self) -> str:
+        return self.time_zone or "–"

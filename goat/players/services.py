@@ -142,3 +142,15 @@ def player_profile(*, user: AbstractBaseUser, include_private: bool) -> dict[str
     for _receiver, fields in signals.profile_sections.send(sender=None, player=user, include_private=include_private):
         profile.update(fields)
     return profile
+
+
+def player_setting_save(*, player, time_zone: str) -> None:
+    """``player``'s time zone (an IANA name this system knows, or "" for their language's default);
+    400 ``invalid_time_zone`` for any other name."""
+    from goat.players.models import PlayerSetting
+    from goat.web import timezones
+
+    if time_zone and not timezones.valid(time_zone):
+        raise ServiceError("invalid_time_zone", gettext("No such time zone: %(zone)s.") % {"zone": time_zone[:64]},
+                           status=400)
+    PlayerSetting.objects.update_or_create(user=player, defaults={"time_zone": time_zone})

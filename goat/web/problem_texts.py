@@ -49,6 +49,7 @@ TITLES = {
     "invalid_idempotency_key": pgettext_lazy("problem title", "Invalid idempotency key"),
     "invalid_if_match": pgettext_lazy("problem title", "Invalid if match"),
     "invalid_options": pgettext_lazy("problem title", "Invalid options"),
+    "invalid_time_zone": pgettext_lazy("problem title", "Invalid time zone"),
     "invalid_seat": pgettext_lazy("problem title", "Invalid seat"),
     "invalid_seed": pgettext_lazy("problem title", "Invalid seed"),
     "invalid_state_format": pgettext_lazy("problem title", "Invalid state format"),

@@ -113,3 +113,21 @@ event = partial(_said, EVENTS)
 def seat(value: object) -> str:
     """A seat as people count it, from 1 (the API and the log count from 0)."""
     return str(value + 1) if isinstance(value, int) and not isinstance(value, bool) else humanised(value)
+
+
+#: a moment as a reader says it: «6 декабря 2026, 07:17» / "6 December 2026, 07:17" (``E``: the month
+#: in the form a date takes, the genitive in Russian), and a day alone
+MOMENT_FORMAT = "j E Y, H:i"
+DAY_FORMAT = "j E Y"
+
+
+def moment(value, *, with_time: bool = True) -> str:
+    """``value`` (an aware datetime) in the reader's form and time zone (goat.web.timezones activates
+    it); "" for None."""
+    from django.utils import dateformat, timezone
+
+    if value is None:
+        return ""
+    if timezone.is_aware(value):
+        value = timezone.localtime(value)
+    return dateformat.format(value, MOMENT_FORMAT if with_time else DAY_FORMAT)

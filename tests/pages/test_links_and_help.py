@@ -38,6 +38,17 @@ def _note(html: str) -> str:
     return drawn[:drawn.index("</li>")]
 
 
+def _said(at, language: str = "en", zone: str = "UTC") -> str:
+    """``at`` as a page says it to a reader of ``language`` in ``zone``: the ``<time>`` element."""
+    import zoneinfo
+
+    from django.utils import dateformat, timezone, translation
+
+    with translation.override(language), timezone.override(zoneinfo.ZoneInfo(zone)):
+        words = dateformat.format(timezone.localtime(at), "j E Y, H:i")
+    return f'<time datetime="{at.astimezone(zoneinfo.ZoneInfo("UTC")).isoformat().replace("+00:00", "Z")}">{words}</time>'
+
+
 def _link(name: str) -> str:
     return f'<a class="player-link" href="/players/{name}/">{name}</a>'
 
@@ -72,13 +83,15 @@ def test_a_finished_tournament_shows_when_it_really_started_and_ended_and_no_pri
     assert cup.status == "finished" and cup.started_at and cup.finished_at
     assert list(cup.prizes.values_list("amount", flat=True)) and not any(cup.prizes.values_list("amount", flat=True))
     html = Client().get(f"/tournaments/{cup.pk}/").content.decode()
-    started, ended = (f"{at:%Y-%m-%d %H:%M} UTC" for at in (cup.started_at, cup.finished_at))
+    started, ended = (_said(at) for at in (cup.started_at, cup.finished_at))
     assert f'<span id="tournament-started">started {started}</span>' in html
     assert f'<span id="tournament-ended">ended {ended}</span>' in html
     assert "Prizes" not in html and not NOTHING.search(html)  # a free tournament pays nothing to list
     listing = Client().get("/tournaments/").content.decode()
     assert f"started {started}" in listing and f"ended {ended}" in listing
     russian = Client().get(f"/tournaments/{cup.pk}/", headers={"Accept-Language": "ru"}).content.decode()
+    # a Russian reader's dates are in Moscow time, in their words
+    started, ended = (_said(at, "ru", "Europe/Moscow") for at in (cup.started_at, cup.finished_at))
     assert f"начало: {started}" in russian and f"окончание: {ended}" in russian
 
     ann = cup.prizes.get(place=1).player
@@ -93,7 +106,7 @@ def test_a_scheduled_tournament_still_shows_its_announced_start():
 
     cup = make_tournament(name="Later", players=make_players("ann"), start=False, starts_in=timedelta(days=1))
     html = Client().get(f"/tournaments/{cup.pk}/").content.decode()
-    assert f"starts {cup.starts_at:%Y-%m-%d %H:%M} UTC" in html and 'id="tournament-started"' not in html
+    assert f"starts {_said(cup.starts_at)}" in html and 'id="tournament-started"' not in html
 
 
 def test_the_replay_captions_and_every_name_on_a_games_page_link_to_the_players():

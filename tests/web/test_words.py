@@ -176,13 +176,13 @@ ISO_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 def unfinished_words(text: str, language: str) -> list[str]:
     """What a native reader stopped at: «раунд» (a round is «кон», a tournament's «тур») and «из базара»
     (it is «с базара») in Russian; in either language a ruleset's code, humanised or not, an ISO date
-    or a time in UTC as visible text (a date is said in the reader's form and time zone)."""
+    or a time said in UTC as visible text (a date is said in the reader's form and time zone)."""
     found = []
     if language == "ru":
         found += sorted({m.group(0).lower() for m in re.finditer(r"[Рр]аунд\w*|из базара", text)})
     found += [name for name in [*RULESETS, *HUMANISED_RULESETS] if re.search(rf"(?<![\w-]){name}(?![\w-])", text)]
     found += sorted(set(ISO_DATE.findall(text)))
-    if re.search(r"\bUTC\b", text):
+    if re.search(r"\d:\d\d UTC\b", text):  # a time said in UTC (a zone's name in the settings is not)
         found.append("UTC")
     return found
 

@@ -5,6 +5,8 @@ periods, reasons)."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from django import template
 
 from goat.web import words
@@ -17,3 +19,22 @@ register.filter("tournament_status", words.tournament_status)
 register.filter("ruleset", words.ruleset)
 register.filter("event", words.event)
 register.filter("seat", words.seat)
+
+
+@register.filter
+def when(value, arg: str = "") -> str:
+    """``{{ at|when }}``: ``<time datetime="ISO">6 декабря 2026, 07:17</time>`` in the reader's time zone
+    (``{{ at|when:"day" }}`` the day alone); the attribute stays UTC ISO for machines."""
+    from django.utils.html import format_html
+
+    if value is None:
+        return ""
+    iso = value.isoformat() if not hasattr(value, "astimezone") else value.astimezone(UTC).isoformat()
+    return format_html('<time datetime="{}">{}</time>', iso.replace("+00:00", "Z"),
+                       words.moment(value, with_time=arg != "day"))
+
+
+@register.filter
+def moment_text(value, arg: str = "") -> str:
+    """``{{ at|moment_text }}``: the same words as ``when`` without the element (an SVG title, an attribute)."""
+    return words.moment(value, with_time=arg != "day")
