@@ -21,7 +21,7 @@ from django.contrib.auth import login, logout
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
@@ -42,16 +42,18 @@ from goat.web.words import game_status, ruleset
 LOBBY_SIZE = 20
 #: move clocks the new-game form offers, in seconds (0: no clock)
 MOVE_TIMES = (0, 10, 20, 30, 60, 120)
-#: what the new-game form calls each computer level (docs/computer.md); the levels themselves are the
-#: engine's (``goat.engine.computer.LEVELS``), a level without a name here shows as itself
-COMPUTER_LEVEL_NAMES = {"random": gettext_lazy("random"), "strong": gettext_lazy("strong"),
-                        "expert": gettext_lazy("expert")}
+#: what the new-game form calls each computer level (docs/computer.md), weakest first; the levels
+#: themselves are the engine's (``goat.engine.computer.LEVELS``), a level without a name here shows as itself
+COMPUTER_LEVEL_NAMES = {"random": pgettext_lazy("computer level", "beginner (plays at random)"),
+                        "strong": pgettext_lazy("computer level", "strong"),
+                        "expert": pgettext_lazy("computer level", "expert (the strongest, thinks longest)")}
 
 
 def computer_levels() -> list[dict[str, object]]:
-    """The levels the form offers, the default first: ``{"level", "name"}``."""
-    ordered = [DEFAULT_LEVEL, *(level for level in LEVELS if level != DEFAULT_LEVEL)]
-    return [{"level": level, "name": COMPUTER_LEVEL_NAMES.get(level, level)} for level in ordered]
+    """The levels the form offers in order of strength (the engine's), the default chosen:
+    ``{"level", "name", "default"}``."""
+    return [{"level": level, "name": COMPUTER_LEVEL_NAMES.get(level, level), "default": level == DEFAULT_LEVEL}
+            for level in LEVELS]
 
 #: the name in ``player_url`` that the script replaces with a player's (URL-quoted)
 PLAYER_PLACEHOLDER = "NAME"

@@ -159,7 +159,11 @@ Part = dict[str, str]
 
 
 def _name_part(name: str) -> Part:
-    return {"player": name, "text": name, "url": reverse("page-player", args=[name])}
+    shown = words.player_name(name)
+    part = {"player": name, "text": shown, "url": reverse("page-player", args=[name])}
+    if shown != name:
+        part["computer"] = "1"
+    return part
 
 
 def parts_of(text: str, names: list[str]) -> list[Part]:
@@ -470,14 +474,15 @@ def _seat_model(view: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:
 
 
 def _state_line(view: dict[str, Any], players: list[str | None]) -> list[Part]:
-    """Where the game stands, in a line: waiting (how many seats taken), whose turn, or over."""
+    """Where the game stands, in a line: waiting (how many seats taken) or whose turn; nothing once it
+    has ended (the result's heading says so)."""
     status = view["status"]
     if status == "waiting":
         taken = sum(1 for s in view["seats"] if s.get("player"))
         return [{"text": _("Waiting for players") + ": "
                  + _("%(taken)s of %(seats)s seats taken") % {"taken": taken, "seats": len(view["seats"])}}]
     if status in engine_status.ENDED:
-        return [{"text": str(RESULT_HEADINGS.get(status, words.game_status(status)))}]
+        return []  # the result box says it, once
     turn = view.get("turn")
     if turn is None:
         return []

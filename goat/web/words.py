@@ -131,3 +131,16 @@ def moment(value, *, with_time: bool = True) -> str:
     if timezone.is_aware(value):
         value = timezone.localtime(value)
     return dateformat.format(value, MOMENT_FORMAT if with_time else DAY_FORMAT)
+
+
+def player_name(username: object) -> str:
+    """A player as pages name them: their username, but a built-in computer player (``computer-2``) is
+    «Компьютер 2» / "Computer 2" (its account name stays in links, the API and the admin's search)."""
+    from django.utils.translation import gettext
+
+    from goat.players.usernames import COMPUTER_USERNAME
+
+    name = "" if username is None else str(username)
+    if COMPUTER_USERNAME.fullmatch(name):
+        return gettext("Computer %(number)s") % {"number": name.split("-", 1)[1]}
+    return name

@@ -82,6 +82,7 @@ def test_the_player_page_shows_the_average_loss_per_ruleset(analysed):
     row = next(r for r in GameAnalysis.objects.get(game=game).result["players"] if r["player"] == "masha")
     html = Client().get("/players/masha/").content.decode()
     table = re.search(r'<table id="analysis-losses".*?</table>', html, re.S).group(0)
-    assert "domino-3rounds" in table and f'<td class="average-loss">{row["average_loss"]}</td>' in table
+    assert "<td>Domino, three rounds</td>" in table and "domino-3rounds" not in table
+    assert f'<td class="average-loss">{row["average_loss"]}</td>' in table
     assert analysis.player_average_loss(player=masha) == [
         {"ruleset": "domino-3rounds", "games": 1, "decisions": row["decisions"], "average_loss": row["average_loss"]}]

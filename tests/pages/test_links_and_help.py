@@ -46,7 +46,8 @@ def _said(at, language: str = "en", zone: str = "UTC") -> str:
 
     with translation.override(language), timezone.override(zoneinfo.ZoneInfo(zone)):
         words = dateformat.format(timezone.localtime(at), "j E Y, H:i")
-    return f'<time datetime="{at.astimezone(zoneinfo.ZoneInfo("UTC")).isoformat().replace("+00:00", "Z")}">{words}</time>'
+    iso = at.astimezone(zoneinfo.ZoneInfo("UTC")).isoformat().replace("+00:00", "Z")
+    return f'<time datetime="{iso}">{words}</time>'
 
 
 def _link(name: str) -> str:

@@ -290,11 +290,13 @@ def test_the_new_game_form_offers_the_engine_s_computer_levels_in_both_languages
     from goat.engine.computer import DEFAULT_LEVEL, LEVELS
 
     user = django_user_model.objects.create_user(username="masha", password=PASSWORD)
-    for language, expert in (("en", "expert"), ("ru", "эксперт")):
+    for language, expert in (("en", "expert (the strongest, thinks longest)"),
+                             ("ru", "эксперт (сильнее всех, думает дольше)")):
         client = Client(HTTP_ACCEPT_LANGUAGE=language)
         client.force_login(user)
         html = client.get("/play/").content.decode()
         select = re.search(r'<select id="ng-level" name="computer_level">(.*?)</select>', html, re.S).group(1)
-        offered = re.findall(r'<option value="([a-z]+)">([^<]+)</option>', select)
-        assert [value for value, _ in offered] == [DEFAULT_LEVEL, *(v for v in LEVELS if v != DEFAULT_LEVEL)]
+        offered = re.findall(r'<option value="([a-z]+)"(?: selected)?>([^<]+)</option>', select)
+        assert [value for value, _ in offered] == list(LEVELS)  # weakest first, as the engine orders them
+        assert f'<option value="{DEFAULT_LEVEL}" selected>' in select
         assert dict(offered)["expert"] == expert

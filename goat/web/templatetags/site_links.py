@@ -9,6 +9,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from goat.web import words
+
 register = template.Library()
 
 
@@ -17,7 +19,9 @@ def player_link(name: object) -> SafeString | str:
     """``<a href="/players/{name}/">{name}</a>``; an empty name (a free seat) stays as it is."""
     if not name:
         return "" if name is None else str(name)
-    return format_html('<a class="player-link" href="{}">{}</a>', reverse("page-player", args=[str(name)]), name)
+    shown = words.player_name(name)
+    kind = "player-link" if shown == str(name) else "player-link computer"
+    return format_html('<a class="{}" href="{}">{}</a>', kind, reverse("page-player", args=[str(name)]), shown)
 
 
 @register.filter

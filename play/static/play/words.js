@@ -70,7 +70,7 @@ export function partsNodes(parts) {
   return parts.map((part) => {
     if (part && part.player) {
       const link = document.createElement("a");
-      link.className = "player-link";
+      link.className = part.computer ? "player-link computer" : "player-link";
       link.href = part.url || (words.player_url || "/players/NAME/").replace("NAME", encodeURIComponent(part.player));
       link.textContent = part.text || part.player;
       return link;
