@@ -21,12 +21,22 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+def rounded(value) -> str:
+    """A skill value as people read it: two decimals (the stored float keeps its full precision)."""
+    return "" if value is None else f"{value:.2f}"
+
+
 RULESET_FILTER = coded_filter("ruleset", words.RULESETS, gettext_lazy("ruleset"))
 
 
 @admin.register(RatingEntry)
 class RatingEntryAdmin(RulesetWords, ReadOnlyAdmin):
-    list_display = ["game", "player", "seat", "points", "reason", "ruleset_words", "goat", "at"]
+    list_display = ["game", "player", "seat_number", "points", "reason", "ruleset_words", "goat", "at"]
+
+    @admin.display(description=gettext_lazy("seat"), ordering="seat")
+    def seat_number(self, entry) -> str:
+        """The seat as people count it, from 1 (goat.web.words.seat)."""
+        return words.seat(entry.seat)
     list_filter = ["reason", RULESET_FILTER]
     search_fields = ["player__username"]
     raw_id_fields = ["game", "player"]
@@ -48,14 +58,34 @@ class ChipLedgerEntryAdmin(ReadOnlyAdmin):
 
 @admin.register(SkillRating)
 class SkillRatingAdmin(RulesetWords, ReadOnlyAdmin):
-    list_display = ["username", "ruleset_words", "ordinal", "mu", "sigma", "games"]
+    list_display = ["username", "ruleset_words", "ordinal_shown", "mu_shown", "sigma_shown", "games"]
+
+    @admin.display(description=SkillRating._meta.get_field("ordinal").verbose_name, ordering="ordinal")
+    def ordinal_shown(self, row) -> str:
+        return rounded(row.ordinal)
+
+    @admin.display(description=SkillRating._meta.get_field("mu").verbose_name, ordering="mu")
+    def mu_shown(self, row) -> str:
+        return rounded(row.mu)
+
+    @admin.display(description=SkillRating._meta.get_field("sigma").verbose_name, ordering="sigma")
+    def sigma_shown(self, row) -> str:
+        return rounded(row.sigma)
     list_filter = [RULESET_FILTER]
     search_fields = ["username"]
 
 
 @admin.register(GameSkillChange)
 class GameSkillChangeAdmin(RulesetWords, ReadOnlyAdmin):
-    list_display = ["game", "player", "ruleset_words", "rank", "mu_before", "mu_after"]
+    list_display = ["game", "player", "ruleset_words", "rank", "mu_before_shown", "mu_after_shown"]
+
+    @admin.display(description=GameSkillChange._meta.get_field("mu_before").verbose_name, ordering="mu_before")
+    def mu_before_shown(self, row) -> str:
+        return rounded(row.mu_before)
+
+    @admin.display(description=GameSkillChange._meta.get_field("mu_after").verbose_name, ordering="mu_after")
+    def mu_after_shown(self, row) -> str:
+        return rounded(row.mu_after)
     raw_id_fields = ["game", "player"]
 
 
@@ -65,7 +95,14 @@ class LeaderboardRowAdmin(ReadOnlyAdmin):
 
     @admin.display(description=gettext_lazy("board"), ordering="board")
     def board_words(self, row) -> str:
-        """The board's key with its ruleset by name ("ratings:week:2026-W49 · Goat, classic")."""
-        period, _, ruleset = row.board.rpartition(":")
-        return f"{period} · {gettext('all rulesets') if ruleset == ALL_RULESETS else words.ruleset(ruleset)}"
+        """The board in words: its period and ruleset by name ("week 2026-W49 · Goat, classic"); the
+        key itself (``ratings:week:2026-W49:goat-classic``) stays in the search."""
+        kind, *period, ruleset = row.board.split(":")[1:] or [""]
+        if kind == "month" and period:
+            when = gettext("month %(period)s") % {"period": period[0]}
+        elif kind == "week" and period:
+            when = gettext("week %(period)s") % {"period": period[0]}
+        else:
+            when = words.word(kind)
+        return f"{when} · {gettext('all rulesets') if ruleset == ALL_RULESETS else words.ruleset(ruleset)}"
     search_fields = ["board", "username"]

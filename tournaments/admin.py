@@ -151,7 +151,12 @@ class TournamentAdmin(RulesetWords, admin.ModelAdmin):
     inlines = [StandingInline, RegistrationInline, TableInline, ByeInline, PrizeInline]
     actions = ["start_now", "cancel"]
 
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []
+
     def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return []  # a new tournament: the add form's fields
         return ["organiser_actions", *(f.name for f in self.model._meta.fields if f.name != "invite_code_digest"),
                 *super().get_readonly_fields(request, obj)]
 
@@ -286,13 +291,83 @@ class TournamentAdmin(RulesetWords, admin.ModelAdmin):
         return None
 
     def has_add_permission(self, request):
-        return False  # created through the API, which validates the ruleset and options
+        return super().has_add_permission(request)  # through TournamentAddForm: the API's checks and service
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is None:  # the admin's widgets on the add form's fields
+            kwargs.update(form=TournamentAddForm, fields=list(TournamentAddForm.base_fields))
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fieldsets(self, request, obj=None):
+        if obj is None:
+            return [(None, {"fields": list(TournamentAddForm.base_fields)})]
+        return super().get_fieldsets(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        """A new tournament is created by the API's service (tournaments.services.tournament_create) from
+        what the API's serializer accepted (TournamentAddForm.clean)."""
+        if change:
+            return super().save_model(request, obj, form, change)
+        saved = services.tournament_create(created_by=request.user, **form.cleaned_data["validated"])
+        for field in obj._meta.concrete_fields:  # the admin's messages and redirect read the saved row
+            setattr(obj, field.attname, getattr(saved, field.attname))
+        return None
+
+    def save_related(self, request, form, formsets, change):
+        if change:
+            super().save_related(request, form, formsets, change)
 
     def has_change_permission(self, request, obj=None):
         return request.method in ("GET", "HEAD") and super().has_view_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+#: the API's fields a new tournament takes in the admin (with ``options`` as JSON)
+TOURNAMENT_ADD_FIELDS = ["name", "ruleset", "format", "rounds", "duration_minutes", "table_size", "starts_at",
+                         "max_players", "entry_fee"]
+
+
+class TournamentAddForm(forms.ModelForm):
+    """A new tournament in the admin: the API's fields, checked by the API's own serializer
+    (TournamentCreateSerializer), so the admin accepts exactly what ``POST /api/tournaments/`` accepts."""
+
+    options_json = forms.JSONField(label=gettext_lazy("options"), required=False, initial=dict,
+                                   help_text=gettext_lazy("JSON, as the API takes it: e.g. {\"limit\": 101}. "
+                                                          "Empty: the ruleset's defaults."))
+
+    class Meta:
+        model = Tournament
+        fields = TOURNAMENT_ADD_FIELDS
+        widgets = {"ruleset": forms.Select(choices=[(name, label) for name, label in words.RULESETS.items()])}
+
+    def _post_clean(self):
+        """The model's own checks are the service's: nothing to do here."""
+
+    def clean(self):
+        from .api.serializers import TournamentCreateSerializer
+
+        cleaned = super().clean()
+        data = {name: cleaned.get(name) for name in TOURNAMENT_ADD_FIELDS if cleaned.get(name) not in (None, "")}
+        if data.get("format") != "swiss":
+            data.pop("rounds", None)
+        if "starts_at" in data:
+            data["starts_at"] = data["starts_at"].isoformat()
+        data["options"] = cleaned.get("options_json") or {}
+        serializer = TournamentCreateSerializer(data=data)
+        if not serializer.is_valid():
+            named = {"options": "options_json"}
+            raise forms.ValidationError({(field if (field := named.get(name, name)) in self.fields else None):
+                                         [str(m) for m in messages] for name, messages in serializer.errors.items()})
+        valid = serializer.validated_data
+        try:  # the service's own check of the options, before it creates anything
+            services.tournament_options(ruleset=valid["ruleset"], table_size=valid["table_size"],
+                                        options=valid.get("options"))
+        except (InvalidOptions, ServiceError) as exc:
+            raise forms.ValidationError({"options_json": [getattr(exc, "detail", None) or str(exc)]}) from None
+        cleaned["validated"] = valid
+        return cleaned
 
 
 class ScheduleForm(forms.ModelForm):

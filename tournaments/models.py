@@ -51,7 +51,7 @@ class Tournament(models.Model):
     entry_fee = models.PositiveIntegerField(_("entry fee"), default=0)
     status = models.CharField(_("status"), max_length=16, choices=TournamentStatus.choices,
                               default=TournamentStatus.SCHEDULED)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.PROTECT,
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("organiser"), on_delete=models.PROTECT,
                                    related_name="+")
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
@@ -178,7 +178,8 @@ class Table(models.Model):
 
     tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
                                    related_name="tables")
-    round = models.ForeignKey(TournamentRound, verbose_name=_("round"), null=True, blank=True,
+    round = models.ForeignKey(TournamentRound, verbose_name=pgettext_lazy("tournament", "round"), null=True,
+                              blank=True,
                               on_delete=models.CASCADE, related_name="tables")
     number = models.PositiveIntegerField(_("number"))
     game = models.OneToOneField("goat.Game", verbose_name=_("game"), on_delete=models.PROTECT,
@@ -209,7 +210,8 @@ class Seating(models.Model):
 
     tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
                                    related_name="seatings")
-    round = models.ForeignKey(TournamentRound, verbose_name=_("round"), null=True, blank=True,
+    round = models.ForeignKey(TournamentRound, verbose_name=pgettext_lazy("tournament", "round"), null=True,
+                              blank=True,
                               on_delete=models.CASCADE, related_name="+")
     table = models.ForeignKey(Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="seatings")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.PROTECT,
@@ -245,7 +247,8 @@ class Bye(models.Model):
 
     tournament = models.ForeignKey(Tournament, verbose_name=_("tournament"), on_delete=models.CASCADE,
                                    related_name="byes")
-    round = models.ForeignKey(TournamentRound, verbose_name=_("round"), on_delete=models.CASCADE, related_name="byes")
+    round = models.ForeignKey(TournamentRound, verbose_name=pgettext_lazy("tournament", "round"),
+                              on_delete=models.CASCADE, related_name="byes")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.PROTECT,
                                related_name="+")
     points = models.PositiveIntegerField(_("points"))

@@ -22,8 +22,9 @@ def test_admin_lists_and_shows_a_tournament(admin_client, tournament):
 
 
 @pytest.mark.django_db
-def test_admin_cannot_add_change_or_delete_a_tournament(admin_client, tournament):
-    assert admin_client.get("/admin/tournaments/tournament/add/").status_code == 403
+def test_admin_adds_a_tournament_only_through_the_api_checks_and_cannot_change_or_delete_one(admin_client, tournament):
+    # the add form is the API's (tests/tournaments/test_admin_add.py)
+    assert 'name="options_json"' in admin_client.get("/admin/tournaments/tournament/add/").content.decode()
     response = admin_client.post(f"/admin/tournaments/tournament/{tournament.pk}/change/", {"name": "Renamed"})
     assert response.status_code == 403
     deleted = admin_client.post(f"/admin/tournaments/tournament/{tournament.pk}/delete/", {"post": "yes"})
