@@ -378,6 +378,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 # GOAT_MAX_BODY_BYTES (413; Django's own 64 KiB limit answers the API's bodies below that).
 GOAT_HEADER_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_HEADER_TIMEOUT_SECONDS", 10.0))
 GOAT_BODY_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_BODY_TIMEOUT_SECONDS", 10.0))
+# A response: each part of it taken by the client within GOAT_SEND_TIMEOUT_SECONDS of the connection's
+# write buffer filling (the write deadline, as nginx's send_timeout), else the connection is dropped.
+GOAT_SEND_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_SEND_TIMEOUT_SECONDS", 10.0))
 GOAT_MAX_HEADER_BYTES = max(4096, env_int("GOAT_MAX_HEADER_BYTES", 32 * 1024))
 GOAT_MAX_HEADERS = max(16, env_int("GOAT_MAX_HEADERS", 100))
 GOAT_MAX_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, env_int("GOAT_MAX_BODY_BYTES", 256 * 1024))
