@@ -4,9 +4,11 @@ warning line (docs/reliability.md "Limits")."""
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -203,3 +205,22 @@ def test_a_bad_host_is_a_400_and_one_warning_line_without_a_traceback(run):
                      timeout=30, what="the DisallowedHost line")
     assert len(lines) == 1 and " WARNING " in lines[0], lines
     assert "Traceback" not in run.output(200_000)
+
+
+def _post_json(url: str, data: dict) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=json.dumps(data).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_look_alikes_of_taken_names_are_refused_by_the_running_server(run):
+    for taken, alikes in [("alice", ["\u0430\u04cf\u0456\u0441\u0435", "\u0251lice"]), ("carol", ["caro\u01c0"]),
+                          ("adminka", ["adm\u0131nka"])]:
+        assert _post_json(run.base + "/api/players/", {"username": taken, "password": "domino-goat-1"})[0] == 201
+        for alike in alikes:
+            status, body = _post_json(run.base + "/api/players/", {"username": alike, "password": "domino-goat-1"})
+            assert (status, body["code"]) == (400, "username_taken"), (alike, body)
