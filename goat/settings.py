@@ -282,9 +282,14 @@ AUTHENTICATION_BACKENDS = [
     "goat.players.backends.UsernameBackend",  # Django's ModelBackend, the username compared in its fold
 ]
 AXES_ENABLED = env_bool("GOAT_LOGIN_LOCKOUT", True)
-AXES_FAILURE_LIMIT = env_int("GOAT_LOGIN_FAILURE_LIMIT", 10)
+# Failures that lock: one account from one address; one address; one account from anywhere
+# (goat.players.lockout: a guesser is held, the account's owner elsewhere is not).
+AXES_FAILURE_LIMIT = max(1, env_int("GOAT_LOGIN_FAILURE_LIMIT", 10))
+GOAT_LOGIN_ADDRESS_FAILURE_LIMIT = max(AXES_FAILURE_LIMIT, env_int("GOAT_LOGIN_ADDRESS_FAILURE_LIMIT", 30))
+GOAT_LOGIN_ACCOUNT_FAILURE_LIMIT = max(AXES_FAILURE_LIMIT, env_int("GOAT_LOGIN_ACCOUNT_FAILURE_LIMIT", 300))
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("GOAT_LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address", "username"]  # goat.players.lockout
+AXES_HANDLER = "goat.players.lockout.LockoutHandler"
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = False  # a login to one's own account must not clear the failures of one's address
 AXES_VERBOSE = False  # no start-up banner in every process and command; failures and lockouts are still logged

@@ -4,6 +4,7 @@ warning line (docs/reliability.md "Limits")."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import socket
@@ -224,3 +225,25 @@ def test_look_alikes_of_taken_names_are_refused_by_the_running_server(run):
         for alike in alikes:
             status, body = _post_json(run.base + "/api/players/", {"username": alike, "password": "domino-goat-1"})
             assert (status, body["code"]) == (400, "username_taken"), (alike, body)
+
+
+def _token_from(run, address: str, username: str, password: str) -> int:
+    """The status of a token request from the loopback ``address`` (the server sees it as the client's)."""
+    connection = http.client.HTTPConnection("127.0.0.1", run.port, timeout=30, source_address=(address, 0))
+    try:
+        connection.request("POST", "/api/auth/token/", json.dumps({"username": username, "password": password}),
+                           {"Content-Type": "application/json"})
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_wrong_passwords_from_many_addresses_do_not_lock_the_owner_out(run):
+    assert _post_json(run.base + "/api/players/", {"username": "lockee", "password": "domino-goat-1"})[0] == 201
+    wrong = [_token_from(run, f"127.0.1.{i}", "lockee", "wrong password") for i in range(1, 10)]
+    assert wrong == [400] * 9
+    assert _token_from(run, "127.0.2.1", "lockee", "domino-goat-1") == 200
+    guesser = [_token_from(run, "127.0.3.1", "lockee", "wrong password") for _ in range(10)]
+    assert guesser == [400] * 9 + [429]
+    assert _token_from(run, "127.0.3.1", "lockee", "domino-goat-1") == 429  # the guesser's address
+    assert _token_from(run, "127.0.2.1", "lockee", "domino-goat-1") == 200  # the owner's
