@@ -386,6 +386,9 @@ GOAT_BODY_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_BODY_TIMEOUT_SECONDS", 10.0
 # A response: each part of it taken by the client within GOAT_SEND_TIMEOUT_SECONDS of the connection's
 # write buffer filling (the write deadline, as nginx's send_timeout), else the connection is dropped.
 GOAT_SEND_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_SEND_TIMEOUT_SECONDS", 10.0))
+# A connection whose sent bytes stay unacknowledged this long is closed (TCP_USER_TIMEOUT, Linux): a
+# client whose network vanished is found, and its stream's slot freed, within it.
+GOAT_TCP_USER_TIMEOUT_SECONDS = max(5.0, env_float("GOAT_TCP_USER_TIMEOUT_SECONDS", 30.0))
 GOAT_MAX_HEADER_BYTES = max(4096, env_int("GOAT_MAX_HEADER_BYTES", 32 * 1024))
 GOAT_MAX_HEADERS = max(16, env_int("GOAT_MAX_HEADERS", 100))
 GOAT_MAX_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, env_int("GOAT_MAX_BODY_BYTES", 256 * 1024))
@@ -442,6 +445,8 @@ REST_FRAMEWORK = {
         "invite_player": env_str("GOAT_THROTTLE_INVITE_PLAYER", "10/hour"),
         "invite_tournament": env_str("GOAT_THROTTLE_INVITE_TOURNAMENT", "100/hour"),
         "analysis": env_str("GOAT_THROTTLE_ANALYSIS", "20/hour"),
+        # the public pages (home, players, games, rules, leaderboards, tournaments), per client address
+        "pages": env_str("GOAT_THROTTLE_PAGES", "300/min"),
     },
     "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",

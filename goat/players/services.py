@@ -27,10 +27,10 @@ from goat.players.usernames import (
     USERNAME_CONFUSABLE,
     username_confusable,
     username_fold,
-    username_skeleton,
     username_normal,
     username_reserved,
     username_shape_check,
+    username_skeleton,
 )
 from goat.web.errors import ServiceError
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
@@ -179,6 +180,21 @@ def replayed(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
+def unacknowledged_limit(transport) -> None:
+    """Close the connection once bytes sent on it stay unacknowledged for ``GOAT_TCP_USER_TIMEOUT_SECONDS``
+    (Linux's ``TCP_USER_TIMEOUT``): a client whose network vanished (no FIN, no RST) is found within that
+    time of the next bytes sent to it, a stream's keep-alive at the latest, and its stream and slot end,
+    where the kernel's retransmissions would keep it for some 15 minutes. Elsewhere: nothing."""
+    sock = transport.get_extra_info("socket")
+    option = getattr(socket, "TCP_USER_TIMEOUT", None)
+    if sock is None or option is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, option, int(_settings().GOAT_TCP_USER_TIMEOUT_SECONDS * 1000))
+    except OSError:
+        logger.warning("TCP_USER_TIMEOUT not set on a connection", exc_info=True)
+
+
 class Protocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with a size and count limit on the request head (431) and a deadline
     for it (408). A head refused once it is complete goes to the application as a refusal (``REFUSED``
@@ -190,6 +206,7 @@ class Protocol(HttpToolsProtocol):
         self._refused = False
         self._cycles: list = []  # this connection's requests whose responses are not complete
         super().connection_made(transport)
+        unacknowledged_limit(transport)
         self._head_begins()
 
     def connection_lost(self, exc) -> None:

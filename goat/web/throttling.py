@@ -161,7 +161,8 @@ def _rate(scope: str) -> tuple[int, float]:
 
 
 def _throttled(hit: Hit) -> ServiceError:
-    return ServiceError("throttled", str(THROTTLED), status=429, headers={"Retry-After": str(max(1, math.ceil(hit.wait)))})
+    return ServiceError("throttled", str(THROTTLED), status=429,
+                        headers={"Retry-After": str(max(1, math.ceil(hit.wait)))})
 
 
 def secret_attempt(*, guesser: tuple[str, str], target: tuple[str, str], right: bool) -> None:
@@ -232,3 +233,28 @@ def throttle_wait(request: Any, scope: str, *, by_address: bool = False) -> int 
     if throttle.allow_request(asker, SimpleNamespace(throttle_scope=scope)):
         return None
     return max(1, int(throttle.wait() or 1))
+
+
+def page_limited(view):
+    """``view``, a public page, under the ``pages`` rate per client address (signed in or not): past it,
+    a GET or HEAD is answered 429 with a page that says how long to wait, and ``Retry-After``."""
+    import functools
+
+    @functools.wraps(view)
+    def limited(request, *args, **kwargs):
+        if request.method in ("GET", "HEAD") and (wait := throttle_wait(request, "pages", by_address=True)):
+            from django.template.response import TemplateResponse
+
+            response = TemplateResponse(request, "429.html", {"seconds": wait}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return view(request, *args, **kwargs)
+
+    return limited
+
+
+def pages_limited(patterns: list) -> list:
+    """``patterns`` (a URLconf's list of public pages) with each view ``page_limited``."""
+    for pattern in patterns:
+        pattern.callback = page_limited(pattern.callback)
+    return patterns

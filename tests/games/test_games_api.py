@@ -112,8 +112,8 @@ def test_create_refuses_bad_bodies_with_400_invalid(players, body, field):
 
 @pytest.mark.parametrize("seed", ["<b>bold</b>", "a|b", "\u202eevil", "tab\there", "zero\u200bwidth", 'quote"'])
 def test_create_and_join_refuse_a_client_seed_outside_its_characters(players, seed):
-    body = assert_problem(players[0][1].post("/api/games/", {"ruleset": "goat-classic", "seats": 2, "client_seed": seed},
-                                             format="json"), 400, "invalid_client_seed")
+    create = {"ruleset": "goat-classic", "seats": 2, "client_seed": seed}
+    body = assert_problem(players[0][1].post("/api/games/", create, format="json"), 400, "invalid_client_seed")
     assert "client_seed" in body["errors"]
     assert not Game.objects.exists()
     gid = create_game(players[0][1], seats=2)["id"]

@@ -8,13 +8,12 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 from django.test import Client
+from test_username_rule import PASSWORD, play_sign_up
 
 from apitest import assert_problem
-from test_username_rule import PASSWORD, play_sign_up
-from testkit import run_together
-
 from goat.players.models import UsernameKey
 from goat.players.usernames import username_reserved, username_skeleton
+from testkit import run_together
 
 pytestmark = pytest.mark.django_db
 
