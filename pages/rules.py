@@ -18,6 +18,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_noop as _
 
 from goat.engine.rulesets import PRESETS, RULESETS
+from goat.web import words
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 BEGIN = "<!-- rules pages: begin (written by `python manage.py rules_docs` from pages/rules.py) -->"
@@ -105,22 +106,6 @@ _OWN = {
     ]),
 }
 
-#: the facts of a ruleset's preset shown as a table: (label, option, how the value reads)
-_FACTS = [
-    (_("Tiles dealt to each player"), "hand_size", "number"),
-    (_("Points limit"), "limit", "number"),
-    (_("Rounds in a game"), "rounds", "number"),
-    (_("Opening threshold, points"), "open_threshold", "number"),
-    (_("Remembered points count"), "remembered_counts", "yes_no"),
-    (_("Bad hands are dealt again"), "redeal", "yes_no"),
-    (_("A lone 0-0 in hand counts"), "lone_double_zero", "number"),
-    (_("Tiles of the bazaar never drawn"), "bazaar_reserve", "number"),
-    (_("Ante, chips"), "ante", "number"),
-    (_("Seconds for a move"), "move_time", "number"),
-]
-_YES, _NO = _("yes"), _("no")
-
-
 def _sections(ruleset: str) -> list[tuple[str, list[str]]]:
     goat = PRESETS[ruleset]["scoring"] == "goat"
     own = [_OWN[ruleset]] if ruleset in _OWN else []
@@ -131,14 +116,7 @@ def _sections(ruleset: str) -> list[tuple[str, list[str]]]:
 
 def _facts(ruleset: str) -> list[tuple[str, str]]:
     """(label, value) of the preset's options that the ruleset has (a null option is left out)."""
-    options = PRESETS[ruleset]
-    rows = []
-    for label, key, kind in _FACTS:
-        value = options[key]
-        if value is None:
-            continue
-        rows.append((label, (_YES if value else _NO) if kind == "yes_no" else str(value)))
-    return rows
+    return words.option_facts(PRESETS[ruleset])
 
 
 def texts(ruleset: str) -> list[str]:

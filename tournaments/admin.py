@@ -157,8 +157,14 @@ class TournamentAdmin(RulesetWords, admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
             return []  # a new tournament: the add form's fields
-        return ["organiser_actions", *(f.name for f in self.model._meta.fields if f.name != "invite_code_digest"),
+        return ["organiser_actions", "options_shown",
+                *(f.name for f in self.model._meta.fields if f.name not in ("invite_code_digest", "options")),
                 *super().get_readonly_fields(request, obj)]
+
+    @admin.display(description=gettext_lazy("options"))
+    def options_shown(self, tournament):
+        """The options of the tournament's games in words (goat.web.words.options_words), not as JSON."""
+        return words.options_words(tournament.options)
 
     @admin.display(description=gettext_lazy("organiser actions"))
     def organiser_actions(self, tournament):

@@ -151,9 +151,9 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
     inlines = [SeatInline]
     actions = ["verify_selected"]
     change_form_template = "admin/goat/game/change_form.html"
-    fields = ("ruleset_words", "status", "seats", "version", "round", "turn", "deadline", "options", "result_shown",
-              "rated_flag", "computer_level", "server_seed_commitment", "seed_shown", "created_by", "created_at",
-              "ended_at", "verified_at", "verification_flag", "verification_detail")
+    fields = ("ruleset_words", "status", "seats", "version", "round", "turn", "deadline", "options_shown",
+              "result_shown", "rated_flag", "computer_level", "server_seed_commitment", "seed_shown", "created_by",
+              "created_at", "ended_at", "verified_at", "verification_flag", "verification_detail")
     readonly_fields = fields
 
     ruleset_words = coded_column("ruleset", words.RULESETS, gettext_lazy("ruleset"))
@@ -171,6 +171,11 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def has_audit_permission(self, request):
         return request.user.has_perm(audit.AUDIT_PERMISSION)
+
+    @admin.display(description=gettext_lazy("options"))
+    def options_shown(self, game):
+        """The game's options in words (goat.web.words.options_words), not as JSON."""
+        return words.options_words(game.options)
 
     @admin.display(description=gettext_lazy("players"))
     def players(self, game):

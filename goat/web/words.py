@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext_noop, pgettext_lazy
 
 #: a game's status, as said of a game (партия: feminine)
 GAME_STATUSES = {
@@ -144,3 +144,42 @@ def player_name(username: object) -> str:
     if COMPUTER_USERNAME.fullmatch(name):
         return gettext("Computer %(number)s") % {"number": name.split("-", 1)[1]}
     return name
+
+
+# --- a game's options in words (the rules pages' facts table, the admin) -----------------------------
+
+#: the options a reader is told, as (label, option, how the value reads), in English (marked for the
+#: catalog; said in the active language by ``options_words`` and the rules pages)
+OPTION_FACTS = [
+    (gettext_noop("Tiles dealt to each player"), "hand_size", "number"),
+    (gettext_noop("Points limit"), "limit", "number"),
+    (gettext_noop("Rounds in a game"), "rounds", "number"),
+    (gettext_noop("Opening threshold, points"), "open_threshold", "number"),
+    (gettext_noop("Remembered points count"), "remembered_counts", "yes_no"),
+    (gettext_noop("Bad hands are dealt again"), "redeal", "yes_no"),
+    (gettext_noop("A lone 0-0 in hand counts"), "lone_double_zero", "number"),
+    (gettext_noop("Tiles of the bazaar never drawn"), "bazaar_reserve", "number"),
+    (gettext_noop("Ante, chips"), "ante", "number"),
+    (gettext_noop("Seconds for a move"), "move_time", "number"),
+]
+YES, NO = gettext_noop("yes"), gettext_noop("no")
+
+
+def option_facts(options: dict) -> list[tuple[str, str]]:
+    """(label, value) in English of the ``options`` OPTION_FACTS names (a null or absent one left out)."""
+    rows = []
+    for label, key, kind in OPTION_FACTS:
+        value = options.get(key)
+        if value is None:
+            continue
+        rows.append((label, (YES if value else NO) if kind == "yes_no" else str(value)))
+    return rows
+
+
+def options_words(options: dict | None) -> str:
+    """A game's or a tournament's resolved ``options`` as a reader says them, in the active language:
+    "Points limit: 125 · Seconds for a move: 30 · …" (the admin shows them so, never as JSON)."""
+    from django.utils.translation import gettext
+
+    return " · ".join(f"{gettext(label)}: {value if value.isdigit() else gettext(value)}"
+                      for label, value in option_facts(options or {}))

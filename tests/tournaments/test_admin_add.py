@@ -34,3 +34,14 @@ def test_the_admin_adds_a_tournament_through_the_apis_checks_and_service(admin_c
     assert cup.created_by == admin_user
     assert cup.options["limit"] == 101 and cup.options["move_time"] is not None  # resolved by the service
     assert cup.status == "scheduled"
+
+
+def test_the_admin_shows_options_in_words_and_a_tournament_round_as_tur(admin_client):
+    assert admin_client.post(URL, _form()).status_code == 302
+    cup = Tournament.objects.get()
+    page = admin_client.get(f"/admin/tournaments/tournament/{cup.pk}/change/").content.decode()
+    assert "Points limit: 101" in page and '"limit"' not in page
+    russian = admin_client.get(f"/admin/tournaments/tournament/{cup.pk}/change/",
+                               headers={"Accept-Language": "ru"}).content.decode()
+    assert "Предел очков: 101" in russian or "очков: 101" in russian
+    assert "организатор" in russian.lower() and "кем создано" not in russian.lower()
