@@ -91,7 +91,7 @@ def _summary(game: Game) -> dict[str, Any]:
     seats = sorted(game.seat_set.all(), key=lambda s: s.seat)
     return {"id": game.pk, "ruleset": game.ruleset, "status": game.status, "seat_count": game.seats,
             "players": [{"name": s.player.get_username(), "computer": s.computer} for s in seats],
-            "free": game.seats - len(seats)}
+            "free": game.seats - len(seats), "move_time": int((game.options or {}).get("move_time") or 0)}
 
 
 def _script_strings() -> dict[str, str]:
@@ -104,6 +104,7 @@ def _script_strings() -> dict[str, str]:
         "connection_lost": _("Connection lost; reconnecting…"),
         "error": _("Something went wrong: %(detail)s"),
         "resign_confirm": _("Resign this game?"), "game": _("Game #%(game)s"),
+        "move_time": _("%(seconds)s s a move"), "no_clock": _("no clock"),
         "player_url": reverse("page-player", args=[PLAYER_PLACEHOLDER]),  # a name's page: the script puts it in
         # stored values (statuses, rulesets, how a game ended) in the words of every page (goat.web.words)
         **{f"status_{status}": game_status(status) for status in GameStatus.values},

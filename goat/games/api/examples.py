@@ -72,7 +72,7 @@ SUMMARY_EXAMPLE = {
     "id": 42, "ruleset": "goat-classic", "status": "finished", "seat_count": 2,
     "seats": [{"seat": 0, "player": "alice", "computer": False}, {"seat": 1, "player": "bob", "computer": False}],
     "version": 211, "round": 6, "turn": None, "created_at": "2025-05-01T18:29:51Z",
-    "ended_at": "2025-05-01T18:52:10Z", "result": RESULT_EXAMPLE, "rated": True,
+    "ended_at": "2025-05-01T18:52:10Z", "result": RESULT_EXAMPLE, "rated": True, "move_time": 30,
 }
 #: alice against two strong computers (seats 1 and 2): unrated, running at once, a computer to lead
 COMPUTER_EXAMPLE = {

@@ -232,6 +232,11 @@ class GameSummarySerializer(serializers.Serializer):
     ended_at = serializers.DateTimeField(allow_null=True)
     result = ResultSerializer(allow_null=True)
     rated = serializers.BooleanField(help_text="False for a game with a computer player.")
+    move_time = serializers.SerializerMethodField(
+        help_text="The clock: seconds for each move (0: no clock), as the game's options say.")
+
+    def get_move_time(self, game) -> int:
+        return int((game.options or {}).get("move_time") or 0)
 
 
 class ScoreTotalSerializer(serializers.Serializer):

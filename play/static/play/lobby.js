@@ -30,6 +30,10 @@ function gameRow(game, withJoin) {
     meta.append(...(i ? [document.createTextNode(", ")] : []), playerLink(s.player));
     if (s.computer) meta.append(document.createTextNode(` (${t("computer")})`));
   });
+  // the clock, when the summary says it (an older server's does not)
+  if (typeof game.move_time === "number") {
+    meta.append(document.createTextNode(` · ${game.move_time ? t("move_time", { seconds: game.move_time }) : t("no_clock")}`));
+  }
   const free = game.seat_count - game.seats.length;
   if (free > 0) meta.append(document.createTextNode(` · ${t("free_seats", { n: free })}`));
   const row = element("li", { class: "game-row", "data-game": game.id },
