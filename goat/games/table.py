@@ -349,7 +349,8 @@ def scoresheet_model(sheet: dict[str, Any], *, options: dict[str, Any], ruleset:
         "columns": [{"seat": s, "number": words.seat(s), "player": name,
                      "head": [_name_part(name)] if name else [{"text": _("seat %(seat)s") % {"seat": words.seat(s)}}]}
                     for s, name in enumerate(players)],
-        "heads": {"round": _("Round"), "how": _("How it ended"), "fish_pot": _("Fish pot"), "total": _("Total")},
+        "heads": {"round": _("Round"), "how": _("How it ended"), "fish_pot": _("Fish pot"), "total": _("Total"),
+                  "round_winner": _("round winner")},
         "rows": rows, "totals": totals, "fish_pot": sheet["fish_pot"], "show_fish_pot": goat,
         "legend": legend(options=options, ruleset=ruleset),
     }
@@ -384,6 +385,7 @@ def legend(*, options: dict[str, Any], ruleset: str) -> dict[str, Any]:
              "text": _("The points of a fish that ended in a tie, carried to the top scorer of the next round.")},
         ]
     else:
+        items.append({"term": "★", "text": _("The round's winner: the fewest pips left in hand (ties share).")})
         items.append({"term": _("Round points"),
                       "text": _("The pips left in each hand when the round ended (nothing for the player who went"
                                 " out); the fewest pips win the round. After the last round the lowest total wins"

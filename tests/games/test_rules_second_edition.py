@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 from django.test import Client
@@ -93,7 +94,8 @@ def test_first_edition_gamesburg_view_points_count_remembered(django_user_model)
 def test_admin_scoresheet_says_remembered_points_are_not_counted(admin_client, django_user_model):
     game = record_logged_game(golden_log("2e-gamesburg-3-remembered"), django_user_model)
     html = admin_client.get(f"/admin/goat/game/{game.pk}/change/").content.decode()
-    assert "0 (score 0; remembered 10 not counted)" in html
+    # the one scoresheet: the remembered 10 in brackets, a total of 0, and the legend says why
+    assert '<span class="remembered">(10)</span>' in html and "count once the player has opened" in html
     rows = list(csv.reader(io.StringIO(
         admin_client.get(f"/admin/goat/game/{game.pk}/export/scoresheet.csv").content.decode())))
     last = rows[-3]
@@ -121,10 +123,12 @@ def test_api_scoresheet_names_each_rounds_winners(rounds_game, django_user_model
 def test_admin_scoresheet_and_csv_show_the_round_winners(admin_client, rounds_game):
     state = eventstore.state_load(rounds_game)
     html = admin_client.get(f"/admin/goat/game/{rounds_game.pk}/change/").content.decode()
-    assert html.count('class="round-winners"') == 3
-    for record in state.rounds:
-        label = "round winner: " if len(record.winners) == 1 else "round winners: "  # seats counted from 1
-        assert label + "".join(f"{s + 1} " for s in record.winners) in html
+    sheet = html[html.index('id="scoresheet"'):html.index("</table>", html.index('id="scoresheet"'))]
+    rows = sheet.split('<tr class="round-result')[1:]
+    assert len(rows) == 3
+    for record, row in zip(state.rounds, rows, strict=True):  # each winner's cell marked, no other
+        marked = [int(seat) for seat in re.findall(r'<td class="cell[^"]* round-winner" data-seat="(\d)"', row)]
+        assert marked == sorted(record.winners) and row.count("★") == len(record.winners)
     rows = list(csv.reader(io.StringIO(
         admin_client.get(f"/admin/goat/game/{rounds_game.pk}/export/scoresheet.csv").content.decode())))
     assert rows[0][-1] == "round_winner"

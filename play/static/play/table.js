@@ -93,10 +93,12 @@ function drawScoresheet(model) {
       "data-round": text(r.round), "data-end": text(r.end) },
     element("th", { scope: "row", text: text(r.round) }), element("td", { class: "how" }, ...partsNodes(r.how)),
     ...(r.cells || []).map((c) => {
-      const cell = element("td", { class: c.went_out ? "cell went-out" : "cell", "data-seat": text(c.seat) },
+      const classes = ["cell", ...(c.went_out ? ["went-out"] : []), ...(c.round_winner ? ["round-winner"] : [])];
+      const cell = element("td", { class: classes.join(" "), "data-seat": text(c.seat) },
         element("span", { class: "gained", text: text(c.gained) }), document.createTextNode(" "),
         element("strong", { class: "total", text: text(c.shown_total) }));
       if (c.shown_remembered) cell.append(document.createTextNode(" "), element("span", { class: "remembered", text: c.shown_remembered }));
+      if (c.round_winner) cell.append(document.createTextNode(" "), element("span", { class: "winner-mark", title: text(heads.round_winner), text: "★" }));
       return cell;
     }));
     if (pot) row.append(element("td", { class: "pot", text: text(r.fish_pot) }));
