@@ -24,6 +24,6 @@ class PlayersConfig(AppConfig):
         post_save.connect(username_key_sync, sender=get_user_model(), dispatch_uid="players_username_key_sync")
         from django.contrib.auth.signals import user_logged_in
 
-        from goat.web.timezones import on_login
+        from goat.players.services import time_zone_on_login
 
-        user_logged_in.connect(on_login, dispatch_uid="players_time_zone_on_login")
+        user_logged_in.connect(time_zone_on_login, dispatch_uid="players_time_zone_on_login")

@@ -166,3 +166,18 @@ def player_setting_save(*, player, time_zone: str) -> None:
         raise ServiceError("invalid_time_zone", gettext("No such time zone: %(zone)s.") % {"zone": time_zone[:64]},
                            status=400)
     PlayerSetting.objects.update_or_create(user=player, defaults={"time_zone": time_zone})
+
+
+def player_time_zone(*, player) -> str:
+    """``player``'s own time zone (one query), "" if they chose none."""
+    from goat.players.models import PlayerSetting
+
+    return PlayerSetting.objects.filter(user=player).values_list("time_zone", flat=True).first() or ""
+
+
+def time_zone_on_login(sender, request, user, **kwargs) -> None:
+    """A player who signs in gets their chosen zone in the session (``user_logged_in``; goat.web.timezones)."""
+    from goat.web import timezones
+
+    if request is not None:
+        timezones.remember(request, player_time_zone(player=user))

@@ -44,11 +44,12 @@ from django.core.exceptions import ValidationError
 from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext_lazy
 
+from goat.web import words
+
 #: names that collide with API paths (/api/players/me/), compared by their fold
 RESERVED_USERNAMES = frozenset({"me"})
-#: the names of the built-in computer players (goat.players.services.computer_accounts): nobody else
-#: signs up with one, so a name like ``computer-2`` is always a computer's
-COMPUTER_USERNAME = re.compile(r"computer-[0-9]+")
+#: the names of the built-in computer players: nobody else signs up with one (goat.web.words says them)
+COMPUTER_USERNAME = words.COMPUTER_USERNAME
 
 
 def username_normal(username: str) -> str:

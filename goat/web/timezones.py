@@ -36,15 +36,6 @@ def default_for(language: str | None) -> str:
     return zones.get((language or "").split("-")[0], settings.TIME_ZONE)
 
 
-def chosen(user) -> str:
-    """``user``'s own zone (one query), "" if none."""
-    from goat.players.models import PlayerSetting
-
-    if not getattr(user, "is_authenticated", False):
-        return ""
-    return PlayerSetting.objects.filter(user=user).values_list("time_zone", flat=True).first() or ""
-
-
 def remember(request, name: str) -> None:
     """Keep ``name`` (a valid zone or "") as the session's choice."""
     if hasattr(request, "session"):
@@ -71,8 +62,3 @@ class TimeZoneMiddleware:
         finally:
             timezone.deactivate()
 
-
-def on_login(sender, request, user, **kwargs) -> None:
-    """A player who signs in gets their chosen zone in the session (``user_logged_in``)."""
-    if request is not None:
-        remember(request, chosen(user))

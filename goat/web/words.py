@@ -12,6 +12,7 @@ humanised (``chess-960`` as "chess 960"), never as a crash.
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 from django.utils.translation import gettext_noop, pgettext_lazy
@@ -133,12 +134,15 @@ def moment(value, *, with_time: bool = True) -> str:
     return dateformat.format(value, MOMENT_FORMAT if with_time else DAY_FORMAT)
 
 
+#: the names of the built-in computer players (goat.players.services.computer_accounts): nobody else
+#: signs up with one (goat.players.usernames), so a name like ``computer-2`` is always a computer's
+COMPUTER_USERNAME = re.compile(r"computer-[0-9]+")
+
+
 def player_name(username: object) -> str:
     """A player as pages name them: their username, but a built-in computer player (``computer-2``) is
     «Компьютер 2» / "Computer 2" (its account name stays in links, the API and the admin's search)."""
     from django.utils.translation import gettext
-
-    from goat.players.usernames import COMPUTER_USERNAME
 
     name = "" if username is None else str(username)
     if COMPUTER_USERNAME.fullmatch(name):

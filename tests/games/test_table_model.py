@@ -15,6 +15,13 @@ from goat.games.table import notes, parts_text, scoresheet_model, table_model
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _english():
+    """The model speaks the active language: English here, whatever an earlier test left active."""
+    with translation.override("en"):
+        yield
+
+
 def _event(seq, kind, seat, **data):
     return {"seq": seq, "type": kind, "seat": seat, "data": data}
 

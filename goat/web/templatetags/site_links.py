@@ -31,19 +31,3 @@ def game_link(game_id: object) -> SafeString | str:
         return ""
     return format_html('<a class="game-link" href="{}">{}</a>', reverse("page-game", args=[game_id]), game_id)
 
-
-@register.filter
-def parts(value: object) -> SafeString:
-    """A sentence of the table model (goat.games.table: ``{"text"}`` and ``{"player"}`` parts) as HTML,
-    each name a link to its player's page."""
-    from goat.games.table import parts_html
-
-    return parts_html(value if isinstance(value, list) else None)
-
-
-@register.filter
-def tile_face(label: object) -> dict:
-    """A tile's name (``"3-5"``) as ``table/_tile.html`` draws it."""
-    from goat.games.table import tile
-
-    return tile(str(label))
