@@ -94,6 +94,20 @@ def game_page_cells(url: str) -> list[list[str]]:
     return parser.rows
 
 
+def click_a_move(browser, choose) -> None:
+    """Click the move ``choose`` picks among the enabled buttons; again if the page redrew them under the
+    click (a later answer of the same version draws them anew)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(10):
+        try:
+            choose(browser.find_elements("css selector", "#moves button.move:not([disabled])")).click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    raise AssertionError("the move buttons kept being redrawn")
+
+
 PLAY_PAGE_CELLS = """return Array.from(document.querySelectorAll('#rounds tr'),
   tr => Array.from(tr.querySelectorAll('th, td'), c => c.textContent.split(/\\s+/).filter(Boolean).join(' ')))"""
 PLAY_PAGE_NOTES = """return Array.from(document.querySelectorAll('#table-notes li'),
@@ -161,8 +175,7 @@ def test_the_play_page_and_the_game_page_draw_one_scoresheet_and_the_notes_are_t
             if kind == "round_ended":
                 assert re.match(r"Round \d+ is over: ", text), text
         turns_checked += 1
-        buttons = browser.find_elements("css selector", "#moves button.move:not([disabled])")
-        rng.choice(buttons).click()
+        click_a_move(browser, lambda buttons: rng.choice(buttons))
         wait.until(lambda d, v=game.version: drawn_version() > v)
     assert compared >= ROUNDS or game.ended
     assert {"knocked", "tile_drawn", "round_ended"} <= seen, seen
@@ -227,7 +240,7 @@ def test_a_model_missing_its_parts_draws_what_it_has_and_no_raw_code(site, open_
             "return Array.from(document.querySelectorAll('#moves button.move'), b => b.getAttribute('aria-label'))")
         assert labels and all(re.fullmatch(r"[0-6]-[0-6]", label) for label in labels), labels
         version = game.version
-        browser.find_elements("css selector", "#moves button.move:not([disabled])")[0].click()
+        click_a_move(browser, lambda buttons: buttons[0])
         wait.until(lambda d, v=version: int(table.get_attribute("data-version") or 0) > v)
     assert browser_csp_violations(browser) == []
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE" and e["source"] != "network"]
