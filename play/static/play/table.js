@@ -14,6 +14,7 @@ import { element, partsNodes, say, t, tileElement } from "./words.js";
 let ENDED = new Set();
 let PLAYED = new Set();
 const TICK_MS = 250;
+const RETRY_MS = 500;
 
 function byId(id) {
   return document.getElementById(id);
@@ -186,20 +187,28 @@ export function startTable(section) {
 
   async function ask() {
     if (asking || (model && model.version >= wanted)) return;
+    const before = model ? model.version : -1;
     asking = api("GET", modelUrl);
+    let failed = false;
     try {
       draw((await asking).data);
     } catch (error) {
+      failed = true;
       if (!(error instanceof ApiError)) say(t("connection_lost"));
     } finally {
       asking = null;
     }
-    if (model && model.version < wanted) window.setTimeout(ask, 0);
+    // a newer version was told of meanwhile: ask at once; an answer that did not move on (or failed)
+    // is asked again a little later, never in a tight loop
+    if (model && model.version < wanted) {
+      window.setTimeout(ask, failed || model.version === before ? RETRY_MS : 0);
+    }
   }
 
   function draw(next) {
     if (!next || typeof next !== "object") return;
-    if (model && typeof next.version === "number" && next.version < model.version) return; // older than shown
+    // older than shown, or the version shown (a model is the same for the same version and viewer)
+    if (model && typeof next.version === "number" && next.version <= model.version) return;
     model = { ...(model || {}), ...next };
     if (typeof model.version === "number") {
       section.dataset.version = String(model.version); // the version drawn (tests wait on it)
@@ -238,8 +247,8 @@ export function startTable(section) {
       viewed(data.game);
     } catch (error) {
       if (error instanceof ApiError && error.status !== 412) say(t("error", { detail: error.message }));
-      wanted += 1; // ask again whatever the version
-      await ask();
+      // the game as it is now: its version says whether there is a newer model to draw
+      await api("GET", `/api/games/${id}/`).then(({ data }) => viewed(data)).catch(() => {});
     } finally {
       // The stream may have drawn a later version while the move was on its way (with the buttons
       // disabled); the buttons are drawn again here, enabled, from the newest model.
