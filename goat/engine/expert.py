@@ -25,9 +25,10 @@ from .machine import GameMachine, RoundMachine
 from .moves import Move
 from .rounds import place_tile
 from .rulesets import Options
+from .sampling import DealSampler, sample_hands
 from .scoring import PlayerScore, points
 from .status import RUNNING
-from .tiles import ALL_TILES, BIT, DOUBLES, PIPS, SHOWS, Tile, ends_after
+from .tiles import BIT, DOUBLES, PIPS, SHOWS, Tile, ends_after
 
 if TYPE_CHECKING:
     from .seat import SeatView
@@ -46,46 +47,6 @@ GOAT_TEMPERATURE = 12.0
 POLICY_DOUBLE = 4
 #: the playout policy's bonus for a move after which the next seat holds nothing that fits
 POLICY_BLOCK = 8
-
-
-def _forbidden(lacks: int) -> int:
-    """The tiles a seat that lacks the values ``lacks`` (bit v: value v) cannot hold."""
-    tiles = 0
-    for value in range(7):
-        if lacks >> value & 1:
-            tiles |= SHOWS[value]
-    return tiles
-
-
-def sample_hands(view: SeatView, rng: random.Random) -> tuple[list[list[Tile]], list[Tile]]:
-    """One deal of the unseen tiles consistent with ``view``: every other seat gets as many tiles as it
-    holds, none of a value it showed it lacks; the bazaar gets the rest, in a random order. When the
-    shown lacks cannot all be met (they are an inference), the last tries ignore them."""
-    unseen = [tile for tile in ALL_TILES if view.unseen & BIT[tile]]
-    others = [s for s in range(view.seats) if s != view.seat]
-    forbidden = {s: _forbidden(view.lacks[s]) if s < len(view.lacks) else 0 for s in others}
-    # the most constrained seats first: fewest tiles they may hold
-    order = sorted(others, key=lambda s: sum(1 for t in unseen if not forbidden[s] & BIT[t]))
-    for attempt in range(24):
-        relaxed = attempt >= 20
-        pool = unseen[:]
-        rng.shuffle(pool)
-        hands: list[list[Tile]] = [[] for _ in range(view.seats)]
-        for s in order:
-            need = view.counts[s]
-            bad = 0 if relaxed else forbidden[s]
-            taken = [t for t in pool if not bad & BIT[t]][:need]
-            if len(taken) < need:
-                break
-            hands[s] = taken
-            chosen = 0
-            for t in taken:
-                chosen |= BIT[t]
-            pool = [t for t in pool if not chosen & BIT[t]]
-        else:
-            hands[view.seat] = list(view.hand)
-            return hands, pool
-    raise ValueError("the seat view's counts do not match its unseen tiles")
 
 
 def _policy(g: GameMachine, seat: int, legal: list[Move]) -> Move:
@@ -201,8 +162,9 @@ def evaluate(view: SeatView, rng: random.Random, samples: int | None = None) -> 
     options = Options.from_dict(view.options)
     sums = [0.0] * len(legal)
     must_lead = _must_lead(view)
+    deals = DealSampler(view)
     for _ in range(samples):
-        hands, bazaar = sample_hands(view, rng)
+        hands, bazaar = deals.draw(rng)
         base = _machine(view, options, hands, bazaar, must_lead)
         for index, (tile, end) in enumerate(legal):
             g = _clone(base)

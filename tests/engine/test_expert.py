@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from goat.engine import computer, expert
 from goat.engine.machine import GameMachine
 from goat.engine.moves import legal_moves
 from goat.engine.rulesets import Options, resolve_options
+from goat.engine.sampling import NoDeal
 from goat.engine.scoring import PlayerScore
 from goat.engine.seat import SeatView
 from goat.engine.state import Result
@@ -42,10 +45,11 @@ def test_a_sampled_deal_gives_each_seat_its_count_of_unseen_tiles_and_none_it_sh
         assert not any(forbidden & BIT[t] for t in hands[1])
 
 
-def test_lacks_that_cannot_all_be_met_are_dropped_rather_than_failing():
-    # seat 1 "lacks" every value: no hand could be dealt, so the sample ignores the inference
-    hands, _ = expert.sample_hands(_view(lacks=(0, 0b1111111)), random.Random(1))
-    assert len(hands[1]) == 4
+def test_lacks_that_admit_no_deal_are_an_error_with_its_code_not_a_guess():
+    # seat 1 "lacks" every value: no hand could be dealt (a corrupted log), so the decision is refused
+    with pytest.raises(NoDeal) as caught:
+        expert.evaluate(_view(lacks=(0, 0b1111111)), random.Random(1), 5)
+    assert caught.value.code == "no_consistent_deal"
 
 
 def test_the_choice_is_the_same_for_the_same_seed_and_a_legal_move():
