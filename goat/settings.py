@@ -600,10 +600,11 @@ GOAT_COMPUTER_GAMES_PER_PLAYER = max(1, env_int("GOAT_COMPUTER_GAMES_PER_PLAYER"
 #: an unclocked game with a computer player and no command for this long ends: the player to move times out
 GOAT_COMPUTER_GAME_IDLE_HOURS = max(1, env_int("GOAT_COMPUTER_GAME_IDLE_HOURS", 24))
 
-# The analysis of a finished game (docs/computer.md "Analysis"): the expert's samples per decision, and
+# The analysis of a finished game (docs/computer.md "Analysis"): the most sampled deals a decision may take
+# (the expert samples in batches until the label is settled), and
 # the lease of a running job (renewed while it runs; a job killed mid-analysis is taken up again once
 # its lease has run out)
-GOAT_ANALYSIS_SAMPLES = max(1, env_int("GOAT_ANALYSIS_SAMPLES", 100))
+GOAT_ANALYSIS_SAMPLES = max(1, env_int("GOAT_ANALYSIS_SAMPLES", 1000))
 GOAT_ANALYSIS_LEASE_SECONDS = max(2, env_int("GOAT_ANALYSIS_LEASE_SECONDS", 120))
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")
