@@ -282,8 +282,11 @@ def analysis_page(*, game: Game) -> dict[str, Any]:
 
 
 def judgement_at(shown: dict[str, Any], step: int) -> dict[str, Any] | None:
-    """The analysed move of replay step ``step`` (the tile_played event with that seq), if any."""
+    """The analysed move of replay step ``step`` (the tile_played event with that seq), if any, with
+    ``unsettled`` when its interval reaches a label's threshold that its low end does not (the budget
+    ran out before the label was settled: the page says "not clearly worse", not "good")."""
     for move in shown.get("moves", ()):
         if move["version"] == step:
-            return move  # type: ignore[no-any-return]
+            high = move.get("loss_interval", [0.0, 0.0])[1]
+            return {**move, "unsettled": move["label"] is None and high >= LABELS[-1][0]}
     return None

@@ -60,6 +60,7 @@ TITLES = {
     "method_not_allowed": pgettext_lazy("problem title", "Method not allowed"),
     "must_lead_with": pgettext_lazy("problem title", "Must lead with"),
     "no_clock": pgettext_lazy("problem title", "No clock"),
+    "no_consistent_deal": pgettext_lazy("problem title", "No consistent deal"),
     "no_game": pgettext_lazy("problem title", "No game"),
     "no_tiles": pgettext_lazy("problem title", "No tiles"),
     "not_acceptable": pgettext_lazy("problem title", "Not acceptable"),
