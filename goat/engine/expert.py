@@ -2,9 +2,11 @@
 
 For a decision it samples ``samples`` tables consistent with what the seat knows (:class:`SeatView`:
 its own hand, the line, every seat's tile count, the bazaar's size, and the values a seat showed it
-lacks by drawing or knocking), and on each sampled table plays every legal move and then the rest of
-the round out through the engine's rules (:func:`goat.engine.decide.play_round_out`, the rule
-functions a game runs) with a cheap policy for every seat. Each candidate's value is the mean of an
+lacks by drawing or knocking), uniformly among those deals (:mod:`goat.engine.sampling`), and on
+each sampled table plays every distinct legal move and then the rest of the round out through the
+engine's rules (:func:`goat.engine.decide.play_round_out`, the rule functions a game runs) with a
+cheap policy for every seat that reads only what that seat could know (:class:`PublicPolicy`: no
+seat of a playout sees another's sampled hand, which limits strategy fusion). Each candidate's value is the mean of an
 objective that scores the round's end as the ruleset does (the engine's own round scoring: going
 out, fish, remembered points, the carried pot, the goat limit or the fixed rounds). The best mean
 is played. The same samples serve every candidate (common random numbers), so their difference is
@@ -24,7 +26,7 @@ from statistics import NormalDist
 
 from .decide import play_round_out
 from .machine import GameMachine, RoundMachine
-from .moves import Move
+from .moves import DRAW, Move
 from .rounds import place_tile
 from .rulesets import Options
 from .sampling import DealSampler, sample_hands
@@ -56,23 +58,46 @@ POLICY_DOUBLE = 4
 POLICY_BLOCK = 8
 
 
-def _policy(g: GameMachine, seat: int, legal: list[Move]) -> Move:
-    """The playouts' cheap policy (first of equals): the heaviest tile, a double counting a little more,
-    and a move that leaves the next seat nothing to play on the new ends (in the sampled table, whose
-    hands it reads) counting as much as a heavy tile: that seat must draw or knock."""
-    t: RoundMachine = g.table  # type: ignore[assignment]
-    following = t.held[(seat + 1) % g.seats]
-    left, right = t.left, t.right
-    best, best_score = legal[0], -1
-    for move in legal:
-        tile, end = move
-        low, high = ends_after(left, right, tile, end)
-        score = PIPS[tile] + (POLICY_DOUBLE if DOUBLES & BIT[tile] else 0)
-        if not following & (SHOWS[low] | SHOWS[high]):
-            score += POLICY_BLOCK
-        if score > best_score:
-            best, best_score = move, score
-    return best
+class PublicPolicy:
+    """The playouts' cheap policy for every seat (first of equals), reading only what that seat could
+    know at the table: its own hand, the line, and what each seat showed it lacks (the view's lacks,
+    then every draw and knock of the playout, inferred as :func:`goat.engine.computer.seat_view`
+    does). A move scores the tile's pips, ``POLICY_DOUBLE`` more for a double (it fits only one value),
+    and ``POLICY_BLOCK`` more when the next seat is known to be blocked on the ends it leaves: it showed
+    it lacks both, or every tile showing them is on the line or in the mover's hand. It never reads
+    another seat's sampled hand, so no seat of a playout plays with open cards (docs/computer.md,
+    "Strategy fusion")."""
+
+    __slots__ = ("lacks",)
+
+    def __init__(self, lacks: Sequence[int]) -> None:
+        self.lacks = list(lacks)
+
+    def forced(self, g: GameMachine, kind: str, seat: int) -> None:
+        """A draw or a knock: the seat showed it holds nothing on the ends (a draw brings unseen tiles,
+        so it replaces what was known; a knock adds to it)."""
+        t: RoundMachine = g.table  # type: ignore[assignment]
+        if t.left is None or t.right is None:
+            return
+        ends = 1 << t.left | 1 << t.right
+        self.lacks[seat] = ends if kind == DRAW else self.lacks[seat] | ends
+
+    def choose(self, g: GameMachine, seat: int, legal: list[Move]) -> Move:
+        t: RoundMachine = g.table  # type: ignore[assignment]
+        known = self.lacks[(seat + 1) % g.seats]
+        seen = t.held[seat] | t.on_line
+        left, right = t.left, t.right
+        best, best_score = legal[0], -1
+        for move in legal:
+            tile, end = move
+            low, high = ends_after(left, right, tile, end)
+            score = PIPS[tile] + (POLICY_DOUBLE if DOUBLES & BIT[tile] else 0)
+            ends = 1 << low | 1 << high
+            if known & ends == ends or not (SHOWS[low] | SHOWS[high]) & ~seen:
+                score += POLICY_BLOCK
+            if score > best_score:
+                best, best_score = move, score
+        return best
 
 
 def _machine(view: SeatView, options: Options, hands: list[list[Tile]], bazaar: list[Tile],
@@ -163,7 +188,7 @@ class Playouts:
     """The playouts of one decision: the sampler of its deals, and the legal moves with the equivalent
     ones (one tile on two ends showing the same value) played out once."""
 
-    __slots__ = ("deals", "distinct", "legal", "must_lead", "options", "same", "view")
+    __slots__ = ("deals", "distinct", "lacks", "legal", "must_lead", "options", "same", "view")
 
     def __init__(self, view: SeatView) -> None:
         if not view.options:
@@ -173,6 +198,7 @@ class Playouts:
         self.options = Options.from_dict(view.options)
         self.must_lead = _must_lead(view)
         self.deals = DealSampler(view)
+        self.lacks = [view.lacks[s] if s < len(view.lacks) else 0 for s in range(view.seats)]
         #: per legal move, the index of the first equivalent one; the distinct moves' indexes
         self.same = choices(self.legal, view.left, view.right)
         self.distinct = [index for index, first in enumerate(self.same) if first == index]
@@ -187,7 +213,8 @@ class Playouts:
             tile, end = self.legal[index]
             g = _clone(base)
             place_tile(g, g.table, view.seat, tile, end)  # type: ignore[arg-type]
-            play_round_out(g, _policy)
+            policy = PublicPolicy(self.lacks)
+            play_round_out(g, policy.choose, policy.forced)
             values.append(objective(g, view.seat))
         return values
 
