@@ -381,14 +381,15 @@ games_verify = extend_schema(
 
 
 ANALYSIS_EXAMPLE = {
-    "status": "done", "engine": "expert-2", "samples": 100,
+    "status": "done", "engine": "expert-3", "samples": 1000,
     "moves": [{"version": 9, "seat": 1, "player": "ivan", "played": {"tile": "5-6", "end": "left"},
                "legal": [{"tile": "5-6", "end": "left"}, {"tile": "2-5", "end": "left"}],
-               "best": {"tile": "2-5", "end": "left"}, "loss": 6.3, "label": "mistake", "forced": False}],
+               "best": {"tile": "2-5", "end": "left"}, "loss": 12.3, "loss_interval": [10.4, 14.2],
+               "label": "mistake", "forced": False}],
     "players": [{"seat": 0, "player": "masha", "decisions": 14, "average_loss": 1.2, "inaccuracies": 2,
-                 "mistakes": 0, "blunders": 0},
+                 "mistakes": 0, "blunders": 0, "accuracy": 95.4},
                 {"seat": 1, "player": "ivan", "decisions": 12, "average_loss": 3.4, "inaccuracies": 1,
-                 "mistakes": 2, "blunders": 1}],
+                 "mistakes": 2, "blunders": 1, "accuracy": 87.9}],
 }
 ANALYSIS_DONE = OpenApiExample("done", response_only=True, status_codes=["200"], value=ANALYSIS_EXAMPLE)
 ANALYSIS_QUEUED = OpenApiExample("queued", response_only=True, status_codes=["202"], value={"status": "queued"})
@@ -399,8 +400,9 @@ games_analysis_read = extend_schema(
     operation_id="games_analysis_read",
     summary="A finished game's analysis",
     description="The expert's judgement of every tile played (its best move, the expected loss of the move "
-                "played in points of the round, judged from what that seat knew then, never from the revealed "
-                "hands; a label by the thresholds of docs/computer.md) and a summary per player. Anyone may read "
+                "played in points of the round with its 95% interval, judged from what that seat knew then, never "
+                "from the revealed hands; a label when the interval's low end reaches a threshold of "
+                "docs/computer.md) and a summary per player with an accuracy. Anyone may read "
                 "it once the game has ended: 200 when done, 202 `{\"status\": \"queued\"|\"running\"}` while "
                 "it is computed, 404 `analysis_not_requested` before anyone asked (POST), 409 `game_not_ended` "
                 "before the end, 409 `game_cancelled` for a game that never started.",
