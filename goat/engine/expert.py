@@ -6,10 +6,10 @@ lacks by drawing or knocking), uniformly among those deals (:mod:`goat.engine.sa
 each sampled table plays every distinct legal move and then the rest of the round out through the
 engine's rules (:func:`goat.engine.decide.play_round_out`, the rule functions a game runs) with a
 cheap policy for every seat that reads only what that seat could know (:class:`PublicPolicy`: no
-seat of a playout sees another's sampled hand, which limits strategy fusion). Each candidate's value is the mean of an
-objective that scores the round's end as the ruleset does (the engine's own round scoring: going
-out, fish, remembered points, the carried pot, the goat limit or the fixed rounds). The best mean
-is played. The same samples serve every candidate (common random numbers), so their difference is
+seat of a playout sees another's sampled hand, which limits strategy fusion). Each candidate's value
+is the mean of an objective that scores the round's end as the ruleset does (the engine's own round
+scoring: going out, fish, remembered points, the carried pot, the goat limit or the fixed rounds) on
+a win-chance scale fitted to measured games. The best mean is played. The same samples serve every candidate (common random numbers), so their difference is
 what the move changes, not the luck of the draw.
 
 It reads nothing but the seat view, so two deals that look alike to the seat give the same choice
@@ -54,7 +54,7 @@ WIN_SCALE = 50.0
 GOAT_TEMPERATURE = 10.0
 #: the playout policy's bonus for getting rid of a double (it fits only one value)
 POLICY_DOUBLE = 4
-#: the playout policy's bonus for a move after which the next seat holds nothing that fits
+#: the playout policy's bonus for a move after which the next seat is known to hold nothing that fits
 POLICY_BLOCK = 8
 
 
