@@ -113,6 +113,7 @@ INSTALLED_APPS = [
     "goat.games",
     "goat.players",
     "ratings",
+    "challenges",
     "tournaments",
     "pages",  # the public pages that gather every app (home, player, game): the top of the layering
     "play",
@@ -434,6 +435,9 @@ REST_FRAMEWORK = {
         "invite_player": env_str("GOAT_THROTTLE_INVITE_PLAYER", "10/hour"),
         "invite_tournament": env_str("GOAT_THROTTLE_INVITE_TOURNAMENT", "100/hour"),
         "analysis": env_str("GOAT_THROTTLE_ANALYSIS", "20/hour"),
+        # wrong challenge link codes (challenges.services): per player, and per challenge
+        "challenge_code_player": env_str("GOAT_THROTTLE_CHALLENGE_CODE_PLAYER", "10/hour"),
+        "challenge_code": env_str("GOAT_THROTTLE_CHALLENGE_CODE", "100/hour"),
     },
     "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
@@ -441,7 +445,10 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     # "status" names choice sets of several components: /health/'s keeps its name, the analysis's gets one
-    "ENUM_NAME_OVERRIDES": {"StatusEnum": ["ok", "degraded"], "AnalysisStatusEnum": ["queued", "running", "done"]},
+    "ENUM_NAME_OVERRIDES": {"StatusEnum": ["ok", "degraded"], "AnalysisStatusEnum": ["queued", "running", "done"],
+                            "DeclineReasonEnum": "challenges.models.DeclineReason",
+                            "ChallengeStatusEnum": "challenges.models.ChallengeStatus",
+                            "ChallengeAnswerEnum": "challenges.models.Answer"},
     "TITLE": "goat API",
     "VERSION": "0.1.0",
     "DESCRIPTION": (
@@ -552,6 +559,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _timedelta(minutes=5),
         "options": {"expires": 300},
     },
+    # open challenges past their time: written expired, everyone named told (reads expire them at once)
+    "challenges-expire": {
+        "task": "challenges.tasks.challenges_expire",
+        "schedule": _timedelta(minutes=1),
+        "options": {"expires": 60},
+    },
     # projections of ended games that no task applied (a killed worker, a lost message)
     "projections-catch-up": {
         "task": "goat.tasks.projections_catch_up",
@@ -591,6 +604,11 @@ GOAT_SIGNUP_OPEN = env_bool("GOAT_SIGNUP_OPEN", True)
 GOAT_INITIAL_CHIPS = env_int("GOAT_INITIAL_CHIPS", 1000)
 #: a game still waiting for players this long after it was created is cancelled and its stakes returned
 GOAT_WAITING_GAME_HOURS = env_int("GOAT_WAITING_GAME_HOURS", 24)
+# challenges (docs/api.md "Challenges"): how long one stays open, and the caps of open ones per
+# challenger (out) and per challenged player (in)
+GOAT_CHALLENGE_MINUTES = max(1, env_int("GOAT_CHALLENGE_MINUTES", 60))
+GOAT_CHALLENGES_OPEN_OUT = max(1, env_int("GOAT_CHALLENGES_OPEN_OUT", 10))
+GOAT_CHALLENGES_OPEN_IN = max(1, env_int("GOAT_CHALLENGES_OPEN_IN", 20))
 # A computer player's think time: its move is a task run this many seconds after its turn began
 # (0: at once). Docs: docs/computer.md.
 GOAT_COMPUTER_THINK_SECONDS = max(0.0, env_float("GOAT_COMPUTER_THINK_SECONDS", 1.0))

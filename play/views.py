@@ -122,7 +122,7 @@ def _script_strings() -> dict[str, str]:
     }
 
 
-def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, Any] | None = None,
+def page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, Any] | None = None,
           signin_form: CredentialsForm | None = None, signup_form: CredentialsForm | None = None,
           status: int = 200, notice: str = "") -> HttpResponse:
     user = request.user
@@ -161,7 +161,7 @@ def play_page(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
         table = Game.objects.filter(pk=game_id).values("ruleset", "options").first()
         if table is None:
             raise Http404("No game with that id.")
-    return _page(request, game_id=game_id, table=table)
+    return page(request, game_id=game_id, table=table)
 
 
 def _next(request: HttpRequest) -> str:
@@ -171,7 +171,7 @@ def _next(request: HttpRequest) -> str:
 
 
 def _refused(request: HttpRequest, wait: int, **forms_: CredentialsForm) -> HttpResponse:
-    response = _page(request, status=429, notice=_("Too many attempts; try again in %(seconds)s s.") % {
+    response = page(request, status=429, notice=_("Too many attempts; try again in %(seconds)s s.") % {
         "seconds": wait}, **forms_)
     response["Retry-After"] = str(wait)
     return response
@@ -183,13 +183,13 @@ def signin(request: HttpRequest) -> HttpResponse:
     if (wait := _throttle_wait(request, "auth")) is not None:
         return _refused(request, wait, signin_form=form)
     if not form.is_valid():
-        return _page(request, signin_form=form, status=400)
+        return page(request, signin_form=form, status=400)
     try:
         user = players.player_authenticate(request=request, username=form.cleaned_data["username"],
                                            password=form.cleaned_data["password"])
     except ServiceError as exc:
         form.add_error(None, exc.detail)
-        response = _page(request, signin_form=form, status=exc.status)
+        response = page(request, signin_form=form, status=exc.status)
         for name, value in (exc.headers or {}).items():
             response[name] = value
         return response
@@ -203,14 +203,14 @@ def signup(request: HttpRequest) -> HttpResponse:
     if (wait := _throttle_wait(request, "signup")) is not None:
         return _refused(request, wait, signup_form=form)
     if not form.is_valid():
-        return _page(request, signup_form=form, status=400)
+        return page(request, signup_form=form, status=400)
     try:
         user = players.player_create(username=form.cleaned_data["username"], password=form.cleaned_data["password"])
     except ServiceError as exc:
         for field, messages in (exc.errors or {None: [exc.detail]}).items():
             for message in messages:
                 form.add_error(field if field in form.fields else None, message)
-        return _page(request, signup_form=form, status=exc.status)
+        return page(request, signup_form=form, status=exc.status)
     login(request, user, backend=LOGIN_BACKEND)
     return redirect(_next(request))
 

@@ -33,8 +33,7 @@ from goat.games.projections import EndedGame
 from goat.live import fanout
 from goat.players.services import player_is_computer
 from goat.web.errors import ServiceError
-from goat.web.rates import rate_refund
-from goat.web.throttling import rate_limit
+from goat.web.throttling import code_attempt
 from ratings.chips import chips_move
 from ratings.models import ChipKind
 from ratings.selectors import player_ruleset_stats
@@ -176,15 +175,9 @@ def _invite_code_check(tournament: Tournament, player, invite_code: str) -> None
     store; over either, every attempt is 429 ``throttled`` with ``Retry-After`` until a place frees,
     so codes cannot be guessed at request speed. A right code is no failed attempt: its count is
     taken back. The counts are outside the database transaction: a refusal's rollback keeps them."""
-    player_hit = rate_limit("invite_player", str(player.pk))
-    try:
-        tournament_hit = rate_limit("invite_tournament", str(tournament.pk))
-    except ServiceError:
-        rate_refund(player_hit)
-        raise
-    if constant_time_compare(invite_code_digest(invite_code), tournament.invite_code_digest):
-        rate_refund(player_hit)
-        rate_refund(tournament_hit)
+    limits = [("invite_player", str(player.pk)), ("invite_tournament", str(tournament.pk))]
+    if code_attempt(limits, lambda: constant_time_compare(invite_code_digest(invite_code),
+                                                          tournament.invite_code_digest)):
         return
     raise ServiceError("invite_code_wrong", INVITE_CODE_WRONG, status=403)
 

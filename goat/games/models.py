@@ -91,6 +91,12 @@ class Game(models.Model):
     rematch_of = models.OneToOneField("self", verbose_name=_("rematch of"), null=True, blank=True,
                                       on_delete=models.SET_NULL,
                                       related_name="rematch", editable=False)
+    #: a private table (an open challenge by link, docs/api.md "Challenges"): never listed in the lobby
+    #: or on the home page; its pages are shown to its players and staff while it runs, to all once ended
+    private = models.BooleanField(_("private"), default=False, editable=False)
+    #: unrated by its players' choice (a challenge with ``"rated": false``): no rating points, skill,
+    #: chips or ante, as a game with a computer player
+    casual = models.BooleanField(_("casual"), default=False, editable=False)
 
     objects = GameQuerySet.as_manager()
 
@@ -114,8 +120,8 @@ class Game(models.Model):
     @property
     def rated(self) -> bool:
         """Whether the game counts for ratings, skill, chips, leaderboards and tournaments: not with a
-        computer player (docs/computer.md)."""
-        return not self.computers
+        computer player (docs/computer.md), nor a casual one (a challenge asked for it unrated)."""
+        return not self.computers and not self.casual
 
     def computer_seat(self, seat: int | None) -> bool:
         """Whether ``seat`` is a computer player's."""

@@ -352,6 +352,8 @@ class FeedSent:
             return True
         if kind == "tournament_table":
             game = (data.get("tournament"), game)
+        if kind == "challenge":  # each of a challenge's events once (an accept once per player)
+            game = ((data.get("challenge") or {}).get("id"), data.get("event"), data.get("by"))
         if (kind, game) in self.once:
             return False
         self.once.add((kind, game))

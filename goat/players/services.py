@@ -21,7 +21,7 @@ from rest_framework.authtoken.models import Token
 from goat.players import signals
 from goat.players.backends import user_by_username
 from goat.players.lockout import LOCKED_OUT, lockout_retry_after, login_locked_out
-from goat.players.models import ComputerAccount, UsernameKey
+from goat.players.models import BotAccount, ComputerAccount, UsernameKey
 from goat.players.usernames import (
     USERNAME_CONFUSABLE,
     username_confusable,
@@ -124,6 +124,17 @@ def _computer_account_create(number: int) -> AbstractBaseUser:
 def player_is_computer(*, player) -> bool:
     """Whether ``player`` is one of the built-in computer players."""
     return ComputerAccount.objects.filter(user_id=player.pk).exists()
+
+
+def player_is_bot(*, player) -> bool:
+    """Whether ``player``'s account is a bot's (docs/api.md "Bots")."""
+    return BotAccount.objects.filter(user_id=player.pk).exists()
+
+
+def bot_declines(*, player, ruleset: str) -> bool:
+    """Whether ``player`` is a bot that does not play ``ruleset`` (its ``rulesets``; empty: it plays all)."""
+    rulesets = BotAccount.objects.filter(user_id=player.pk).values_list("rulesets", flat=True).first()
+    return rulesets is not None and bool(rulesets) and ruleset not in rulesets
 
 
 def player_get(*, username: str) -> AbstractBaseUser:

@@ -34,6 +34,17 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """``true`` or ``false``, and only those (DRF's BooleanField would take ``"yes"``, ``1`` and ``"on"``)."""
+
+    default_error_messages = {"invalid": gettext_lazy("Must be true or false.")}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
 class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not know (a typo such as ``"edn"`` is an error, not silently ignored)."""
 

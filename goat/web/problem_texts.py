@@ -100,6 +100,16 @@ TITLES = {
     "username_taken": pgettext_lazy("problem title", "Username taken"),
     "version_mismatch": pgettext_lazy("problem title", "Version mismatch"),
     "wrong_seq": pgettext_lazy("problem title", "Wrong seq"),
+    "account_closed": pgettext_lazy("problem title", "Account closed"),
+    "bot_declines_ruleset": pgettext_lazy("problem title", "Bot declines ruleset"),
+    "cannot_challenge_self": pgettext_lazy("problem title", "Cannot challenge self"),
+    "challenge_code_wrong": pgettext_lazy("problem title", "Challenge code wrong"),
+    "challenge_expired": pgettext_lazy("problem title", "Challenge expired"),
+    "challenge_full": pgettext_lazy("problem title", "Challenge full"),
+    "challenge_not_open": pgettext_lazy("problem title", "Challenge not open"),
+    "too_many_challenges": pgettext_lazy("problem title", "Too many challenges"),
+    "too_many_opponents": pgettext_lazy("problem title", "Too many opponents"),
+    "unknown_player": pgettext_lazy("problem title", "Unknown player"),
 }
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -33,7 +34,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework import throttling
 
 from goat.web.errors import ServiceError
-from goat.web.rates import Hit, rate_hit, rate_hits
+from goat.web.rates import Hit, rate_hit, rate_hits, rate_refund
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -164,6 +165,27 @@ def rate_limit(scope: str, ident: str) -> Hit:
         raise ServiceError("throttled", str(THROTTLED), status=429,
                            headers={"Retry-After": str(max(1, math.ceil(hit.wait)))})
     return hit
+
+
+def code_attempt(limits: Sequence[tuple[str, str]], right: Callable[[], bool]) -> bool:
+    """Whether a secret code someone tried is ``right()``, each attempt counted on every named rate of
+    ``limits`` (``(scope, ident)`` pairs, ``rate_limit``): over any of them, 429 ``throttled`` with
+    ``Retry-After`` until a place frees, so codes cannot be guessed at request speed. A right code is
+    no failed attempt: its hits are taken back. The counts are outside the database transaction, so a
+    refusal's rollback keeps them (the tournaments' invite codes, the challenges' link codes)."""
+    hits: list[Hit] = []
+    try:
+        for scope, ident in limits:
+            hits.append(rate_limit(scope, ident))
+    except ServiceError:
+        for hit in hits:
+            rate_refund(hit)
+        raise
+    if not right():
+        return False
+    for hit in hits:
+        rate_refund(hit)
+    return True
 
 
 class ClientAddressMixin(SharedCountMixin):

@@ -14,17 +14,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: package -> packages it must never import (at module or function level)
 FORBIDDEN = {
-    "goat/engine": ("django", "goat.web", "goat.games", "goat.players", "ratings", "tournaments", "pages", "play"),
-    "goat/web": ("goat.engine", "goat.live", "goat.serve", "goat.games", "goat.players", "ratings", "tournaments",
-                 "pages", "play"),
+    "goat/engine": ("django", "goat.web", "goat.games", "goat.players", "ratings", "challenges", "tournaments", "pages",
+                    "play"),
+    "goat/web": ("goat.engine", "goat.live", "goat.serve", "goat.games", "goat.players", "ratings", "challenges",
+                 "tournaments", "pages", "play"),
     # live delivery: above the HTTP plumbing, below every app that publishes or streams
-    "goat/live": ("goat.engine", "goat.serve", "goat.games", "goat.players", "ratings", "tournaments", "pages",
-                  "play"),
+    "goat/live": ("goat.engine", "goat.serve", "goat.games", "goat.players", "ratings", "challenges", "tournaments",
+                  "pages", "play"),
     # running the service: starts the processes, knows none of the apps they serve
-    "goat/serve": ("goat.engine", "goat.games", "goat.players", "ratings", "tournaments", "pages", "play"),
-    "goat/players": ("goat.games", "ratings", "tournaments", "pages", "play"),
-    "goat/games": ("ratings", "tournaments", "pages", "play"),
-    "ratings": ("tournaments", "pages", "play"),
+    "goat/serve": ("goat.engine", "goat.games", "goat.players", "ratings", "challenges", "tournaments", "pages",
+                   "play"),
+    "goat/players": ("goat.games", "ratings", "challenges", "tournaments", "pages", "play"),
+    "goat/games": ("ratings", "challenges", "tournaments", "pages", "play"),
+    "ratings": ("challenges", "tournaments", "pages", "play"),
+    # challenges: above the games (it starts them through their services), beside ratings
+    "challenges": ("ratings", "tournaments", "pages", "play"),
     "tournaments": ("pages", "play"),  # the site's pages that gather every app: imported by nothing
     "pages": ("play",),  # siblings: they link to each other by URL name, never by import
     "play": ("pages",),
