@@ -54,6 +54,8 @@ class Challenge(models.Model):
     #: the game's options, resolved by the engine when the challenge was made
     options = models.JSONField(_("options"))
     rated = models.BooleanField(_("rated"), default=True)
+    #: its game is a private table (docs/api.md "Private tables"): always with seats by link, else asked for
+    private = models.BooleanField(_("private"), default=False)
     seating = models.CharField(_("seating"), max_length=8, choices=Seating.choices, default=Seating.RANDOM)
     status = models.CharField(_("status"), max_length=16, choices=ChallengeStatus.choices,
                               default=ChallengeStatus.OPEN)

@@ -93,7 +93,7 @@ def challenge_view(challenge: Challenge, user) -> dict[str, Any]:
         "options": challenge.options,
         "rated": challenge.rated,
         "seating": challenge.seating,
-        "private": challenge.code is not None,
+        "private": challenge.private,
         "created_at": challenge.created_at,
         "expires_at": challenge.expires_at,
         "link": challenge_link(challenge) if secret else None,

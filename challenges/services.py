@@ -133,12 +133,15 @@ def _again(game_id: int, challenger) -> tuple[Game, list]:
 @transaction.atomic
 def challenge_create(*, challenger, opponents: list[str] | None = None, ruleset: str | None = None,
                      seats: int | None = None, options: dict | None = None, rated: bool = True,
-                     seating: str = Seating.RANDOM, again_of: int | None = None) -> Challenge:
+                     seating: str = Seating.RANDOM, again_of: int | None = None,
+                     private: bool = False) -> Challenge:
     """Challenge the players named in ``opponents`` (none: an open challenge, its seats taken by
     whoever holds its link) to a game of ``ruleset`` with ``seats`` seats (default: one for each
     named player and the challenger). Seats beyond the named players are open to the link's holders.
     ``again_of``: play an ended game again with the same people: its ruleset, seats and options, its
-    other players named (what is given explicitly wins). Every refusal leaves nothing behind."""
+    other players named (what is given explicitly wins). ``private``: its game is a private table
+    (always so with seats by link, and when played again from a private one). Every refusal leaves
+    nothing behind."""
     if player_is_computer(player=challenger):
         raise ServiceError("computer_player", games.COMPUTER_PLAYER, status=403)
     names = list(opponents or [])
@@ -148,6 +151,7 @@ def challenge_create(*, challenger, opponents: list[str] | None = None, ruleset:
         ruleset = ruleset or again.ruleset
         seats = seats or again.seats
         options = again.options if options is None else options
+        private = private or again.private
         users = others if not names else None
     else:
         users = None
@@ -175,14 +179,31 @@ def challenge_create(*, challenger, opponents: list[str] | None = None, ruleset:
     _bots_check(users, ruleset, rated)
     _caps_check(challenger, users)
     now = timezone.now()
+    by_link = len(users) < seats - 1
     challenge = Challenge.objects.create(
         challenger=challenger, ruleset=ruleset, seats=seats, options=state.options.to_dict(), rated=rated,
         seating=seating, expires_at=now + timedelta(minutes=settings.GOAT_CHALLENGE_MINUTES),
-        code=secrets.token_urlsafe(CODE_BYTES) if len(users) < seats - 1 else None, again_of=again,
+        code=secrets.token_urlsafe(CODE_BYTES) if by_link else None, again_of=again, private=private or by_link,
     )
     ChallengeEntry.objects.bulk_create([ChallengeEntry(challenge=challenge, player=user) for user in users])
     notify.challenge_told(challenge, "created")
     return challenge
+
+
+def challenge_again(*, player, game_id: int) -> tuple[Challenge, bool]:
+    """"Play again with the same people" after ``game_id`` ended (the play page's button): the open
+    challenge to play it again that another of its players made and names ``player`` is accepted
+    (so a repeat by anyone at the old table answers the same challenge), or ``player``'s own is
+    returned, or a new one is made (``challenge_create`` with ``again_of``). Returns (the challenge,
+    whether this call created it)."""
+    _again(game_id, player)  # 403 not_seated unless they played it and it ended
+    found = (Challenge.objects.filter(again_of_id=game_id, status=ChallengeStatus.OPEN, expires_at__gt=timezone.now())
+             .filter(Q(challenger=player) | Q(entries__player=player, entries__named=True)).order_by("id").first())
+    if found is None:
+        return challenge_create(challenger=player, again_of=game_id), True
+    if found.challenger_id != player.pk:
+        found = challenge_accept(challenge_id=found.pk, player=player)
+    return found, False
 
 
 def _bots_check(users: list, ruleset: str, rated: bool) -> None:
@@ -283,7 +304,7 @@ def _start(challenge: Challenge, entries: list[ChallengeEntry], now) -> None:
     if challenge.seating == Seating.RANDOM:
         secrets.SystemRandom().shuffle(players)
     started = games.game_create_seated(players=players, ruleset=challenge.ruleset, seats=challenge.seats,
-                                       options=challenge.options, private=challenge.code is not None,
+                                       options=challenge.options, private=challenge.private,
                                        casual=not challenge.rated)
     challenge.game = started.game
     challenge.status, challenge.closed_at = ChallengeStatus.ACCEPTED, now

@@ -158,9 +158,10 @@ def page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, A
 def play_page(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
     table = None
     if game_id is not None:  # its ruleset and options: the rules link and the scoresheet's legend
-        table = Game.objects.filter(pk=game_id).values("ruleset", "options").first()
-        if table is None:
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None or not selectors.game_visible(game, request.user):  # a private table, while it runs
             raise Http404("No game with that id.")
+        table = {"ruleset": game.ruleset, "options": game.options}
     return page(request, game_id=game_id, table=table)
 
 

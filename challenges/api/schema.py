@@ -48,11 +48,14 @@ challenges_create = extend_schema(
                 "yours to share. Seats beyond the named players are taken by the link's holders. The challenged "
                 "hear of it on their feed (`challenge`) and the bot stream; it expires after "
                 "`GOAT_CHALLENGE_MINUTES` (60 by default). `again_of`: play an ended game again with the same "
-                "people. Caps: 409 `too_many_challenges` beyond `GOAT_CHALLENGES_OPEN_OUT` open challenges of "
-                "yours (10) or `GOAT_CHALLENGES_OPEN_IN` open challenges to answer of an opponent (20).",
+                "people (with `again_of` alone, a repeat by any player of that game answers 200 with the same "
+                "challenge, accepted for them: the rematch through challenges; POST /api/games/{id}/rematch/ "
+                "keeps working as before). Caps: 409 `too_many_challenges` beyond `GOAT_CHALLENGES_OPEN_OUT` "
+                "open challenges of yours (10) or `GOAT_CHALLENGES_OPEN_IN` open challenges to answer of an "
+                "opponent (20).",
     parameters=[IDEMPOTENCY_KEY],
     request=ChallengeCreateSerializer,
-    responses={201: ChallengeSerializer, **problem_responses(400, 401, 403, 409, 422, 429)},
+    responses={201: ChallengeSerializer, 200: ChallengeSerializer, **problem_responses(400, 401, 403, 409, 422, 429)},
     examples=[
         OpenApiExample("a friend", request_only=True, value={"opponents": ["petya"], "ruleset": "goat-classic",
                                                            "seats": 2, "rated": True}),

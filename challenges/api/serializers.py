@@ -28,6 +28,9 @@ class ChallengeCreateSerializer(StrictSerializer):
     seating = serializers.ChoiceField(choices=Seating.values, required=False, default=Seating.RANDOM,
                                       help_text="random (default): seats drawn when the game starts; fixed: you in "
                                                 "seat 0, the opponents in the order named, then the link's holders.")
+    private = StrictBooleanField(required=False, default=False,
+                                 help_text="Make its game a private table (always so with seats by link): shown "
+                                           "to its players and staff only until it ends, never listed.")
     again_of = StrictIntegerField(min_value=1, max_value=2**63 - 1, required=False,
                                   help_text="An ended game you played: play it again with the same people (its "
                                             "ruleset, seats, options and other players, unless given here).")
@@ -68,7 +71,7 @@ class ChallengeSerializer(serializers.Serializer):
     options = serializers.DictField()
     rated = serializers.BooleanField()
     seating = serializers.ChoiceField(choices=Seating.values)
-    private = serializers.BooleanField(help_text="Has seats by link: its game is a private table.")
+    private = serializers.BooleanField(help_text="Its game is a private table (always so with seats by link).")
     created_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField()
     link = serializers.URLField(allow_null=True, help_text="The play page's link to share (the challenger's, "

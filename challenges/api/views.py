@@ -62,7 +62,11 @@ class ChallengeListCreateView(generics.ListAPIView):
         def create() -> Response:
             body = ChallengeCreateSerializer(data=request.data)
             body.is_valid(raise_exception=True)
-            challenge = services.challenge_create(challenger=request.user, **body.validated_data)
+            fields = body.validated_data
+            if set(request.data) == {"again_of"}:  # again with the same people: one challenge per old game
+                challenge, created = services.challenge_again(player=request.user, game_id=fields["again_of"])
+                return answer(request, challenge, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+            challenge = services.challenge_create(challenger=request.user, **fields)
             return answer(request, challenge, status.HTTP_201_CREATED)
 
         return idempotent(self, request, create)

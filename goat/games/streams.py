@@ -165,18 +165,18 @@ def _game_check(game_id: int, user, after: int | None) -> None:
     """The refusals before a game stream starts: 404 for no such game, 400 for an ``after`` beyond its
     version; and an auditor's look at a running game recorded. One query (the game and the caller's
     seat); a signed-in caller without a seat has their permissions asked as well."""
-    games = Game.objects.filter(pk=game_id).only("id", "status", "version")
+    games = Game.objects.filter(pk=game_id).only("id", "status", "version", "private")
     signed_in = getattr(user, "is_authenticated", False)
     if signed_in:  # the caller's seat in the same query
         games = games.annotate(caller_seat=Subquery(
             Seat.objects.filter(game=OuterRef("pk"), player=user).order_by().values("seat")[:1]))
     game = games.first()
-    if game is None:
+    seat = game.caller_seat if game is not None and signed_in else None
+    if game is None or not selectors.game_visible(game, user, seat):  # a private table's, while it runs
         raise ServiceError("not_found", gettext("No game with that id."), status=404)
     if after is not None and after > game.version:
         message = gettext("The game is only at version %(version)s.") % {"version": game.version}
         raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
-    seat = game.caller_seat if signed_in else None
     if selectors.sees_everything(game, user, seat):  # an auditor sees it unredacted: who looked is recorded
         audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
 

@@ -264,3 +264,31 @@ def test_a_missed_challenge_is_caught_up_by_the_feed(people):
     owed = [m for m in notify.feed_catch_up(user=petya, since=since) if m["kind"] == "challenge"]
     assert [(m["data"]["event"], m["data"]["by"]) for m in owed] == [("created", None)]
     assert owed[0]["data"]["challenge"]["id"] == body["id"] and owed[0]["data"]["challenge"]["code"] is None
+
+
+def test_again_by_any_player_of_the_old_table_is_one_challenge_and_starts_the_game(people):
+    masha, petya, vasya, _ = people
+    old = finished_game([masha, petya, vasya], options=FAST)
+    with committed():
+        first = token_client(vasya).post("/api/challenges/", {"again_of": old.pk}, format="json")
+    assert first.status_code == 201 and sorted(o["player"] for o in first.json()["opponents"]) == ["masha", "petya"]
+    repeat = token_client(vasya).post("/api/challenges/", {"again_of": old.pk}, format="json")
+    assert repeat.status_code == 200 and repeat.json()["id"] == first.json()["id"]
+    second = token_client(masha).post("/api/challenges/", {"again_of": old.pk}, format="json")
+    assert second.status_code == 200 and second.json()["id"] == first.json()["id"]
+    assert second.json()["status"] == "open"
+    third = token_client(petya).post("/api/challenges/", {"again_of": old.pk}, format="json")
+    assert third.status_code == 200 and third.json()["status"] == "accepted"
+    game = Game.objects.get(pk=third.json()["game"])
+    assert game.options == old.options and game.seats == 3 and Challenge.objects.count() == 1
+    # once started, another "again" makes a new challenge
+    assert token_client(masha).post("/api/challenges/", {"again_of": old.pk}, format="json").status_code == 201
+
+
+def test_a_private_challenge_by_name_and_again_of_a_private_game_stay_private(people):
+    masha, petya, *_ = people
+    body = challenge(token_client(masha), opponents=["petya"], private=True).json()
+    assert body["private"] is True and body["link"] is None and body["code"] is None
+    with committed():
+        game_id = token_client(petya).post(f"/api/challenges/{body['id']}/accept/", {}, format="json").json()["game"]
+    assert Game.objects.get(pk=game_id).private

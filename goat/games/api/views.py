@@ -93,8 +93,9 @@ def conditional(request: Request, tag: str, build) -> Response:
 # --- Helpers --------------------------------------------------------------------------------
 
 
-def game_get(game_id: int) -> Game:
-    return selectors.game_get(game_id=game_id)
+def game_get(game_id: int, user) -> Game:
+    """The game ``user`` may see (a private table's running game is 404 to anyone not at it)."""
+    return selectors.game_get(game_id=game_id, viewer=user)
 
 
 def view_for(game: Game, user) -> dict[str, Any]:
@@ -130,7 +131,7 @@ class GameListCreateView(PublicReadView, generics.ListAPIView, GameAPIView):
                                   "join": link("games_join", "Take a seat at the first game of the page.",
                                                {"game_id": "$response.body#/results/0/id"})}}}
     filterset_class = GameFilter
-    queryset = selectors.games_listed()
+    queryset = selectors.games_public()
 
     @schema.games_list
     def get(self, request: Request, *args, **kwargs) -> Response:
@@ -190,7 +191,7 @@ class GameDetailView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_retrieve
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         if not_modified(request, etag(game.version)):
             return conditional(request, etag(game.version), dict)
         view = view_for(game, request.user)
@@ -240,7 +241,7 @@ class GameEventsView(PublicReadView, GameAPIView):
     def get(self, request: Request, game_id: int) -> Response:
         query = EventsQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         version = game.version
 
         def build() -> dict[str, Any]:
@@ -258,7 +259,7 @@ class GameScoresheetView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_scoresheet
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         state = selectors.game_state(game=game)
         response = Response(selectors.scoresheet(game=game, state=state))
         response["ETag"] = etag(state.version)
@@ -271,7 +272,7 @@ class GameReplayView(PublicReadView, GameAPIView):
     def get(self, request: Request, game_id: int) -> Response:
         query = ReplayQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         ended_or_auditor(game, request.user)
         at = query.validated_data["at"]
         if at is None:
@@ -288,7 +289,7 @@ class GameVerifyView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_verify
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         ended_or_auditor(game, request.user)
         return Response(verification.game_verify(game=game).to_dict())
 
