@@ -438,6 +438,8 @@ REST_FRAMEWORK = {
         # wrong challenge link codes (challenges.services): per player, and per challenge
         "challenge_code_player": env_str("GOAT_THROTTLE_CHALLENGE_CODE_PLAYER", "10/hour"),
         "challenge_code": env_str("GOAT_THROTTLE_CHALLENGE_CODE", "100/hour"),
+        # a bot's POSTs on challenges (create, accept, decline, cancel): per bot account
+        "bot_challenges": env_str("GOAT_THROTTLE_BOT_CHALLENGES", "30/min"),
     },
     "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
@@ -447,6 +449,7 @@ SPECTACULAR_SETTINGS = {
     # "status" names choice sets of several components: /health/'s keeps its name, the analysis's gets one
     "ENUM_NAME_OVERRIDES": {"StatusEnum": ["ok", "degraded"], "AnalysisStatusEnum": ["queued", "running", "done"],
                             "DeclineReasonEnum": "challenges.models.DeclineReason",
+                            "RulesetEnum": "goat.engine.rulesets.RULESETS",
                             "ChallengeStatusEnum": "challenges.models.ChallengeStatus",
                             "ChallengeAnswerEnum": "challenges.models.Answer"},
     "TITLE": "goat API",
@@ -465,6 +468,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "goat.games.api.stream_schema.streams_postprocessing_hook",  # the async stream views, outside DRF
         "tournaments.api.schema.stream_postprocessing_hook",  # the tournament stream, likewise
+        "challenges.api.schema.bot_stream_postprocessing_hook",  # the bot stream, likewise
         "goat.web.schema.strict_bodies_postprocessing_hook",  # no unknown field in a StrictSerializer's body
         "goat.web.schema.validated_min_length_postprocessing_hook",  # lengths only a validator checks
     ],

@@ -34,7 +34,8 @@ def game_summary(game: Game) -> dict[str, Any]:
         "id": game.pk, "ruleset": game.ruleset, "status": game.status, "created_at": game.created_at,
         "ended_at": game.ended_at, "reason": result.get("reason"),
         "seats": [{"seat": s.seat, "player": s.player.get_username(), "goat": s.seat in goats,
-                   "winner": s.seat in winners, "computer": game.computer_seat(s.seat)} for s in game.seat_set.all()],
+                   "winner": s.seat in winners, "computer": game.computer_seat(s.seat), "bot": game.bot_seat(s.seat)}
+                  for s in game.seat_set.all()],
         "rated": game.rated,
     }
 

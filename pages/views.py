@@ -43,6 +43,7 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
     page = page_of(request, listed, size=PLAYER_GAMES_PAGE)
     return render(request, "pages/player.html", {
         **selectors.player(user=user), "page": page, "computer": players.player_is_computer(player=user),
+        "bot": players.player_is_bot(player=user),
         "games": selectors.player_game_rows(user=user, games_page=page.object_list), **pager_links(request, page),
         "analysis_losses": analysis.player_average_loss(player=user),
         "tournaments": [tournaments.player_tournament_row(r)

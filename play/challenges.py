@@ -17,12 +17,12 @@ from challenges import services as challenges
 from challenges.models import ChallengeStatus
 from goat.web.errors import ServiceError
 
-from . import views
-
 
 @require_http_methods(["GET", "POST"])
 @ensure_csrf_cookie
 def challenge_link(request: HttpRequest, code: str) -> HttpResponse:
+    from . import views  # the play page's frame (views imports this module for the page's challenges)
+
     if not request.user.is_authenticated:
         return views.page(request, notice=_("Sign in, or sign up, to take your seat at this table."))
     try:
@@ -53,3 +53,25 @@ def challenge_link(request: HttpRequest, code: str) -> HttpResponse:
         "challenge": view, "joined": joined, "error": error, "open": view["status"] == ChallengeStatus.OPEN,
         "free": challenge.seats - 1 - len(view["opponents"]),
     }, status=409 if error else 200)
+
+
+def challenge_context(request: HttpRequest) -> dict[str, object]:
+    """The play page's challenges (play/_challenges.html): the open ones waiting for the player's
+    answer, their own open ones, and the name ``?challenge=`` prefills (a player page's "Challenge")."""
+    user = request.user
+    mine = challenge_selectors.challenges_of(user=user, status=ChallengeStatus.OPEN)
+    incoming = [challenge_selectors.challenge_view(c, user) for c in mine.filter(entries__player=user,
+                                                                                  entries__answer="pending")[:20]]
+    outgoing = [challenge_selectors.challenge_view(c, user) for c in mine.filter(challenger=user)[:20]]
+    return {"incoming": incoming, "outgoing": outgoing, "challenge_to": request.GET.get("challenge", "")[:150]}
+
+
+def challenge_strings() -> dict[str, str]:
+    """The words challenges.js shows, in the page's language."""
+    return {
+        "challenge_sent": _("Challenge sent."), "challenge_from": _("%(player)s challenges you."),
+        "challenge_declined": _("%(player)s declined your challenge."), "accept": _("Accept"),
+        "decline": _("Decline"), "cancel": _("Cancel"), "link": _("link"), "anyone": _("anyone with the link"),
+        "from_player": _("from %(player)s"), "ch_rated": _("rated"), "ch_unrated": _("unrated"), "bot": _("bot"),
+        "none_incoming": _("No challenge waits for your answer."), "none_outgoing": _("You have no open challenge."),
+    }

@@ -37,6 +37,8 @@ from goat.web.errors import ServiceError
 from goat.web.throttling import throttle_wait
 from goat.web.words import game_status, ruleset, word
 
+from . import challenges
+
 #: games shown in each list of the lobby (the script pages on through the API)
 LOBBY_SIZE = 20
 #: move clocks the new-game form offers, in seconds (0: no clock)
@@ -87,7 +89,7 @@ def _summary(game: Game) -> dict[str, Any]:
     """A game of a lobby list: what its row shows."""
     seats = sorted(game.seat_set.all(), key=lambda s: s.seat)
     return {"id": game.pk, "ruleset": game.ruleset, "status": game.status, "seat_count": game.seats,
-            "players": [{"name": s.player.get_username(), "computer": s.computer} for s in seats],
+            "players": [{"name": s.player.get_username(), "computer": s.computer, "bot": s.bot} for s in seats],
             "free": game.seats - len(seats)}
 
 
@@ -147,7 +149,8 @@ def page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, A
             "computer_levels": computer_levels(),
             "move_times": MOVE_TIMES,
             "default_move_time": PRESETS[RULESETS[0]]["move_time"],
-            "strings": _script_strings(),
+            "strings": {**_script_strings(), **challenges.challenge_strings()},
+            **challenges.challenge_context(request),
             "tile_set": tile_set() if game_id is not None else (),
         })
     return render(request, "play/play.html", context, status=status)

@@ -6,11 +6,22 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 
 from goat.games.api.examples import GAME_EXAMPLE
+from goat.games.api.stream_schema import stream_operation
 from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED
+from goat.web.schema import (
+    COMMON_PROBLEMS,
+    ID_SCHEMA,
+    IDEMPOTENCY_KEY,
+    IN_PROGRESS,
+    KEY_REUSED,
+    THROTTLED,
+    UNAUTHENTICATED,
+)
 
-from .. import services
+from .. import bots, services
 from .serializers import (
+    BotSerializer,
+    BotUpgradeSerializer,
     ChallengeAcceptSerializer,
     ChallengeCreateSerializer,
     ChallengeDeclineSerializer,
@@ -154,3 +165,45 @@ challenges_cancel = extend_schema(
     ],
     tags=["challenges"],
 )
+
+bot_upgrade = extend_schema(
+    operation_id="bot_account_upgrade",
+    summary="Turn your account into a bot's",
+    description="Irreversible. Only for an account that has played no game (409 `account_has_games`). A bot plays "
+                "through challenges only (it creates and joins no game of the lobby and registers for no tournament: "
+                "403 `bot_account`), hears of them on `GET /api/bot/stream/events/`, and is marked `\"bot\": true` on "
+                "its profile, its seats and every list. `rulesets`: those it accepts challenges for (empty: all; a "
+                "challenge for another is 422 `bot_declines_ruleset`). A repeat answers 200 with the bot, its "
+                "`rulesets` replaced when given.",
+    request=BotUpgradeSerializer,
+    responses={200: BotSerializer, **problem_responses(400, 401, 403, 409, 429)},
+    examples=[
+        OpenApiExample("rulesets", request_only=True, value={"rulesets": ["goat-classic", "domino-3rounds"]}),
+        OpenApiExample("a bot", response_only=True, status_codes=["200"],
+                       value={"username": "goatbot", "bot": True, "rulesets": ["goat-classic"],
+                              "upgraded_at": "2026-12-06T10:00:00Z"}),
+        problem_example(409, "account_has_games", bots.HAS_GAMES),
+        UNAUTHENTICATED, THROTTLED,
+    ],
+    tags=["bots"],
+)
+
+
+def bot_stream_postprocessing_hook(result, generator, request, public):
+    """drf-spectacular POSTPROCESSING_HOOKS entry: ``GET /api/bot/stream/events/`` (challenges/streams.py)."""
+    operation = stream_operation(
+        "bot_stream_events", "A bot's events",
+        "For bot accounts (403 `not_a_bot` otherwise). NDJSON only, one message per line with its name in `kind`: "
+        "first a `challenge` (`event: created`) for each open challenge waiting for the bot's answer and a "
+        "`game_start` for each of its running games, then as they happen `challenge` `{event, by, challenge}`, "
+        "`game_start` `{game}`, `game_finish` `{game, result}`. Follow each game on its own stream and move with "
+        "`POST /api/games/{id}/moves/`, as anyone.",
+        [], {400: COMMON_PROBLEMS[400], 401: COMMON_PROBLEMS[401],
+             403: "`not_a_bot`: the account is not a bot's (POST /api/bot/account/upgrade/ first).",
+             429: "`too_many_streams`: this token holds the limit of open streams (Retry-After says when to try "
+                  "again)."},
+        ["challenge", "game_start", "game_finish"], False)
+    del operation["get"]["responses"]["200"]["content"]["text/event-stream"]
+    operation["get"]["tags"] = ["bots"]
+    result.setdefault("paths", {})["/api/bot/stream/events/"] = operation
+    return result

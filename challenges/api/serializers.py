@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from goat.engine.rulesets import MAX_SEATS, MIN_SEATS
+from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, RULESETS
 from goat.games.api.serializers import OptionsField, RulesetField
 from goat.web.fields import StrictBooleanField, StrictCharField, StrictIntegerField, StrictSerializer
 
@@ -79,3 +79,23 @@ class ChallengeSerializer(serializers.Serializer):
     code = serializers.CharField(allow_null=True, help_text="The link's code (the challenger's, while open).")
     game = serializers.IntegerField(allow_null=True, help_text="The game, once every seat accepted.")
     again_of = serializers.IntegerField(allow_null=True)
+
+
+class BotUpgradeSerializer(StrictSerializer):
+    rulesets = serializers.ListField(
+        child=RulesetField(max_length=32), required=False, max_length=16,
+        help_text="The rulesets the bot accepts challenges for (empty or absent: every ruleset).")
+
+    def validate_rulesets(self, value: list[str]) -> list[str]:
+        unknown = [name for name in value if name not in RULESETS]
+        if unknown:
+            raise serializers.ValidationError(
+                f"Not a ruleset: {', '.join(unknown)}; choose among {', '.join(RULESETS)}.")
+        return list(dict.fromkeys(value))
+
+
+class BotSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    bot = serializers.BooleanField()
+    rulesets = serializers.ListField(child=serializers.CharField())
+    upgraded_at = serializers.DateTimeField()

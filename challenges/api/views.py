@@ -11,12 +11,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from goat.players.services import player_is_bot
 from goat.web.idempotency import idempotent
+from goat.web.throttling import UserRateThrottle
 
-from .. import selectors, services
+from .. import bots, selectors, services
 from ..models import Challenge
 from . import schema
 from .serializers import (
+    BotUpgradeSerializer,
     ChallengeAcceptSerializer,
     ChallengeCreateSerializer,
     ChallengeDeclineSerializer,
@@ -39,7 +42,24 @@ def answer(request: Request, challenge: Challenge, code: int = status.HTTP_200_O
                     status=code)
 
 
-class ChallengeListCreateView(generics.ListAPIView):
+class BotRateThrottle(UserRateThrottle):
+    """A bot's POSTs on challenges (create, accept, decline, cancel), counted per bot account on the
+    rate ``bot_challenges`` (docs/api.md "Bots"); a person's are not counted here."""
+
+    scope = "bot_challenges"
+
+    def allow_request(self, request, view) -> bool:
+        user = request.user
+        if request.method != "POST" or not user.is_authenticated or not player_is_bot(player=user):
+            return True
+        return super().allow_request(request, view)
+
+
+class ChallengeAPIView(APIView):
+    throttle_classes = [*APIView.throttle_classes, BotRateThrottle]
+
+
+class ChallengeListCreateView(generics.ListAPIView, ChallengeAPIView):
     serializer_class = ChallengeSerializer
     filter_backends: list = []
     queryset = Challenge.objects.none()  # the schema's model; each request gets the caller's
@@ -72,13 +92,13 @@ class ChallengeListCreateView(generics.ListAPIView):
         return idempotent(self, request, create)
 
 
-class ChallengeDetailView(APIView):
+class ChallengeDetailView(ChallengeAPIView):
     @schema.challenges_retrieve
     def get(self, request: Request, challenge_id: int) -> Response:
         return Response(view_for(request, selectors.challenge_get(challenge_id=challenge_id, user=request.user)))
 
 
-class ChallengeAcceptView(APIView):
+class ChallengeAcceptView(ChallengeAPIView):
     @schema.challenges_accept
     def post(self, request: Request, challenge_id: int) -> Response:
         body = ChallengeAcceptSerializer(data=request.data)
@@ -87,7 +107,7 @@ class ChallengeAcceptView(APIView):
                                                          code=body.validated_data.get("code")))
 
 
-class ChallengeDeclineView(APIView):
+class ChallengeDeclineView(ChallengeAPIView):
     @schema.challenges_decline
     def post(self, request: Request, challenge_id: int) -> Response:
         body = ChallengeDeclineSerializer(data=request.data)
@@ -96,7 +116,16 @@ class ChallengeDeclineView(APIView):
                                                           reason=body.validated_data["reason"]))
 
 
-class ChallengeCancelView(APIView):
+class ChallengeCancelView(ChallengeAPIView):
     @schema.challenges_cancel
     def post(self, request: Request, challenge_id: int) -> Response:
         return answer(request, services.challenge_cancel(challenge_id=challenge_id, player=request.user))
+
+
+class BotUpgradeView(APIView):
+    @schema.bot_upgrade
+    def post(self, request: Request) -> Response:
+        body = BotUpgradeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        bot = bots.bot_upgrade(player=request.user, rulesets=body.validated_data.get("rulesets"))
+        return Response(bots.bot_view(bot))

@@ -85,6 +85,9 @@ class Game(models.Model):
     #: the seats held by computer players (goat.games.computer), one bit per seat (bit s: seat s); set
     #: when the game is created and never changed. A game with a computer is unrated.
     computers = models.PositiveSmallIntegerField(_("computers"), default=0, editable=False)
+    #: the seats held by bot accounts (goat.players.BotAccount; docs/api.md "Bots"), one bit per seat,
+    #: set when the game is created (a bot sits only at a challenge's game, seated all at once)
+    bots = models.PositiveSmallIntegerField(_("bots"), default=0, editable=False)
     #: how the computer players choose their moves: ``random`` or ``strong`` ("" without computers)
     computer_level = models.CharField(_("computer level"), max_length=16, blank=True, default="", editable=False)
     #: the ended game this one is the rematch of (docs/api.md "Live play"): at most one per game
@@ -127,6 +130,10 @@ class Game(models.Model):
         """Whether ``seat`` is a computer player's."""
         return seat is not None and bool(self.computers >> seat & 1)
 
+    def bot_seat(self, seat: int | None) -> bool:
+        """Whether a bot account holds ``seat``."""
+        return seat is not None and bool(self.bots >> seat & 1)
+
     @property
     def ended(self) -> bool:
         return self.status in engine_status.ENDED
@@ -157,6 +164,11 @@ class Seat(models.Model):
     def computer(self) -> bool:
         """Whether a computer player holds this seat (the game row says which seats are computers')."""
         return self.game.computer_seat(self.seat)
+
+    @property
+    def bot(self) -> bool:
+        """Whether a bot account holds this seat (the game row says which seats are bots')."""
+        return self.game.bot_seat(self.seat)
 
 
 class AppendOnlyError(Exception):

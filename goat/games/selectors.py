@@ -147,7 +147,8 @@ def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, An
         "round": public["round"],
         "turn": public["turn"],
         "deadline": game.deadline,
-        "seats": [{**seat_view, "computer": game.computer_seat(seat_view["seat"])} for seat_view in public["seats"]],
+        "seats": [{**seat_view, "computer": game.computer_seat(seat_view["seat"]),
+                   "bot": game.bot_seat(seat_view["seat"])} for seat_view in public["seats"]],
         "line": public["line"],
         "bazaar": public["bazaar"],
         "hand": own["hand"],
@@ -291,7 +292,8 @@ def full_state(state: GameState, *, game: Game | None = None) -> dict[str, Any]:
     t = state.table
     public = state.public_dict()
     if game is not None:
-        public["seats"] = [{**s, "computer": game.computer_seat(s["seat"])} for s in public["seats"]]
+        public["seats"] = [{**s, "computer": game.computer_seat(s["seat"]), "bot": game.bot_seat(s["seat"])}
+                           for s in public["seats"]]
     return {
         **public,
         "hands": state.hands_str(),

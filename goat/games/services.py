@@ -36,7 +36,8 @@ from goat.games import eventstore, notify, projections, selectors, signals
 from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.games.rules_texts import rules_detail
-from goat.players.services import computer_accounts, player_is_computer
+from goat.players.models import BotAccount
+from goat.players.services import computer_accounts, player_is_bot, player_is_computer
 from goat.web import metrics
 from goat.web.errors import ServiceError
 from goat.web.logs import game_context
@@ -54,6 +55,7 @@ COMPUTER_PLAYER = gettext_lazy("A computer player takes seats only in the games 
 TOO_MANY_COMPUTER_GAMES = gettext_lazy(
     "You already hold the limit of open games against the computer ({limit}); finish or leave one first.")
 COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no ante: leave out 'ante' or make it 0.")
+BOT_ACCOUNT = gettext_lazy("A bot plays through challenges only: it creates and joins no game of the lobby.")
 CASUAL_ANTE = gettext_lazy("An unrated game has no ante: leave out 'ante' or make it 0.")
 
 #: the engine's refusals of a command's precondition, answered as ServiceErrors with their status: the
@@ -207,16 +209,19 @@ def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[
 @transaction.atomic
 def game_create(*, player, ruleset: str, seats: int, options: dict | None = None, client_seed: str = "",
                 computer_players: int = 0, computer_level: str = "strong", private: bool = False,
-                casual: bool = False) -> LoadedGame:
+                casual: bool = False, bots: int | None = None) -> LoadedGame:
     """Create a game; the creator takes seat 0 and ``computer_players`` built-in computer players
     (goat.games.computer) take seats 1..N at once, playing at ``computer_level``. A game with a
     computer, or ``casual`` (unrated by its players' choice), is unrated and has no ante (the preset's
     ante is left out; an ``ante`` > 0 asked for is 400 ``invalid_options``). ``private``: a private
     table, never listed (docs/api.md "Challenges"). Returns the game as committed, loaded for the
-    creator (seat 0)."""
+    creator (seat 0). A bot account creates no game here (403 ``bot_account``): it plays through
+    challenges, whose games ``game_create_seated`` creates with ``bots``, the seats bots hold."""
     _computers_check(seats, computer_players, computer_level)
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+    if bots is None and player_is_bot(player=player):
+        raise ServiceError("bot_account", BOT_ACCOUNT, status=403)
     if computer_players:
         _computer_games_check(player)
     unrated = bool(computer_players) or casual
@@ -235,7 +240,7 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
         ruleset=ruleset, options=state.options.to_dict(), seats=seats, status=GameStatus.WAITING,
         server_seed=server_seed, server_seed_commitment=state.commitment, created_by=player,
         computers=sum(1 << seat for seat in range(1, computer_players + 1)),
-        computer_level=computer_level if computer_players else "", private=private, casual=casual,
+        computer_level=computer_level if computer_players else "", private=private, casual=casual, bots=bots or 0,
     )
     game_context(game.pk)
     loaded = _take_seat(LoadedGame(game=game, state=state, players=(None,) * seats), events, player, client_seed)
@@ -254,8 +259,11 @@ def game_create_seated(*, players: list, ruleset: str, seats: int, options: dict
     for ``players[0]``."""
     if len(players) != seats or len({player.pk for player in players}) != seats:
         raise ValueError("game_create_seated: one distinct player per seat")
+    bots = set(BotAccount.objects.filter(user_id__in=[player.pk for player in players]).values_list("user_id",
+                                                                                                      flat=True))
+    mask = sum(1 << seat for seat, player in enumerate(players) if player.pk in bots)
     created = game_create(player=players[0], ruleset=ruleset, seats=seats, options=options, private=private,
-                          casual=casual)
+                          casual=casual, bots=mask)
     loaded = created
     for player in players[1:]:
         if player_is_computer(player=player):
@@ -325,6 +333,8 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> LoadedGame:
     """
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+    if player_is_bot(player=player):
+        raise ServiceError("bot_account", BOT_ACCOUNT, status=403)
     for attempt in range(1, MAX_TRIES + 1):
         try:
             with transaction.atomic():

@@ -37,12 +37,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Callable
-from functools import wraps
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator
+from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import close_old_connections
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
@@ -61,13 +59,7 @@ logger = logging.getLogger(__name__)
 _VERSION = re.compile(r"^\s*([0-9]{1,10})\s*$")  # ASCII digits only (``\d`` takes ３ too)
 
 
-async def _user(request: HttpRequest):
-    """The caller of a stream that needs a login (the player feed); 401 without credentials."""
-    user, key = await streaming.stream_caller(request)
-    if user is None:
-        raise ServiceError("not_authenticated", gettext("Authentication credentials were not provided."), status=401,
-                           headers={"WWW-Authenticate": "Token"})
-    return user, key
+_user = streaming.stream_user  # the player feed needs a login
 
 
 def _after(request: HttpRequest) -> int | None:
@@ -87,21 +79,9 @@ def _after(request: HttpRequest) -> int | None:
 
 # --- reads (sync, in a worker thread; the same selectors as GET) ------------------------------
 
-_Read = TypeVar("_Read", bound=Callable[..., Any])
 
 
-def _connected(read: _Read) -> _Read:
-    """``read``, run in a worker thread, gives back the database connection it took (as a request
-    would at its end): the threads outlive the read."""
-    @wraps(read)
-    def connected(*args: Any, **kwargs: Any) -> Any:
-        close_old_connections()
-        try:
-            return read(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    return connected  # type: ignore[return-value]
+_connected = streaming.connected
 
 
 @_connected

@@ -149,7 +149,7 @@ def player_profile(*, user: AbstractBaseUser, include_private: bool) -> dict[str
     """A player's profile: the username and the fields every receiver of ``signals.profile_sections``
     answers, in the order they were connected. A section shows private fields (``chips``) only when
     ``include_private`` (the player's own view)."""
-    profile: dict[str, Any] = {"username": user.get_username()}
+    profile: dict[str, Any] = {"username": user.get_username(), "bot": player_is_bot(player=user)}
     for _receiver, fields in signals.profile_sections.send(sender=None, player=user, include_private=include_private):
         profile.update(fields)
     return profile

@@ -137,6 +137,7 @@ class SeatViewSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = serializers.CharField(allow_null=True, help_text="Username, null while the seat is free.")
     computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
+    bot = serializers.BooleanField(help_text="Whether a bot account holds the seat (docs/api.md \"Bots\").")
     tiles = serializers.IntegerField(help_text="Tiles in the hand.")
     open = serializers.BooleanField()
     score = serializers.IntegerField()
@@ -215,6 +216,7 @@ class SummarySeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = serializers.CharField(source="player.username")
     computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
+    bot = serializers.BooleanField(help_text="Whether a bot account holds the seat (docs/api.md \"Bots\").")
 
 
 class GameSummarySerializer(serializers.Serializer):

@@ -20,4 +20,9 @@ class Migration(migrations.Migration):
             name='private',
             field=models.BooleanField(default=False, editable=False, verbose_name='private'),
         ),
+        migrations.AddField(
+            model_name='game',
+            name='bots',
+            field=models.PositiveSmallIntegerField(default=0, editable=False, verbose_name='bots'),
+        ),
     ]
