@@ -33,7 +33,8 @@ from goat.games.models import Game
 from goat.players.backends import user_by_username
 from goat.players.services import player_is_computer
 from goat.web.errors import ServiceError
-from goat.web.throttling import code_attempt
+from goat.web.rates import rate_refund
+from goat.web.throttling import rate_limit, secret_attempt
 
 from . import notify
 from .models import Answer, Challenge, ChallengeEntry, ChallengeStatus, DeclineReason, Seating
@@ -277,24 +278,24 @@ def _link_seat_free(challenge: Challenge) -> bool:
 
 def _code_check(challenge: Challenge, player, code: str) -> None:
     """403 ``challenge_code_wrong`` unless ``code`` is the challenge's link code; wrong codes are
-    throttled per player (rate ``challenge_code_player``) and per challenge (``challenge_code``),
-    the tournaments' invite codes' mechanism (goat.web.throttling.code_attempt)."""
-    limits = [("challenge_code_player", str(player.pk)), ("challenge_code", str(challenge.pk))]
-    if not code_attempt(limits, lambda: bool(challenge.code) and constant_time_compare(code, challenge.code)):
+    throttled per player (rate ``challenge_code_player``) and per challenge (``challenge_code``) by
+    the tournaments' invite codes' mechanism (goat.web.throttling.secret_attempt): it holds the
+    guesser, never the link's rightful holders."""
+    right = bool(challenge.code) and constant_time_compare(code, challenge.code or "")
+    secret_attempt(guesser=("challenge_code_player", str(player.pk)), target=("challenge_code", str(challenge.pk)),
+                   right=right)
+    if not right:
         raise ServiceError("challenge_code_wrong", CODE_WRONG, status=403)
 
 
 def challenge_by_code(*, code: str, player) -> Challenge | None:
     """The challenge whose link code is ``code`` (the play page's ``/play/c/<code>/``), every lookup
     counted on the player's wrong-code rate (429 ``throttled`` over it; a found code is taken back)."""
-    found: list[Challenge] = []
-
-    def right() -> bool:
-        found.extend(Challenge.objects.filter(code=code).select_related("challenger", "game")[:1])
-        return bool(found)
-
-    code_attempt([("challenge_code_player", str(player.pk))], right)
-    return found[0] if found else None
+    hit = rate_limit("challenge_code_player", str(player.pk))
+    found = Challenge.objects.filter(code=code).select_related("challenger", "game").first()
+    if found is not None:
+        rate_refund(hit)
+    return found
 
 
 def _start(challenge: Challenge, entries: list[ChallengeEntry], now) -> None:
