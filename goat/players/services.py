@@ -143,6 +143,13 @@ def player_is_bot(*, player) -> bool:
     return BotAccount.objects.filter(user_id=player.pk).exists()
 
 
+def bots_among(*, usernames: list[str]) -> set[str]:
+    """Which of ``usernames`` are bots' accounts (one query: a page of a list)."""
+    if not usernames:
+        return set()
+    return set(BotAccount.objects.filter(user__username__in=usernames).values_list("user__username", flat=True))
+
+
 def bot_declines(*, player, ruleset: str) -> bool:
     """Whether ``player`` is a bot that does not play ``ruleset`` (its ``rulesets``; empty: it plays all)."""
     rulesets = BotAccount.objects.filter(user_id=player.pk).values_list("rulesets", flat=True).first()

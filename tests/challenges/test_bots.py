@@ -144,3 +144,18 @@ def test_the_bot_stream_is_for_bots_and_starts_with_what_waits(people):
 
     line = json.loads(asyncio.run(first_line()))
     assert line["kind"] == "challenge" and line["event"] == "created" and line["challenge"]["code"] is None
+
+
+def test_leaderboards_mark_bots(people, client):
+    from django.db import transaction
+
+    from ratings import leaderboards
+
+    masha, bot, _ = people
+    upgrade(bot)
+    with transaction.atomic():
+        for points, user in ((40, bot), (30, masha)):
+            leaderboards._bump_boards(["ratings:all:*"], [(user.pk, user.username, points, False)])
+    rows = Client().get("/api/leaderboards/ratings/").json()["results"]
+    assert [(r["player"], r["bot"]) for r in rows] == [("goatbot", True), ("masha", False)]
+    assert 'class="badge bot"' in Client().get("/leaderboards/").content.decode()

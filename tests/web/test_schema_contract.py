@@ -252,3 +252,20 @@ def test_the_challenge_operations_answer_as_the_schema_says(schema, token_client
     third = ann.post("/api/challenges/", {"opponents": ["ben"], "ruleset": "goat-classic"}, format="json").json()
     accepted = ben.post(f"/api/challenges/{third['id']}/accept/", {}, format="json")
     assert accepted.status_code == 200 and set(accepted.json()) == fields and accepted.json()["game"]
+
+
+def test_the_bot_operations_are_in_the_schema(schema):
+    upgrade = by_id(schema, "bot_account_upgrade")
+    assert {"200", "401", "409", "429"} <= set(upgrade["responses"])
+    assert schema["components"]["schemas"]["BotUpgradeRequest"]["additionalProperties"] is False
+    stream = schema["paths"]["/api/bot/stream/events/"]["get"]
+    assert stream["operationId"] == "bot_stream_events"
+    assert set(stream["responses"]["200"]["content"]) == {"application/x-ndjson"}
+    kinds = stream["responses"]["200"]["content"]["application/x-ndjson"]["schema"]["properties"]["kind"]["enum"]
+    assert kinds == ["challenge", "game_start", "game_finish"]
+    assert "403" in stream["responses"]
+    feed = schema["paths"]["/api/stream/"]["get"]["responses"]["200"]["content"]["application/x-ndjson"]["schema"]
+    assert "challenge" in feed["properties"]["kind"]["enum"]
+    for component in ("SeatView", "SummarySeat"):
+        assert "bot" in schema["components"]["schemas"][component]["properties"], component
+    assert "bot" in schema["components"]["schemas"]["PublicProfile"]["properties"]
