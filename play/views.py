@@ -150,7 +150,7 @@ def page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, A
             "move_times": MOVE_TIMES,
             "default_move_time": PRESETS[RULESETS[0]]["move_time"],
             "strings": {**_script_strings(), **challenges.challenge_strings()},
-            **challenges.challenge_context(request),
+            **challenges.challenge_context(request, game_id),
             "tile_set": tile_set() if game_id is not None else (),
         })
     return render(request, "play/play.html", context, status=status)

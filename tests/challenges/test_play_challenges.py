@@ -44,3 +44,16 @@ def test_a_player_page_challenges_that_player_from_the_play_page_in_russian():
     assert 'id="ch-opponents" name="opponents" autocomplete="off" autocapitalize="none" maxlength="500" ' \
            'value="petya"' in html
     assert "Вызовы вам" in html and "Вызовов, ждущих ответа, нет." in html and "Вызвать" in html
+
+
+def test_a_table_offers_play_again_with_the_same_people_to_its_players_once_it_ended():
+    from factories import FAST, finished_game, start_game
+
+    masha, petya, vasya = make_players("masha", "petya", "vasya")
+    ended = finished_game([masha, petya], options=FAST)
+    html = page_for(masha, path=f"/play/{ended.pk}/")
+    assert f'id="challenge-again" data-game="{ended.pk}">' in html  # shown
+    assert 'id="challenge-again"' not in page_for(vasya, path=f"/play/{ended.pk}/")  # not at that table
+    running = start_game([masha, vasya], options=FAST)
+    assert f'id="challenge-again" data-game="{running.pk}" hidden>' in page_for(masha, path=f"/play/{running.pk}/")
+    assert "Сыграть снова тем же составом" in page_for(petya, "ru", f"/play/{ended.pk}/")

@@ -101,6 +101,23 @@ function setUpForm(form) {
   form.querySelector("button[type=submit]").disabled = false;
 }
 
+// "Play again with the same people" on a table: one challenge for the whole old table (the first to
+// press makes it, each other press accepts it, the last one starts the game).
+async function again(button) {
+  try {
+    const { data } = await api("POST", "/api/challenges/", { body: { again_of: Number(button.dataset.game) } });
+    if (data.game) window.location.assign(tablePath(data.game));
+    else {
+      if (data.challenger === me) add(data, false);
+      else remove(data.id);
+      button.disabled = true;
+      say(t("again_waiting"));
+    }
+  } catch (error) {
+    say(error instanceof ApiError ? error.message : String(error));
+  }
+}
+
 function follow(feed) {
   feed.addEventListener("challenge", (e) => {
     const { event, by, challenge } = JSON.parse(e.data);
@@ -117,6 +134,12 @@ function follow(feed) {
     }
   });
   feed.addEventListener("hello", () => { section.dataset.live = "true"; });
+  const againButton = document.getElementById("challenge-again");
+  if (againButton) {
+    feed.addEventListener("game_ended", (e) => {
+      if (JSON.parse(e.data).game === Number(againButton.dataset.game)) againButton.hidden = false;
+    });
+  }
 }
 
 export function startChallenges(feed) {
@@ -126,7 +149,8 @@ export function startChallenges(feed) {
   section.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button) return;
-    if (button.dataset.accept) act(button.dataset.accept, "accept");
+    if (button.id === "challenge-again") again(button);
+    else if (button.dataset.accept) act(button.dataset.accept, "accept");
     else if (button.dataset.decline) act(button.dataset.decline, "decline", { reason: "generic" });
     else if (button.dataset.cancel) act(button.dataset.cancel, "cancel");
   });
