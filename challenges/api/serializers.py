@@ -7,13 +7,19 @@ from rest_framework import serializers
 
 from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, RULESETS
 from goat.games.api.serializers import OptionsField, RulesetField
-from goat.web.fields import StrictBooleanField, StrictCharField, StrictIntegerField, StrictSerializer
+from goat.web.fields import (
+    FlatListField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 
 from ..models import Answer, ChallengeStatus, DeclineReason, Seating
 
 
 class ChallengeCreateSerializer(StrictSerializer):
-    opponents = serializers.ListField(
+    opponents = FlatListField(
         child=StrictCharField(max_length=150), max_length=MAX_SEATS - 1, required=False, default=list,
         help_text="Usernames of the players you challenge (up to 3); empty: an open challenge, its seats taken "
                   "by whoever holds its link.")
@@ -82,7 +88,7 @@ class ChallengeSerializer(serializers.Serializer):
 
 
 class BotUpgradeSerializer(StrictSerializer):
-    rulesets = serializers.ListField(
+    rulesets = FlatListField(
         child=RulesetField(max_length=32), required=False, max_length=16,
         help_text="The rulesets the bot accepts challenges for (empty or absent: every ruleset).")
 

@@ -159,3 +159,13 @@ def test_leaderboards_mark_bots(people, client):
     rows = Client().get("/api/leaderboards/ratings/").json()["results"]
     assert [(r["player"], r["bot"]) for r in rows] == [("goatbot", True), ("masha", False)]
     assert 'class="badge bot"' in Client().get("/leaderboards/").content.decode()
+
+
+def test_a_list_items_errors_are_a_flat_list_of_messages(people):
+    masha, bot, _ = people
+    body = assert_problem(upgrade(bot, rulesets=[3]), 400, "invalid")
+    assert body["errors"] == {"rulesets": ["item 1: Must be a string."]}
+    body = assert_problem(token_client(masha).post("/api/challenges/", {"opponents": ["petya", 7],
+                                                                        "ruleset": "goat-classic"}, format="json"),
+                          400, "invalid")
+    assert body["errors"] == {"opponents": ["item 2: Must be a string."]}
