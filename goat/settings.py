@@ -263,6 +263,10 @@ if CACHE_URL:
 # Every rate limit counts in one store all web processes share (goat/web/rates.py): Redis when the
 # cache is Redis, else this SQLite file (one machine; not the game database).
 GOAT_RATES_PATH = env_str("GOAT_RATES_PATH", str(GOAT_DATA_DIR / "rates.sqlite3"))
+# The keys that sign game records (goat/games/signing.py, docs/operations.md "Record signing keys"): a
+# JSON keyring created once (mode 0600) in the data directory, or a file the environment names (one
+# shared by every machine that serves records).
+GOAT_SIGNING_KEYRING = env_str("GOAT_SIGNING_KEYRING", str(GOAT_DATA_DIR / "signing_keys.json"))
 
 # --- Auth ---------------------------------------------------------------------------------------
 
