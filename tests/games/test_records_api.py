@@ -10,9 +10,9 @@ import stat
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
+from factories import finished_game, make_players, start_game
 
 from apitest import assert_problem, token_client
-from factories import finished_game, make_players, start_game
 from goat.engine import records
 from goat.games import eventstore
 from goat.games.models import Game
