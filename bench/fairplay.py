@@ -12,8 +12,9 @@ their decisions; ``--pairs`` colluding pairs of ``strong`` players who know each
 whenever some of their legal moves leave the partner a playable tile and some do not, play the
 strong player's favourite among those that do (feeding the ends, never blocking). Each round every
 player plays one game; a colluding pair shares a table a share ``--together`` of the rounds, other
-seats are drawn at random. The rating band of the reports is stood in for by the tertile of a
-player's mean rating points a game.
+seats are drawn at random. Each player's skill rating is updated after every game as the
+``ratings.skill`` projection does (openskill, the same model and ranks), and its band is the reports'
+(``stats.band_of`` of the ordinal).
 
 Prints, for each class, how many were flagged of how many, with a 95% Wilson interval, and the false
 positives among the honest players (assistance) and the honest pairs that sat together (collusion).
@@ -129,10 +130,10 @@ def played_game(seated: list[Player], rng: random.Random, share: float, fake) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--honest", type=int, default=45)
-    parser.add_argument("--assisted", type=int, default=9)
+    parser.add_argument("--honest", type=int, default=24)
+    parser.add_argument("--assisted", type=int, default=6)
     parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--games", type=int, default=20, help="games each player plays")
+    parser.add_argument("--games", type=int, default=30, help="games each player plays")
     parser.add_argument("--samples", type=int, default=None,
                         help="the analysis's samples (default: GOAT_ANALYSIS_SAMPLES)")
     parser.add_argument("--share", type=float, default=0.5,
@@ -140,6 +141,8 @@ def main() -> int:
     parser.add_argument("--together", type=float, default=0.8,
                         help="the share of rounds a colluding pair sits together")
     parser.add_argument("--seed", type=int, default=54)
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="stop after the round during which this much wall time has passed")
     parser.add_argument("--dump", metavar="FILE", help="write each player's decisions and findings to FILE (JSON)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -152,6 +155,8 @@ def main() -> int:
 
     from goat.games import analysis
     from goat.games.models import Game
+    from ratings.skill import _skill_model as SKILL_MODEL  # noqa: N812 - the projection's own model
+    from ratings.skill import skill_ranks
 
     samples = args.samples or settings.GOAT_ANALYSIS_SAMPLES
     rng = random.Random(args.seed)
@@ -162,6 +167,7 @@ def main() -> int:
     started = time.perf_counter()
     analysed, help_rows, seatings = [], [], {}
     points: dict[str, list[int]] = defaultdict(list)
+    skill = {p.name: SKILL_MODEL.rating() for p in players}
     game_no = 0
     for round_no in range(args.games):
         for seated in tables(players, rng, args.together):
@@ -175,13 +181,18 @@ def main() -> int:
             state = evolve_all(events)
             for seat, p in enumerate(seated):
                 points[p.name].append(state.result.rating_points[seat])
+            # the skill rating, as the ratings.skill projection updates it
+            result = state.result
+            ranks = skill_ranks(points=state.points, winners=result.winners, goats=result.goats)
+            rated = SKILL_MODEL.rate([[skill[p.name]] for p in seated], ranks=ranks)
+            for p, [after] in zip(seated, rated, strict=True):
+                skill[p.name] = after
         if not args.json:
             print(f"round {round_no + 1}/{args.games}: {game_no} games, {time.perf_counter() - started:.0f} s",
                   flush=True)
-    # the band: the tertile of the mean rating points a game
-    means = sorted(statistics.mean(v) for v in points.values())
-    cuts = (means[len(means) // 3], means[2 * len(means) // 3])
-    group_of = {name: (RULESET, sum(statistics.mean(v) >= c for c in cuts)) for name, v in points.items()}
+        if args.minutes is not None and time.perf_counter() - started > args.minutes * 60:
+            break
+    group_of = {name: (RULESET, stats.band_of(skill[name].ordinal())) for name in points}
     qualities = stats.qualities(analysed)
     assist = {f.player: f for f in stats.assistance(qualities, group_of)}
     pairs = {f.pair: f for f in stats.collusion(help_rows, seatings)}
@@ -198,7 +209,7 @@ def main() -> int:
     mixed_pairs = [pair for pair in pairs if pair not in colluder_pairs and pair not in honest_pairs]
     out = {
         "bench": "fairplay", "ruleset": RULESET, "seats": SEATS, "samples": samples, "games": game_no,
-        "games_each": args.games, "share": args.share, "together": args.together, "seed": args.seed,
+        "games_each": round_no + 1, "share": args.share, "together": args.together, "seed": args.seed,
         "seconds": round(time.perf_counter() - started),
         "thresholds": {"assist_z": stats.ASSIST_Z, "assist_min_decisions": stats.ASSIST_MIN_DECISIONS,
                        "collusion_z": stats.COLLUSION_Z, "seating_z": stats.SEATING_Z,
@@ -229,6 +240,7 @@ def main() -> int:
     if args.dump:
         Path(args.dump).write_text(json.dumps({"players": [{
             "name": p.name, "kind": p.kind, "level": p.level, "group": group_of[p.name],
+            "ordinal": skill[p.name].ordinal(),
             "quality": {k: getattr(qualities[p.name], k) for k in ("decisions", "loss", "loss_sq", "best")},
             "finding": assist[p.name].__dict__ if p.name in assist else None} for p in players],
             "raw": {p.name: [[m["loss"], m["best"] == m["played"], len(m["legal"])] for _, r in analysed

@@ -86,3 +86,17 @@ def test_a_pair_that_always_feeds_each_other_and_sits_together_is_flagged():
     assert findings[("ann", "bob")].evidence and all(h.helped and h.chance <= 0.5
                                                      for h in findings[("ann", "bob")].evidence)
     assert not any(f.flagged for pair, f in findings.items() if pair != ("ann", "bob"))
+
+
+def test_the_statistics_import_no_django():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys, goat.fairplay.stats\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework', 'celery')]\n"
+            "assert not bad, bad\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60,
+                         env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
