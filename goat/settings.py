@@ -287,9 +287,14 @@ AUTHENTICATION_BACKENDS = [
     "goat.players.backends.UsernameBackend",  # Django's ModelBackend, the username compared in its fold
 ]
 AXES_ENABLED = env_bool("GOAT_LOGIN_LOCKOUT", True)
-AXES_FAILURE_LIMIT = env_int("GOAT_LOGIN_FAILURE_LIMIT", 10)
+# Failures that lock: one account from one address; one address; one account from anywhere
+# (goat.players.lockout: a guesser is held, the account's owner elsewhere is not).
+AXES_FAILURE_LIMIT = max(1, env_int("GOAT_LOGIN_FAILURE_LIMIT", 10))
+GOAT_LOGIN_ADDRESS_FAILURE_LIMIT = max(AXES_FAILURE_LIMIT, env_int("GOAT_LOGIN_ADDRESS_FAILURE_LIMIT", 30))
+GOAT_LOGIN_ACCOUNT_FAILURE_LIMIT = max(AXES_FAILURE_LIMIT, env_int("GOAT_LOGIN_ACCOUNT_FAILURE_LIMIT", 300))
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("GOAT_LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address", "username"]  # goat.players.lockout
+AXES_HANDLER = "goat.players.lockout.LockoutHandler"
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = False  # a login to one's own account must not clear the failures of one's address
 AXES_VERBOSE = False  # no start-up banner in every process and command; failures and lockouts are still logged
@@ -383,6 +388,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 # GOAT_MAX_BODY_BYTES (413; Django's own 64 KiB limit answers the API's bodies below that).
 GOAT_HEADER_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_HEADER_TIMEOUT_SECONDS", 10.0))
 GOAT_BODY_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_BODY_TIMEOUT_SECONDS", 10.0))
+# A response: each part of it taken by the client within GOAT_SEND_TIMEOUT_SECONDS of the connection's
+# write buffer filling (the write deadline, as nginx's send_timeout), else the connection is dropped.
+GOAT_SEND_TIMEOUT_SECONDS = max(1.0, env_float("GOAT_SEND_TIMEOUT_SECONDS", 10.0))
+# A connection whose sent bytes stay unacknowledged this long is closed (TCP_USER_TIMEOUT, Linux): a
+# client whose network vanished is found, and its stream's slot freed, within it.
+GOAT_TCP_USER_TIMEOUT_SECONDS = max(5.0, env_float("GOAT_TCP_USER_TIMEOUT_SECONDS", 30.0))
 GOAT_MAX_HEADER_BYTES = max(4096, env_int("GOAT_MAX_HEADER_BYTES", 32 * 1024))
 GOAT_MAX_HEADERS = max(16, env_int("GOAT_MAX_HEADERS", 100))
 GOAT_MAX_BODY_BYTES = max(DATA_UPLOAD_MAX_MEMORY_SIZE, env_int("GOAT_MAX_BODY_BYTES", 256 * 1024))
@@ -439,6 +450,8 @@ REST_FRAMEWORK = {
         "invite_player": env_str("GOAT_THROTTLE_INVITE_PLAYER", "10/hour"),
         "invite_tournament": env_str("GOAT_THROTTLE_INVITE_TOURNAMENT", "100/hour"),
         "analysis": env_str("GOAT_THROTTLE_ANALYSIS", "20/hour"),
+        # the public pages (home, players, games, rules, leaderboards, tournaments), per client address
+        "pages": env_str("GOAT_THROTTLE_PAGES", "300/min"),
     },
     "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",

@@ -9,6 +9,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from goat.web import problems
 from goat.web.health import HealthView
 from goat.web.metrics_http import metrics_view
+from goat.web.throttling import pages_limited
+from pages import urls as pages_urls
 from ratings.urls import api_urlpatterns as ratings_api
 from ratings.urls import page_urlpatterns as ratings_pages
 from tournaments.urls import api_urlpatterns as tournaments_api
@@ -34,9 +36,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The language switch of every page: POST language (and next) to /i18n/setlang/ (Django's set_language).
     path("i18n/", include("django.conf.urls.i18n")),
-    path("", include(ratings_pages)),  # public pages: leaderboards/
-    path("", include(tournaments_pages)),  # public pages: tournaments/, tournaments/<id>/
-    path("", include("pages.urls")),  # public pages: /, players/<username>/, games/<id>/
+    # the public pages, each under the ``pages`` rate per client address (goat.web.throttling.page_limited)
+    path("", include(pages_limited(ratings_pages))),  # leaderboards/
+    path("", include(pages_limited(tournaments_pages))),  # tournaments/, tournaments/<id>/
+    path("", include(pages_limited(pages_urls.urlpatterns))),  # /, players/<username>/, games/<id>/, rules/
     path("", include("play.urls")),  # the play page: play/, play/<id>/, play/sign{in,up,out}/
 ]
 

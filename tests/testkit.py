@@ -190,7 +190,7 @@ RUN_ENV_DROPPED = frozenset({"DATABASE_URL", "DATABASE_REPLICA_URL", "DATABASE_P
 #: throttles a test's server does not reach: the tests measure behaviour, not the rate limits
 RUN_THROTTLES_OFF = {"GOAT_THROTTLE_USER": "100000/min", "GOAT_THROTTLE_MOVES": "100000/min",
                      "GOAT_THROTTLE_ANON": "10000/min", "GOAT_THROTTLE_SIGNUP": "10000/min",
-                     "GOAT_THROTTLE_AUTH": "10000/min"}
+                     "GOAT_THROTTLE_AUTH": "10000/min", "GOAT_THROTTLE_PAGES": "100000/min"}
 
 
 _MIGRATED: dict[str, Path] = {}

@@ -33,8 +33,7 @@ from goat.games.projections import EndedGame
 from goat.live import fanout
 from goat.players.services import player_is_computer
 from goat.web.errors import ServiceError
-from goat.web.rates import rate_refund
-from goat.web.throttling import rate_limit
+from goat.web.throttling import secret_attempt
 from ratings.chips import chips_move
 from ratings.models import ChipKind
 from ratings.selectors import player_ruleset_stats
@@ -171,22 +170,16 @@ def registration_open(tournament: Tournament, now: datetime | None = None) -> bo
 
 
 def _invite_code_check(tournament: Tournament, player, invite_code: str) -> None:
-    """403 ``invite_code_wrong`` unless ``invite_code`` is the tournament's. Wrong codes are counted per
-    player (rate ``invite_player``) and per tournament (``invite_tournament``) in the shared rate
-    store; over either, every attempt is 429 ``throttled`` with ``Retry-After`` until a place frees,
-    so codes cannot be guessed at request speed. A right code is no failed attempt: its count is
-    taken back. The counts are outside the database transaction: a refusal's rollback keeps them."""
-    player_hit = rate_limit("invite_player", str(player.pk))
-    try:
-        tournament_hit = rate_limit("invite_tournament", str(tournament.pk))
-    except ServiceError:
-        rate_refund(player_hit)
-        raise
-    if constant_time_compare(invite_code_digest(invite_code), tournament.invite_code_digest):
-        rate_refund(player_hit)
-        rate_refund(tournament_hit)
-        return
-    raise ServiceError("invite_code_wrong", INVITE_CODE_WRONG, status=403)
+    """403 ``invite_code_wrong`` unless ``invite_code`` is the tournament's. Wrong codes are throttled
+    per player (rate ``invite_player``) and per tournament (``invite_tournament``) so that they hold the
+    guesser and never the tournament's rightful entrants: past the tournament's rate, a player who has
+    not tried a wrong code here still has one attempt (goat.web.throttling.secret_attempt). The counts
+    are outside the database transaction: a refusal's rollback keeps them."""
+    right = constant_time_compare(invite_code_digest(invite_code), tournament.invite_code_digest)
+    secret_attempt(guesser=("invite_player", str(player.pk)), target=("invite_tournament", str(tournament.pk)),
+                   right=right)
+    if not right:
+        raise ServiceError("invite_code_wrong", INVITE_CODE_WRONG, status=403)
 
 
 def entry_check(tournament: Tournament, player, invite_code: str | None) -> None:

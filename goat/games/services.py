@@ -13,6 +13,7 @@ illegal then gets its normal 422). Views, tasks and commands all come through he
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
@@ -211,6 +212,7 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
     computer is unrated and has no ante (the preset's ante is left out; an ``ante`` > 0 asked for is
     400 ``invalid_options``). Returns the game as committed, loaded for the creator (seat 0)."""
     _computers_check(seats, computer_players, computer_level)
+    client_seed_check(client_seed)
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
     if computer_players:
@@ -235,6 +237,25 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
     for computer in computer_accounts(count=computer_players):
         loaded = _take_seat(LoadedGame(game=game, state=loaded.state, players=loaded.players), [], computer, "")
     return LoadedGame(game=game, state=loaded.state, seat=0, players=loaded.players)
+
+
+#: the punctuation a client seed may hold besides letters, marks, digits (any script) and spaces: no
+#: markup (``< > & "``), no ``|`` (the deal key's separator, docs/rules.md §3), no control or format
+#: character (a right-to-left override would turn the fairness panel's text around)
+CLIENT_SEED_PUNCTUATION = frozenset(" -_.,:;!?+=#@*~()[]'/")
+CLIENT_SEED_CHARACTERS = gettext_lazy(
+    "client_seed may hold letters, digits, spaces and the characters - _ . , : ; ! ? + = # @ * ~ ( ) [ ] ' / only.")
+
+
+def client_seed_check(client_seed) -> None:
+    """400 ``invalid_client_seed`` for a client seed with a character outside the documented set
+    (``CLIENT_SEED_PUNCTUATION`` and letters, marks and digits); its length is the engine's rule."""
+    if not isinstance(client_seed, str):
+        return  # the engine refuses what is not text, with its own words
+    for ch in client_seed:
+        if ch not in CLIENT_SEED_PUNCTUATION and unicodedata.category(ch)[0] not in "LMN":
+            raise ServiceError("invalid_client_seed", gettext(CLIENT_SEED_CHARACTERS), status=400,
+                               errors={"client_seed": [gettext(CLIENT_SEED_CHARACTERS)]})
 
 
 def _computer_games_check(player) -> None:
@@ -296,6 +317,7 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> LoadedGame:
     are kept together or not at all. A joiner who loses the race for a seat (the seat's unique
     constraint, or the append's version check) tries again on the reloaded game.
     """
+    client_seed_check(client_seed)
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
     for attempt in range(1, MAX_TRIES + 1):

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import AsyncIterator, Callable
 from functools import wraps
 from typing import Any, TypeVar
@@ -55,11 +54,9 @@ from goat.games.models import Game, GameStatus, Seat
 from goat.live import fanout, streaming
 from goat.web import metrics
 from goat.web.errors import ServiceError
+from goat.web.query import ascii_whole_number
 
 logger = logging.getLogger(__name__)
-
-_VERSION = re.compile(r"^\s*([0-9]{1,10})\s*$")  # ASCII digits only (``\d`` takes ３ too)
-
 
 async def _user(request: HttpRequest):
     """The caller of a stream that needs a login (the player feed); 401 without credentials."""
@@ -78,11 +75,13 @@ def _after(request: HttpRequest) -> int | None:
         raw, name = request.headers.get("Last-Event-ID"), "Last-Event-ID"
     if raw is None or (name == "Last-Event-ID" and not raw.strip()):
         return None
-    match = _VERSION.match(raw)
-    if match is None:
+    # the query's value is its digits alone, as every number in a query (goat.web.query); a header's
+    # value may come with the spaces around it that HTTP allows
+    version = ascii_whole_number(raw if name == "after" else raw.strip())
+    if version is None or version >= 10**10:
         message = gettext("A game version: a whole number from 0.")
         raise ServiceError("invalid", f"{name}: {message}", status=400, errors={name: [message]})
-    return int(match.group(1))
+    return version
 
 
 # --- reads (sync, in a worker thread; the same selectors as GET) ------------------------------

@@ -2,9 +2,18 @@
 
 Failures are counted per account (its folded username, so ``Alice`` and ``ＡＬＩＣＥ`` count
 together) and per client address (``goat.web.throttling.client_ip``: the direct peer unless it is a
-trusted proxy). ``AXES_FAILURE_LIMIT`` failures for either within the cool-off lock that account or
-address out until the cool-off has passed since its last counted failure; attempts while locked out
-are refused without being counted, so the lockout ends at a time a client can be told.
+trusted proxy), with three thresholds within the cool-off (``LockoutHandler``), so that a lockout
+holds the guesser and cannot be turned on others cheaply:
+
+* ``GOAT_LOGIN_FAILURE_LIMIT`` (10) failures for one account from one address lock that account at
+  that address only: its owner elsewhere still logs in;
+* ``GOAT_LOGIN_ADDRESS_FAILURE_LIMIT`` (30) failures from one address, whatever accounts, lock that
+  address (one guesser trying many accounts);
+* ``GOAT_LOGIN_ACCOUNT_FAILURE_LIMIT`` (300) failures for one account, from any addresses, lock the
+  account everywhere (a guess spread over many addresses): nine addresses no longer lock anyone out.
+
+A lockout lasts until the cool-off has passed since its last counted failure; attempts while locked
+out are refused without being counted, so the lockout ends at a time a client can be told.
 
 A locked-out API client gets 429 ``login_locked_out`` with ``Retry-After``; the admin login page a
 429 page with ``Retry-After``.
@@ -14,7 +23,9 @@ from __future__ import annotations
 
 import math
 
-from django.db.models import Max, Q
+from axes.handlers.database import AxesDatabaseHandler
+from django.conf import settings
+from django.db.models import Max, Q, Sum
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -26,6 +37,27 @@ from goat.web.problems import problem_json_response
 LOCKED_OUT = gettext_lazy("Too many failed logins for this account or from this address; try again later.")
 #: AccessAttempt.username is 255 characters
 _USERNAME_LENGTH = 255
+
+
+def lockout_limits() -> tuple[int, int, int]:
+    """The failures that lock (an account at an address, an address, an account), in the order of
+    ``AXES_LOCKOUT_PARAMETERS`` (settings)."""
+    return (settings.AXES_FAILURE_LIMIT, settings.GOAT_LOGIN_ADDRESS_FAILURE_LIMIT,
+            settings.GOAT_LOGIN_ACCOUNT_FAILURE_LIMIT)
+
+
+class LockoutHandler(AxesDatabaseHandler):
+    """django-axes' database handler with a threshold of its own for each count (the module's docstring).
+
+    axes compares one number, ``get_failures``, with one limit, ``AXES_FAILURE_LIMIT``; here that
+    number is each count scaled to that limit (a count at its own threshold reaches it), the largest."""
+
+    def get_failures(self, request, credentials: dict | None = None) -> int:
+        base = settings.AXES_FAILURE_LIMIT
+        counts = [attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+                  for attempts in self.get_user_attempts(request, credentials)]
+        return max((count * base // limit for count, limit in zip(counts, lockout_limits(), strict=True)),
+                   default=0)
 
 
 def lockout_username(request: HttpRequest, credentials: dict | None) -> str | None:

@@ -9,11 +9,14 @@ from django.utils.translation import gettext_lazy as _
 
 
 class UsernameKey(models.Model):
-    """``folded`` = ``username_fold(user.username)``, kept by a ``post_save`` signal (goat.players.signals).
+    """``folded`` = ``username_fold(user.username)`` and ``skeleton`` = ``username_skeleton(user.username)``,
+    kept by a ``post_save`` signal (goat.players.signals).
 
-    The unique constraint is what makes "one name, one account" hold under concurrent sign-ups on
-    SQLite and PostgreSQL alike. An account migrated from before this table whose name collides with
-    an older account's has no row here: the system check ``players.W001`` names both.
+    The unique constraints are what make "one name, one account" and "no two names that look alike"
+    hold under concurrent sign-ups on SQLite and PostgreSQL alike. An account migrated from before this
+    table whose name folds as an older account's has no row here; one from before the skeleton whose
+    name looks like an older account's has an empty skeleton: the system check ``players.W001`` names
+    both.
     """
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.CASCADE,
@@ -21,11 +24,16 @@ class UsernameKey(models.Model):
                                 related_name="username_key")
     # Case folding can lengthen a name (ß -> ss, ﬃ -> ffi): room for four times Django's 150.
     folded = models.CharField(_("folded"), max_length=600)
+    # A prototype may be several characters (m -> rn): room for eight times Django's 150; empty for an
+    # old account whose name looks like an older one's (unique among the others).
+    skeleton = models.CharField(_("look-alike form"), max_length=1200, blank=True, default="")
 
     class Meta:
         verbose_name = _("username key")
         verbose_name_plural = _("username keys")
-        constraints = [models.UniqueConstraint(fields=["folded"], name="players_usernamekey_folded_unique")]
+        constraints = [models.UniqueConstraint(fields=["folded"], name="players_usernamekey_folded_unique"),
+                       models.UniqueConstraint(fields=["skeleton"], condition=~models.Q(skeleton=""),
+                                               name="players_usernamekey_skeleton_unique")]
 
     def __str__(self) -> str:
         return self.folded

@@ -14,6 +14,7 @@ from django.contrib.auth import authenticate, get_user_model, password_validatio
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.http import HttpRequest
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework.authtoken.models import Token
@@ -29,6 +30,7 @@ from goat.players.usernames import (
     username_normal,
     username_reserved,
     username_shape_check,
+    username_skeleton,
 )
 from goat.web.errors import ServiceError
 
@@ -40,8 +42,8 @@ INVALID_CREDENTIALS = gettext_lazy("Unable to log in with the given username and
 def player_create(*, username: str, password: str) -> AbstractBaseUser:
     """Create a player account: the one door of the API's and the play page's sign-up. The name keeps
     the username rule (goat.players.usernames.username_check: 400 ``invalid``, or ``username_confusable``
-    for a look-alike), is stored in its normal form (NFKC) and is unique by its fold: ``Ａｄｍｉｎ`` is
-    taken when ``admin`` exists, ``ｍｅ`` is reserved (400 ``username_taken``)."""
+    for a look-alike), is stored in its normal form (NFKC) and is unique by its fold and its skeleton:
+    ``Ａｄｍｉｎ`` and ``admın`` are taken when ``admin`` exists, ``ｍｅ`` is reserved (400 ``username_taken``)."""
     if not settings.GOAT_SIGNUP_OPEN:
         raise ServiceError("signup_closed", SIGNUP_CLOSED, status=403)
     User = get_user_model()
@@ -51,7 +53,7 @@ def player_create(*, username: str, password: str) -> AbstractBaseUser:
     except DjangoValidationError as error:
         messages = list(error.messages)
         raise ServiceError("invalid", f"username: {messages[0]}", status=400, errors={"username": messages}) from None
-    if username_reserved(username) or UsernameKey.objects.filter(folded=username_fold(username)).exists():
+    if username_reserved(username) or username_key_taken(username):
         raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]})
     if username_confusable(username):
         raise ServiceError("username_confusable", USERNAME_CONFUSABLE, status=400,
@@ -67,6 +69,15 @@ def player_create(*, username: str, password: str) -> AbstractBaseUser:
     except IntegrityError:  # lost a race with a concurrent sign-up of the same name
         raise ServiceError("username_taken", USERNAME_TAKEN, status=400,
                            errors={"username": [USERNAME_TAKEN]}) from None
+
+
+def username_key_taken(username: str, *, besides=None) -> bool:
+    """Whether another account (than ``besides``) has ``username``'s fold or its skeleton: the same name,
+    or one that looks like it (goat.players.usernames)."""
+    taken = UsernameKey.objects.filter(Q(folded=username_fold(username)) | Q(skeleton=username_skeleton(username)))
+    if besides is not None:
+        taken = taken.exclude(user_id=besides.pk)
+    return taken.exists()
 
 
 def player_authenticate(*, request: HttpRequest, username: str, password: str) -> AbstractBaseUser:
@@ -107,8 +118,9 @@ def computer_accounts(*, count: int) -> list[AbstractBaseUser]:
 def _computer_account_create(number: int) -> AbstractBaseUser:
     User = get_user_model()
     name = f"computer-{number}"
-    if UsernameKey.objects.filter(folded=username_fold(name)).exists():
-        # a person's account of that name, made before such names were reserved: another free one
+    if username_key_taken(name):
+        # a person's account of that name or a look-alike, made before such names were reserved: another
+        # free one
         name = f"computer-{number}0{User.objects.count()}"
     try:
         with transaction.atomic():

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 from goat.players.models import UsernameKey
-from goat.players.usernames import username_fold
+from goat.players.usernames import username_fold, username_skeleton
 
 #: a profile is put together (goat.players.services.player_profile), sent with ``player`` and
 #: ``include_private``: each receiver returns the fields its app adds (ratings: the rating and chips)
@@ -15,12 +15,14 @@ profile_sections = Signal()
 
 
 def username_key_sync(sender, instance, created, update_fields=None, raw=False, **kwargs) -> None:
-    """Write the user's folded name. A save that did not touch the username (``last_login`` on every
-    login) costs nothing; a fold taken by another account raises IntegrityError, rolling the save back."""
+    """Write the user's folded name and its skeleton. A save that did not touch the username
+    (``last_login`` on every login) costs nothing; a fold or a skeleton taken by another account raises
+    IntegrityError, rolling the save back."""
     if raw or (update_fields is not None and "username" not in update_fields):
         return
-    folded = username_fold(instance.get_username())
+    name = instance.get_username()
+    key = {"folded": username_fold(name), "skeleton": username_skeleton(name)}
     if created:
-        UsernameKey.objects.create(user=instance, folded=folded)
+        UsernameKey.objects.create(user=instance, **key)
     else:
-        UsernameKey.objects.update_or_create(user=instance, defaults={"folded": folded})
+        UsernameKey.objects.update_or_create(user=instance, defaults=key)

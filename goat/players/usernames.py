@@ -10,14 +10,21 @@
 * ``username_confusable``: look-alikes across scripts. A name that mixes scripts and uses a
   character that is confusable with one of another script (``раul`` with Cyrillic р and а beside
   Latin u and l, ``аdmin``) is refused at sign-up (the test of confusable-homoglyphs, as
-  django-registration uses it). A name written wholly in one script is allowed even when it looks
-  like a name in another script (``раса`` in Cyrillic, ``paca`` in Latin): refusing those would
-  refuse ordinary Russian names.
+  django-registration uses it). A name written wholly in one script is allowed (``раса`` in
+  Cyrillic, ``paca`` in Latin) unless it looks like a name already taken (``username_skeleton``):
+  then the later one is refused, whichever its script.
+* ``username_skeleton``: look-alikes within one script, or across scripts written wholly in one
+  (``аӏісе`` in Cyrillic for ``alice``, ``ɑlice``, ``caroǀ``, ``admın``). Unicode TR39's skeleton of the
+  normal form (NFD, each character replaced by its prototype from Unicode's confusables table, NFD
+  again), case-folded: two names with one skeleton look alike, and the second is refused as taken.
+  It is stored (``UsernameKey.skeleton``, unique), checked at every door as the fold is.
 * ``username_check``: THE username rule, one for every door that makes or renames an account (the
   API's sign-up, the play page's, the admin's user forms, ``createsuperuser``): on the normal form,
   letters, digits and ``@ . + - _`` only (Django's ``UnicodeUsernameValidator``: no markup, spaces,
   control or format characters such as a soft hyphen, a zero-width space or a right-to-left
-  override, no ``/``); not beginning with ``=``, ``+``, ``-`` or ``@``, which a spreadsheet reads as
+  override, no ``/``), with at least one letter or digit (``.``, ``..`` and ``_`` would break the
+  profile's link), at most ``USERNAME_MAX_LENGTH`` characters in the normal form (``"㌖" * 150`` is
+  900 once normal); not beginning with ``=``, ``+``, ``-`` or ``@``, which a spreadsheet reads as
   a formula (CSV injection); not a cross-script look-alike (``username_confusable``). Reserved and
   taken names are the services' and the admin's check, as they depend on the account.
   ``UsernameValidator`` is the rule as a Django validator; goat.players' AppConfig adds it to the
@@ -27,6 +34,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -51,9 +59,51 @@ def username_fold(username: str) -> str:
     return unicodedata.normalize("NFKC", username_normal(username).casefold())
 
 
+#: where goat departs from Unicode's confusables table: CYRILLIC SMALL LETTER PALOCHKA is a bare
+#: vertical stroke of a capital's height, drawn as ``l`` (the table gives ``i``, from its capital's
+#: ``I``); as its capital ``Ӏ``, it maps to ``l``
+PROTOTYPE_OVERRIDES = {"\u04cf": "l"}
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Unicode's confusables table (TR39, confusables.txt) as source character -> prototype, from the copy
+    confusable-homoglyphs ships. That copy holds each pair both ways: a source's entry is its one
+    prototype, a prototype's entry lists its sources. A prototype with a single source is told from it
+    by the pair's order (either way both map to one character, which is what a skeleton needs)."""
+    table = {key.replace("\u200e", ""): [entry["c"].replace("\u200e", "") for entry in entries]
+             for key, entries in confusables.confusables_data.items()}
+    prototypes = {}
+    for source, targets in table.items():
+        if len(source) != 1 or len(targets) != 1:
+            continue  # a prototype of several sources, or a sequence (prototypes only)
+        target = targets[0]
+        if table.get(target) == [source] and len(target) == 1 and target > source:
+            continue  # a pair alone: the smaller maps to itself, the larger to it
+        prototypes[source] = target
+    prototypes.update(PROTOTYPE_OVERRIDES)
+    return prototypes
+
+
+def username_skeleton(username: str) -> str:
+    """TR39's skeleton of the name's normal form, case-folded (the module's docstring)."""
+    prototypes = _prototypes()
+    decomposed = unicodedata.normalize("NFD", username_normal(username))
+    skeleton = unicodedata.normalize("NFD", "".join(prototypes.get(ch, ch) for ch in decomposed))
+    return unicodedata.normalize("NFKC", skeleton.casefold())
+
+
+@functools.cache
+def _computer_skeleton() -> re.Pattern[str]:
+    digits = "".join(sorted({username_skeleton(d) for d in "0123456789"}))
+    return re.compile(re.escape(username_skeleton("computer-")) + f"[{re.escape(digits)}]+")
+
+
 def username_reserved(username: str) -> bool:
+    """A name of the API's paths, or a computer player's name or a look-alike of one."""
     folded = username_fold(username)
-    return folded in {username_fold(name) for name in RESERVED_USERNAMES} or bool(COMPUTER_USERNAME.fullmatch(folded))
+    return (folded in {username_fold(name) for name in RESERVED_USERNAMES} or bool(COMPUTER_USERNAME.fullmatch(folded))
+            or bool(_computer_skeleton().fullmatch(username_skeleton(username))))
 
 
 def username_confusable(username: str) -> bool:
@@ -63,21 +113,30 @@ def username_confusable(username: str) -> bool:
 
 #: what a username may not begin with: a spreadsheet reads such a cell as a formula
 FORMULA_STARTS = ("=", "+", "-", "@")
+#: characters in a username's normal form (the user model's field holds 150)
+USERNAME_MAX_LENGTH = 150
 USERNAME_CHARACTERS = gettext_lazy(
     "A username may hold letters, digits and the characters @ . + - _ only.")
 USERNAME_FORMULA = gettext_lazy("A username may not begin with = + - or @.")
 USERNAME_CONFUSABLE = gettext_lazy(
     "This username mixes alphabets with letters that look alike; write it in one alphabet.")
+USERNAME_NO_LETTER = gettext_lazy("A username needs at least one letter or digit.")
+USERNAME_TOO_LONG = gettext_lazy("A username may have at most 150 characters (counted as stored).")
 
 _characters = UnicodeUsernameValidator(message=USERNAME_CHARACTERS)
 
 
 def username_shape_check(username: str) -> None:
-    """The characters of the name's normal form, and how it begins; raises ValidationError (``invalid``)."""
+    """The length and characters of the name's normal form, and how it begins; raises ValidationError
+    (``invalid``)."""
     normal = username_normal(username)
+    if len(normal) > USERNAME_MAX_LENGTH:
+        raise ValidationError(USERNAME_TOO_LONG, code="invalid")
     _characters(normal)
     if normal.startswith(FORMULA_STARTS):
         raise ValidationError(USERNAME_FORMULA, code="invalid")
+    if not any(ch.isalnum() for ch in normal):
+        raise ValidationError(USERNAME_NO_LETTER, code="invalid")
 
 
 def username_check(username: str) -> None:

@@ -62,23 +62,36 @@ logger = logging.getLogger(__name__)
 _access_logger = logging.getLogger("gunicorn.access")
 
 
-def _logged(scope, send):
-    """``send`` that writes gunicorn's access line (its access_log_format and atoms, so the request id
-    reaches the access log as under gthread) when the response ends."""
-    started = time.perf_counter()
-    seen: dict = {"status": 0, "bytes": 0, "headers": ()}
+class _Logged:
+    """``send`` that notes what is sent, and writes gunicorn's access line (its access_log_format and
+    atoms, so the request id reaches the access log as under gthread) once: when the response ends, or
+    at ``close`` when the request ended without it (the client went away, or was dropped by the write
+    deadline; then the line has the status and the bytes that were sent)."""
 
-    async def logging_send(message):
+    __slots__ = ("scope", "send", "started", "seen", "written")
+
+    def __init__(self, scope, send) -> None:
+        self.scope = scope
+        self.send = send
+        self.started = time.perf_counter()
+        self.seen: dict = {"status": 0, "bytes": 0, "headers": ()}
+        self.written = False
+
+    async def __call__(self, message) -> None:
+        seen = self.seen
         if message["type"] == "http.response.start":
             seen["status"] = message["status"]
             seen["headers"] = message.get("headers", ())
-        elif message["type"] == "http.response.body":
+        await self.send(message)
+        if message["type"] == "http.response.body":
             seen["bytes"] += len(message.get("body", b""))
             if not message.get("more_body", False):
-                _access_line(scope, seen, started)
-        await send(message)
+                self.close()
 
-    return logging_send
+    def close(self) -> None:
+        if not self.written:
+            self.written = True
+            _access_line(self.scope, self.seen, self.started)
 
 
 def _header(headers, name: str) -> str | None:
@@ -159,6 +172,23 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
     threaded = bridge.Bridge(wsgi, threads=threads)
     matches = re.compile(asgi_paths).match
 
+    async def _answer(scope, receive, send):
+        # refused by the protocol, or the body read here in the event loop (deadline, size) before
+        # any thread is taken: a slow client holds a coroutine, never one of the ``threads``
+        body = None
+        refused = scope.get(limits.REFUSED)
+        if refused is None:
+            body, refused = await limits.read_body(scope, receive)
+        if refused is not None:
+            await limits.send_problem(send, *refused, headers=scope.get("headers", ()))
+            return
+        if body is None:  # the client went away
+            return
+        if matches(scope["path"]):
+            await asgi(scope, limits.replayed(body, receive), send)
+        else:
+            await threaded(scope, body, send)
+
     async def application(scope, receive, send):
         kind = scope["type"]
         if kind == "lifespan":  # nothing to start or stop; answer so any server is content
@@ -171,26 +201,20 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
                     return
         if kind == "http":
             _State.requests += 1
+            # innermost: the deadline applies to what uvicorn waits for, the client taking the bytes
+            send = limits.deadlined(scope, send)
             if _State.draining or (_State.max_requests and _State.requests >= _State.max_requests):
                 send = _closing(send)  # this worker's last request(s): the client reconnects elsewhere
+            logged = None
             if _State.access_format and _access_logger.isEnabledFor(logging.INFO):
-                send = _logged(scope, send)
-        if kind == "http":
-            # refused by the protocol, or the body read here in the event loop (deadline, size) before
-            # any thread is taken: a slow client holds a coroutine, never one of the ``threads``
-            body = None
-            refused = scope.get(limits.REFUSED)
-            if refused is None:
-                body, refused = await limits.read_body(scope, receive)
-            if refused is not None:
-                await limits.send_problem(send, *refused, headers=scope.get("headers", ()))
-                return
-            if body is None:  # the client went away
-                return
-            if matches(scope["path"]):
-                await asgi(scope, limits.replayed(body, receive), send)
-            else:
-                await threaded(scope, body, send)
+                send = logged = _Logged(scope, send)
+            try:
+                await _answer(scope, receive, send)
+            except limits.ClientGone:
+                pass  # dropped by the deadline (its warning is written) or gone: the access line says the rest
+            finally:
+                if logged is not None:
+                    logged.close()
         elif kind == "websocket":  # goat serves none
             await send({"type": "websocket.close", "code": 1000})
 

@@ -11,7 +11,11 @@ connection costs a coroutine and no thread:
   (or its previous answer ended) with 408;
 * ``read_body`` reads the whole body, within ``GOAT_BODY_TIMEOUT_SECONDS`` (else 408) and up to
   ``GOAT_MAX_BODY_BYTES`` (else 413), before the request goes to a thread; the view then reads it from
-  memory.
+  memory;
+* ``deadlined`` gives every response a write deadline: a client that does not take a part of the
+  response within ``GOAT_SEND_TIMEOUT_SECONDS`` (the server waits only while the connection's write
+  buffer is full) has its connection dropped, one warning line, and the application stops answering
+  it (``ClientGone``), as nginx's ``send_timeout`` does.
 
 Every refusal is problem details (``code`` ``request_timeout``, ``payload_too_large`` or
 ``request_header_fields_too_large``) and closes the connection. The values: docs/reliability.md "Limits".
@@ -22,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
@@ -31,6 +36,9 @@ logger = logging.getLogger("goat.web.limits")
 #: the scope key by which ``Protocol`` hands a refused request's answer to the application (so the
 #: answer goes through the access log like any other)
 REFUSED = "goat.refused"
+
+#: the scope key by which ``Protocol`` gives the application its connection's transport (to drop it)
+TRANSPORT = "goat.transport"
 
 #: refusals: status and code
 HEAD_TOO_LARGE = (431, "request_header_fields_too_large")
@@ -87,6 +95,44 @@ async def send_problem(send, status: int, code: str, headers=()) -> None:
 
 
 Receive = Callable[[], Awaitable[dict]]
+Send = Callable[[dict], Awaitable[None]]
+
+
+class ClientGone(Exception):
+    """The client went away, or did not take its response in time and its connection was dropped:
+    nothing more can be sent to it. The server ends the request quietly (its access line is the log)."""
+
+
+def deadlined(scope, send: Send) -> Send:
+    """``send`` under the write deadline: each message must be taken within ``GOAT_SEND_TIMEOUT_SECONDS``
+    (uvicorn's send waits only while the connection's write buffer is over its high-water mark, i.e.
+    while the client does not read), else the connection is dropped and ``ClientGone`` raised; a send
+    on a connection already closed raises ``ClientGone`` too (uvicorn marks only the last pipelined
+    request of a lost connection as disconnected, and writing to a closed transport raises)."""
+    transport = scope.get(TRANSPORT)
+    seconds = _settings().GOAT_SEND_TIMEOUT_SECONDS
+
+    async def send_in_time(message: dict) -> None:
+        if transport is not None and transport.is_closing():
+            raise ClientGone
+        try:
+            async with asyncio.timeout(seconds):
+                await send(message)
+        except TimeoutError:
+            logger.warning("response to %s %s not taken by the client within %ss: connection dropped",
+                           scope.get("method"), scope.get("path"), seconds)
+            if transport is not None:
+                transport.abort()
+                # the loss reaches the protocol (connection_lost, called soon) before the request ends,
+                # so uvicorn sees a disconnected request, not one that returned without its response
+                await asyncio.sleep(0)
+            raise ClientGone from None
+        except RuntimeError:  # uvloop's write on a transport closed while the send waited
+            if transport is not None and transport.is_closing():
+                raise ClientGone from None
+            raise
+
+    return send_in_time
 
 
 async def read_body(scope, receive: Receive) -> tuple[bytes | None, tuple[int, str] | None]:
@@ -134,6 +180,21 @@ def replayed(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
+def unacknowledged_limit(transport) -> None:
+    """Close the connection once bytes sent on it stay unacknowledged for ``GOAT_TCP_USER_TIMEOUT_SECONDS``
+    (Linux's ``TCP_USER_TIMEOUT``): a client whose network vanished (no FIN, no RST) is found within that
+    time of the next bytes sent to it, a stream's keep-alive at the latest, and its stream and slot end,
+    where the kernel's retransmissions would keep it for some 15 minutes. Elsewhere: nothing."""
+    sock = transport.get_extra_info("socket")
+    option = getattr(socket, "TCP_USER_TIMEOUT", None)
+    if sock is None or option is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, option, int(_settings().GOAT_TCP_USER_TIMEOUT_SECONDS * 1000))
+    except OSError:
+        logger.warning("TCP_USER_TIMEOUT not set on a connection", exc_info=True)
+
+
 class Protocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with a size and count limit on the request head (431) and a deadline
     for it (408). A head refused once it is complete goes to the application as a refusal (``REFUSED``
@@ -143,12 +204,21 @@ class Protocol(HttpToolsProtocol):
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         self._refused = False
+        self._cycles: list = []  # this connection's requests whose responses are not complete
         super().connection_made(transport)
+        unacknowledged_limit(transport)
         self._head_begins()
 
     def connection_lost(self, exc) -> None:
         self._head_timer_cancel()
         super().connection_lost(exc)
+        # uvicorn marks only the connection's last request as disconnected; with pipelined requests the
+        # one being answered is an earlier one, which would go on writing to the closed transport
+        for cycle in self._cycles:
+            if not cycle.response_complete:
+                cycle.disconnected = True
+                cycle.message_event.set()
+        self._cycles = []
 
     def _head_begins(self) -> None:
         settings = _settings()
@@ -208,11 +278,14 @@ class Protocol(HttpToolsProtocol):
         settings = _settings()
         self._reading_head = False
         self._head_timer_cancel()
+        self.scope[TRANSPORT] = self.transport  # type: ignore[typeddict-unknown-key]
         size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
         if self._head_fields > settings.GOAT_MAX_HEADERS or size > settings.GOAT_MAX_HEADER_BYTES:
             logger.warning("request head of %s fields, %s bytes: refused (431)", self._head_fields, size)
             self.scope[REFUSED] = HEAD_TOO_LARGE  # type: ignore[typeddict-unknown-key]
         super().on_headers_complete()
+        self._cycles = [cycle for cycle in self._cycles if not cycle.response_complete]
+        self._cycles.append(self.cycle)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()

@@ -33,7 +33,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework import throttling
 
 from goat.web.errors import ServiceError
-from goat.web.rates import Hit, rate_hit, rate_hits
+from goat.web.rates import Hit, rate_hit, rate_hits, rate_refund
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -154,15 +154,51 @@ def _request_hits(request: Any, view: Any) -> dict[str, Hit]:
 THROTTLED = gettext_lazy("Request was throttled.")
 
 
+def _rate(scope: str) -> tuple[int, float]:
+    rates = throttling.SimpleRateThrottle.THROTTLE_RATES  # DEFAULT_THROTTLE_RATES, as the throttles read it
+    num, duration = throttling.SimpleRateThrottle.parse_rate(None, rates[scope])  # type: ignore[arg-type]
+    return num, duration
+
+
+def _throttled(hit: Hit) -> ServiceError:
+    return ServiceError("throttled", str(THROTTLED), status=429,
+                        headers={"Retry-After": str(max(1, math.ceil(hit.wait)))})
+
+
+def secret_attempt(*, guesser: tuple[str, str], target: tuple[str, str], right: bool) -> None:
+    """Throttle the guessing of a secret (an invite code, a link's code) so that it holds the guesser and
+    never the secret's rightful holders. ``guesser`` and ``target`` are (rate scope, ident): the player
+    who tries, and what the secret opens (a tournament); ``right``: whether the attempt was right.
+
+    * the guesser's own rate counts their wrong attempts: past it, every attempt of theirs is 429, right
+      or wrong, so they cannot learn the secret at request speed;
+    * the target's rate counts every guesser's wrong attempts (many accounts guessing together). Past
+      it, a player who has made no wrong attempt at this target within its window still has one
+      attempt: a rightful holder who types the secret right gets in; a guesser, once wrong, gets 429.
+      Guessing then goes no faster than new accounts can be made (sign-ups are throttled per address).
+    * a right attempt counts for nobody.
+
+    Raises 429 ``throttled`` where the attempt is refused; returns when it may be judged (the caller then
+    accepts a right one, refuses a wrong one)."""
+    player_hit = rate_limit(*guesser)
+    num, window = _rate(target[0])
+    target_hit, first = rate_hits([(f"{target[0]}:{target[1]}", num, window),
+                                   (f"{target[0]}:{target[1]}:tried:{guesser[1]}", 1, window)])
+    if not target_hit.admitted and not first.admitted:
+        rate_refund(player_hit)  # refused unjudged: no attempt of theirs
+        raise _throttled(first)
+    if right:
+        for hit in (player_hit, target_hit, first):
+            rate_refund(hit)
+
+
 def rate_limit(scope: str, ident: str) -> Hit:
     """One hit of ``ident`` on the rate of ``scope`` (``DEFAULT_THROTTLE_RATES``); a 429 ``throttled``
     ServiceError with ``Retry-After`` when it is over. The hit is returned (``rates.rate_refund``)."""
-    rates = throttling.SimpleRateThrottle.THROTTLE_RATES  # DEFAULT_THROTTLE_RATES, as the throttles read it
-    num, duration = throttling.SimpleRateThrottle.parse_rate(None, rates[scope])  # type: ignore[arg-type]
+    num, duration = _rate(scope)
     hit = rate_hit(f"{scope}:{ident}", limit=num, window=duration)
     if not hit.admitted:
-        raise ServiceError("throttled", str(THROTTLED), status=429,
-                           headers={"Retry-After": str(max(1, math.ceil(hit.wait)))})
+        raise _throttled(hit)
     return hit
 
 
@@ -197,3 +233,28 @@ def throttle_wait(request: Any, scope: str, *, by_address: bool = False) -> int 
     if throttle.allow_request(asker, SimpleNamespace(throttle_scope=scope)):
         return None
     return max(1, int(throttle.wait() or 1))
+
+
+def page_limited(view):
+    """``view``, a public page, under the ``pages`` rate per client address (signed in or not): past it,
+    a GET or HEAD is answered 429 with a page that says how long to wait, and ``Retry-After``."""
+    import functools
+
+    @functools.wraps(view)
+    def limited(request, *args, **kwargs):
+        if request.method in ("GET", "HEAD") and (wait := throttle_wait(request, "pages", by_address=True)):
+            from django.template.response import TemplateResponse
+
+            response = TemplateResponse(request, "429.html", {"seconds": wait}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return view(request, *args, **kwargs)
+
+    return limited
+
+
+def pages_limited(patterns: list) -> list:
+    """``patterns`` (a URLconf's list of public pages) with each view ``page_limited``."""
+    for pattern in patterns:
+        pattern.callback = page_limited(pattern.callback)
+    return patterns

@@ -110,6 +110,23 @@ def test_create_refuses_bad_bodies_with_400_invalid(players, body, field):
     assert not Game.objects.exists()
 
 
+@pytest.mark.parametrize("seed", ["<b>bold</b>", "a|b", "\u202eevil", "tab\there", "zero\u200bwidth", 'quote"'])
+def test_create_and_join_refuse_a_client_seed_outside_its_characters(players, seed):
+    create = {"ruleset": "goat-classic", "seats": 2, "client_seed": seed}
+    body = assert_problem(players[0][1].post("/api/games/", create, format="json"), 400, "invalid_client_seed")
+    assert "client_seed" in body["errors"]
+    assert not Game.objects.exists()
+    gid = create_game(players[0][1], seats=2)["id"]
+    assert_problem(players[1][1].post(f"/api/games/{gid}/join/", {"client_seed": seed}, format="json"),
+                   400, "invalid_client_seed")
+    assert Game.objects.get(pk=gid).seat_set.count() == 1
+
+
+@pytest.mark.parametrize("seed", ["", "x7", "карл 2026", "seed-1:2, (ok)!", "ёжик_в/тумане"])
+def test_a_client_seed_of_letters_digits_and_the_documented_punctuation_is_taken(players, seed):
+    assert create_game(players[0][1], seats=2, client_seed=seed)["id"]
+
+
 @pytest.mark.parametrize("raw", ["[]", '"goat"', "null", "42", "[{\"ruleset\": \"goat-classic\"}]"])
 def test_create_refuses_a_body_that_is_not_an_object(players, raw):
     response = players[0][1].post("/api/games/", raw, content_type="application/json")

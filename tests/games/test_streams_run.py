@@ -294,12 +294,30 @@ def test_refusals_are_problem_details_before_the_stream(run):
         ("/api/games/987654321/stream/", token, {}, 404, "not_found"),
         (f"/api/games/{game_id}/stream/?after=x", token, {}, 400, "invalid"),
         (f"/api/games/{game_id}/stream/?after=999", token, {}, 400, "invalid"),
+        (f"/api/games/{game_id}/stream/?after=%201", token, {}, 400, "invalid"),  # a query's number is its digits
+        (f"/api/games/{game_id}/stream/?after=%EF%BC%91", token, {}, 400, "invalid"),  # fullwidth 1
         (f"/api/games/{game_id}/stream/", token, {"Last-Event-ID": "-3"}, 400, "invalid"),
     ]
     for path, tok, headers, status, code in cases:
         stream = Stream(run, path, tok, headers=headers)
         assert (stream.status, stream.body["code"]) == (status, code), path
         assert stream.headers["content-type"] == "application/problem+json"
+
+
+def test_a_stream_its_client_closes_writes_its_access_line(run):
+    client = Client(run)
+    token = client.player(f"closer{time.monotonic_ns() % 10**6}")
+    game_id = _game(client, [token, token])
+    stream = Stream(run, f"/api/games/{game_id}/stream/?closes-its-line", token)
+    stream.wait(lambda m: m[1] == "state")
+    stream.close()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        lines = [line for line in run.log_path.read_text(errors="replace").splitlines() if "?closes-its-line" in line]
+        if lines:
+            break
+        time.sleep(0.1)
+    assert len(lines) == 1 and " 200 " in lines[0], lines
 
 
 def test_streams_show_what_get_shows_and_no_hidden_tile(run):

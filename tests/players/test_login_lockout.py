@@ -66,7 +66,8 @@ def test_attempts_while_locked_out_do_not_extend_the_lockout(user):
     assert AccessAttempt.objects.latest("attempt_time").attempt_time == last
 
 
-def test_an_account_is_locked_whatever_address_the_guesses_come_from(user):
+def test_an_account_is_locked_whatever_address_the_guesses_come_from(user, settings):
+    settings.GOAT_LOGIN_ACCOUNT_FAILURE_LIMIT = LIMIT  # its own limit is larger (issue 56): see below
     for i in range(LIMIT):
         token(APIClient(REMOTE_ADDR=f"192.0.2.{i + 1}"), password="wrong password")
 
@@ -75,7 +76,8 @@ def test_an_account_is_locked_whatever_address_the_guesses_come_from(user):
     assert_problem(locked, 429, "login_locked_out")
 
 
-def test_the_account_is_one_account_in_every_case_and_width(user):
+def test_the_account_is_one_account_in_every_case_and_width(user, settings):
+    settings.GOAT_LOGIN_ACCOUNT_FAILURE_LIMIT = LIMIT
     names = ["alice", "ALICE", "Ａｌｉｃｅ"]
     for i in range(LIMIT):
         token(APIClient(REMOTE_ADDR=f"192.0.2.{i + 1}"), username=names[i % 3], password="wrong password")
@@ -83,7 +85,8 @@ def test_the_account_is_one_account_in_every_case_and_width(user):
     assert token(APIClient(REMOTE_ADDR="198.51.100.7")).status_code == 429
 
 
-def test_an_address_is_locked_whatever_accounts_it_guesses(user, django_user_model):
+def test_an_address_is_locked_whatever_accounts_it_guesses(user, django_user_model, settings):
+    settings.GOAT_LOGIN_ADDRESS_FAILURE_LIMIT = LIMIT
     client = APIClient()
     for i in range(LIMIT):
         token(client, username=f"someone{i}", password="wrong password")
@@ -92,7 +95,8 @@ def test_an_address_is_locked_whatever_accounts_it_guesses(user, django_user_mod
     assert token(APIClient(REMOTE_ADDR="198.51.100.7")).status_code == 200  # from elsewhere she logs in
 
 
-def test_a_spoofed_forwarded_for_does_not_escape_the_address_lockout(user):
+def test_a_spoofed_forwarded_for_does_not_escape_the_address_lockout(user, settings):
+    settings.GOAT_LOGIN_ADDRESS_FAILURE_LIMIT = LIMIT
     client = APIClient()
     for i in range(LIMIT):
         token(client, username=f"someone{i}", password="wrong password", HTTP_X_FORWARDED_FOR=f"7.7.{i}.1")
@@ -100,7 +104,8 @@ def test_a_spoofed_forwarded_for_does_not_escape_the_address_lockout(user):
     assert token(client, HTTP_X_FORWARDED_FOR="7.7.99.1").status_code == 429
 
 
-def test_a_successful_login_does_not_clear_the_failures_of_its_address(user, django_user_model):
+def test_a_successful_login_does_not_clear_the_failures_of_its_address(user, django_user_model, settings):
+    settings.GOAT_LOGIN_ADDRESS_FAILURE_LIMIT = LIMIT
     django_user_model.objects.create_user(username="mallory", password=PASSWORD)
     client = APIClient()
     for i in range(LIMIT - 1):
@@ -129,3 +134,38 @@ def test_the_admin_login_locks_out_after_the_limit_and_the_cool_off_ends_it(djan
 
     assert admin_login(client, PASSWORD).status_code == 302
     assert "_auth_user_id" in client.session
+
+
+# --- issue 56: lockouts that cannot be turned on others ----------------------------------------
+
+
+def test_guesses_from_nine_addresses_do_not_lock_the_owner_out(user):
+    for i in range(9):
+        assert token(APIClient(REMOTE_ADDR=f"192.0.2.{i + 1}"), password="wrong password").status_code == 400
+    assert token(APIClient(REMOTE_ADDR="198.51.100.7")).status_code == 200
+
+
+def test_the_limit_from_one_address_locks_the_account_at_that_address_only(user):
+    client = APIClient(REMOTE_ADDR="192.0.2.1")
+    statuses = [token(client, password="wrong password").status_code for _ in range(LIMIT)]
+    assert statuses == [400] * (LIMIT - 1) + [429]
+    assert_problem(token(client), 429, "login_locked_out")  # the guesser's address, even with the password
+    assert token(APIClient(REMOTE_ADDR="198.51.100.7")).status_code == 200  # the owner, elsewhere
+
+
+def test_past_its_own_larger_limit_an_account_is_locked_from_every_address(user, settings):
+    settings.GOAT_LOGIN_ACCOUNT_FAILURE_LIMIT = 3 * LIMIT
+    for i in range(3 * LIMIT - 1):
+        token(APIClient(REMOTE_ADDR=f"192.0.2.{i + 1}"), password="wrong password")
+    assert token(APIClient(REMOTE_ADDR="198.51.100.7")).status_code == 200
+    token(APIClient(REMOTE_ADDR="192.0.2.250"), password="wrong password")
+    assert_problem(token(APIClient(REMOTE_ADDR="198.51.100.7")), 429, "login_locked_out")
+
+
+def test_an_address_guessing_many_accounts_is_locked_at_its_own_limit(user, settings):
+    settings.GOAT_LOGIN_ADDRESS_FAILURE_LIMIT = limit = 2 * LIMIT  # under the sign-in rate per address
+    client = APIClient(REMOTE_ADDR="192.0.2.1")
+    statuses = [token(client, username=f"someone{i}", password="wrong password").status_code for i in range(limit)]
+    assert statuses == [400] * (limit - 1) + [429]
+    assert_problem(token(client), 429, "login_locked_out")
+    assert token(APIClient(REMOTE_ADDR="198.51.100.7")).status_code == 200

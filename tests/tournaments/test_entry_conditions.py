@@ -122,13 +122,18 @@ def test_wrong_invite_codes_are_throttled_per_player(bots, staff, invite_rates):
 
 
 def test_wrong_invite_codes_are_throttled_per_tournament_and_a_right_code_costs_nothing(bots, staff, invite_rates):
-    """Many accounts guessing one tournament's code are stopped together; right codes do not count."""
-    players = bots(9)
+    """Many accounts guessing one tournament's code are stopped together; right codes do not count, and
+    (issue 56) past the tournament's rate a player who has not guessed still gets in with the right code:
+    the guessers cannot lock the rightful entrants out."""
+    players = bots(12)
     data = create(token_client(staff), invite_code="river-7731")
     other = create(token_client(staff), invite_code="delta-0042")
     for player in players[:4]:  # right codes: no failed attempt
         assert register(player, data["id"], invite_code="river-7731").status_code == 201
-    statuses = [register(player, data["id"], invite_code="guess-0000").status_code for player in players[4:]]
-    assert statuses == [403] * 5
-    assert register(players[4], data["id"], invite_code="river-7731").status_code == 429
-    assert register(players[5], other["id"], invite_code="delta-0042").status_code == 201  # another tournament
+    statuses = [register(player, data["id"], invite_code="guess-0000").status_code for player in players[4:9]]
+    assert statuses == [403] * 5  # the tournament's rate is full now
+    assert register(players[4], data["id"], invite_code="river-7731").status_code == 429  # a guesser
+    assert register(players[9], data["id"], invite_code="river-7731").status_code == 201  # never guessed
+    assert register(players[10], data["id"], invite_code="guess-0001").status_code == 403  # one attempt ...
+    assert register(players[10], data["id"], invite_code="river-7731").status_code == 429  # ... and no more
+    assert register(players[11], other["id"], invite_code="delta-0042").status_code == 201  # another tournament

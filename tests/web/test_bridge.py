@@ -1,15 +1,18 @@
-"""The API's WSGI bridge (goat/serve/bridge.py): one crossing per request, large responses in parts with
-back-pressure, PEP 3333's start_response, write and close. Fast: the bridge alone in an event loop."""
+"""The API's WSGI bridge (goat/serve/bridge.py): one crossing per request, large responses in parts that
+never hold the thread for the client, files sent by the loop, PEP 3333's start_response, write and
+close. Fast: the bridge alone in an event loop."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import io
 import threading
 
 import pytest
 
 from goat.serve import bridge, server
+from goat.web import limits
 
 SCOPE = {"type": "http", "method": "POST", "path": "/api/games/1/moves/", "raw_path": b"/api/games/1/moves/",
          "query_string": b"a=1", "headers": [(b"content-type", b"application/json"), (b"content-length", b"2"),
@@ -20,14 +23,14 @@ SCOPE = {"type": "http", "method": "POST", "path": "/api/games/1/moves/", "raw_p
 
 def _serve(app, body=b"{}", *, send_delay=0.0, threads=2):
     """Run ``app`` through a Bridge; returns the messages sent and the names of the threads that
-    waited for the loop, one entry per wait."""
+    handed a part of the response to the loop before the whole was made, one entry per part."""
     sent: list[dict] = []
     crossings = []
-    real = asyncio.run_coroutine_threadsafe
+    real = bridge._Response.hand_over
 
-    def counted(coro, loop):
+    def counted(self):
         crossings.append(threading.current_thread().name)
-        return real(coro, loop)
+        return real(self)
 
     async def run():
         async def send(message):
@@ -38,7 +41,7 @@ def _serve(app, body=b"{}", *, send_delay=0.0, threads=2):
         await asyncio.wait_for(bridge.Bridge(app, threads=threads)(dict(SCOPE), body, send), timeout=30)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bridge.asyncio, "run_coroutine_threadsafe", counted)
+        patch.setattr(bridge._Response, "hand_over", counted)
         asyncio.run(run())
     return sent, crossings
 
@@ -56,7 +59,7 @@ def test_a_whole_response_crosses_once_and_is_sent_as_one_start_and_one_body():
         return [b'{"version":', b" 3}"]
 
     sent, crossings = _serve(app, b'{"tile": "3-5"}')
-    assert crossings == []  # the thread never waited for the loop
+    assert crossings == []  # the response crossed to the loop once, whole
     assert sent == [{"type": "http.response.start", "status": 201,
                      "headers": [(b"content-type", b"application/json"), (b"x-id", b"7")]},
                     {"type": "http.response.body", "body": b'{"version": 3}', "more_body": False}]
@@ -77,44 +80,137 @@ def test_an_empty_response_is_a_start_and_an_empty_final_body():
     assert sent[0]["status"] == 304 and sent[1] == {"type": "http.response.body", "body": b"", "more_body": False}
 
 
-def test_a_large_response_goes_in_bounded_parts_each_waited_for_in_order():
+def test_a_large_response_goes_in_bounded_parts_in_order_and_the_thread_never_waits_for_the_client():
     chunk = b"x" * 8192
     count = 100  # 800 KiB: about three parts of FLUSH_BYTES and the rest
+    made_all = []
 
     def app(environ, start_response):
         start_response("200 OK", [("Content-Type", "application/octet-stream")])
         for i in range(count):
             yield bytes([i]) + chunk[1:]
+        made_all.append(True)
 
-    sent, crossings = _serve(app, send_delay=0.01)
+    bodies_when_made: list[int] = []
+
+    async def run():
+        sent: list[dict] = []
+
+        async def send(message):
+            await asyncio.sleep(0.05)  # a slow client
+            if made_all and not bodies_when_made:
+                bodies_when_made.append(len([m for m in sent if m["type"] == "http.response.body"]))
+            sent.append(message)
+
+        await bridge.Bridge(app, threads=1)(dict(SCOPE), b"", send)
+        return sent
+
+    sent = asyncio.run(run())
     bodies = [m for m in sent if m["type"] == "http.response.body"]
     assert _body(sent) == b"".join(bytes([i]) + chunk[1:] for i in range(count))
     assert all(m["more_body"] for m in bodies[:-1]) and not bodies[-1]["more_body"]
     assert all(len(m["body"]) < bridge.FLUSH_BYTES + len(chunk) for m in bodies)
-    assert len(crossings) == len(bodies) - 1 == count * len(chunk) // bridge.FLUSH_BYTES
+    assert len(bodies) - 1 == count * len(chunk) // bridge.FLUSH_BYTES
     assert sent[0]["type"] == "http.response.start"
+    assert bodies_when_made == [0]  # the whole response was made before the client took its first part
 
 
-def test_the_thread_waits_for_each_part_to_be_sent_before_it_makes_more():
+def test_the_thread_waits_only_when_it_is_ahead_of_the_client_by_ahead_bytes(monkeypatch):
+    monkeypatch.setattr(bridge, "AHEAD_BYTES", 2 * bridge.FLUSH_BYTES)
     chunk = b"y" * bridge.FLUSH_BYTES  # each chunk is a part of its own
-    events = []
+    made: list[int] = []  # at each part made, how many parts the client had taken
+    taken = [0]
 
     def app(environ, start_response):
         start_response("200 OK", [])
-        for i in range(3):
-            events.append(("made", i))
+        for _ in range(8):
+            made.append(taken[0])
             yield chunk
 
     async def run():
         async def send(message):
             await asyncio.sleep(0.02)
             if message["type"] == "http.response.body" and message["body"]:
-                events.append(("sent", len([e for e in events if e[0] == "sent"])))
+                taken[0] += 1
 
         await bridge.Bridge(app, threads=1)(dict(SCOPE), b"", send)
 
     asyncio.run(run())
-    assert events == [("made", 0), ("sent", 0), ("made", 1), ("sent", 1), ("made", 2), ("sent", 2)]
+    assert taken[0] == 8
+    # the thread hands a part over while at most AHEAD_BYTES are untaken: it is never more than three
+    # parts (two in the budget, the one it waits to hand over) ahead, and it does not wait before that
+    assert made[:3] == [0, 0, 0]
+    assert all(i - t <= 3 for i, t in enumerate(made)), made
+    assert made[-1] >= 4
+
+
+def test_a_client_gone_mid_response_stops_the_thread_and_closes_the_iterable():
+    closed = []
+    made = []
+
+    class Body:
+        def __iter__(self):
+            for i in range(100):
+                made.append(i)
+                yield b"z" * bridge.FLUSH_BYTES
+
+        def close(self):
+            closed.append(True)
+
+    def app(environ, start_response):
+        start_response("200 OK", [])
+        return Body()
+
+    async def run():
+        parts = [0]
+
+        async def send(message):
+            if message["type"] == "http.response.body":
+                parts[0] += 1
+                if parts[0] == 2:
+                    raise limits.ClientGone
+
+        await bridge.Bridge(app, threads=1)(dict(SCOPE), b"", send)
+
+    with pytest.raises(limits.ClientGone):
+        asyncio.run(run())
+    assert closed == [True]
+    assert len(made) < 100  # the thread stopped making what nobody would take
+
+
+def test_a_file_is_sent_by_the_loop_in_blocks_after_the_thread_returned_and_is_closed():
+    data = bytes(range(256)) * (bridge.FILE_BLOCK_BYTES // 256 * 3 + 7)
+    file = io.BytesIO(data)
+    returned = []
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Length", str(len(data)))])
+        returned.append(True)
+        return environ["wsgi.file_wrapper"](file, 8192)
+
+    async def run(method):
+        sent: list[dict] = []
+
+        async def send(message):
+            assert returned  # nothing is sent while the thread runs the application
+            sent.append({**message, "thread": threading.current_thread().name})
+
+        await bridge.Bridge(app, threads=1)({**SCOPE, "method": method}, b"", send)
+        return sent
+
+    sent = asyncio.run(run("GET"))
+    assert _body(sent) == data and file.closed
+    bodies = [m for m in sent if m["type"] == "http.response.body"]
+    assert all(len(m["body"]) <= bridge.FILE_BLOCK_BYTES for m in bodies)
+    assert {m["thread"] for m in sent} == {threading.main_thread().name}
+    file = io.BytesIO(data)
+    sent = asyncio.run(run("HEAD"))
+    assert _body(sent) == b"" and file.closed
+
+
+def test_a_file_iterated_by_a_middleware_reads_in_blocks():
+    wrapper = bridge.FileWrapper(io.BytesIO(b"a" * 10), 4)
+    assert list(wrapper) == [b"aaaa", b"aaaa", b"aa"]
 
 
 def test_write_from_start_response_is_part_of_the_body():

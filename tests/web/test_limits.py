@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import re
+import socket
 import time
 
 import pytest
@@ -260,3 +261,21 @@ def test_a_bad_host_is_a_400_with_one_warning_line_and_no_traceback(client):
     loud = {(r.name, r.levelname, r.getMessage(), bool(r.exc_info)) for r in records if r.levelno >= logging.WARNING}
     assert len(loud) == 2, loud  # one line per request
     assert all(level == "WARNING" and not traceback for _, level, _, traceback in loud), loud
+
+
+@pytest.mark.skipif(not hasattr(socket, "TCP_USER_TIMEOUT"), reason="TCP_USER_TIMEOUT is Linux's (CI runs on Linux)")
+def test_a_connection_closes_once_its_sent_bytes_stay_unacknowledged_for_the_user_timeout(settings):
+    settings.GOAT_TCP_USER_TIMEOUT_SECONDS = 12
+
+    class Transport:
+        def __init__(self, sock):
+            self.sock = sock
+
+        def get_extra_info(self, name):
+            return self.sock if name == "socket" else None
+
+    with socket.socket() as sock:
+        limits.unacknowledged_limit(Transport(sock))
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == 12_000
+    with socket.socket(socket.AF_UNIX) as unix:  # not TCP: left alone
+        limits.unacknowledged_limit(Transport(unix))

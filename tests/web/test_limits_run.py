@@ -4,8 +4,12 @@ warning line (docs/reliability.md "Limits")."""
 
 from __future__ import annotations
 
+import http.client
+import json
+import re
 import socket
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -15,13 +19,17 @@ from testkit import RUN_THROTTLES_OFF, ManageRun, wait_for
 pytestmark = pytest.mark.realprocess
 
 BODY_SECONDS = 8  # the server's body deadline here: long enough to measure while the bodies are held
+SEND_SECONDS = 4  # the server's write deadline here
+#: the largest static file (1.9 MB): what a slow reader asks for to hold the most
+LARGEST_STATIC = "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js.map"
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     server = ManageRun(tmp_path_factory.mktemp("limits-run"), args=["--no-worker", "--web-workers", "2"],
                        env={**RUN_THROTTLES_OFF, "GOAT_BODY_TIMEOUT_SECONDS": str(BODY_SECONDS),
-                            "GOAT_HEADER_TIMEOUT_SECONDS": str(BODY_SECONDS)})
+                            "GOAT_HEADER_TIMEOUT_SECONDS": str(BODY_SECONDS),
+                            "GOAT_SEND_TIMEOUT_SECONDS": str(SEND_SECONDS)})
     try:
         server.wait_healthy(120)
         yield server
@@ -84,6 +92,79 @@ def test_sixteen_slow_bodies_hold_no_thread_and_are_refused_after_the_deadline(r
     assert b'"code": "request_timeout"' in answers[0] or b'"code":"request_timeout"' in answers[0]
 
 
+def _slow_readers(run, count: int) -> list[socket.socket]:
+    """``count`` connections with a 2 KB receive buffer, each asking three times (pipelined) for the
+    largest static file and reading nothing."""
+    readers = []
+    for _ in range(count):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        sock.connect(("127.0.0.1", run.port))
+        sock.sendall((b"GET " + LARGEST_STATIC.encode() + b" HTTP/1.1\r\nHost: localhost\r\n\r\n") * 3)
+        readers.append(sock)
+    return readers
+
+
+@pytest.mark.parametrize("count", [20, 200])
+def test_slow_readers_of_the_largest_static_file_hold_no_thread_and_are_dropped_at_the_write_deadline(run, count):
+    log_start = len(_log(run))
+    readers = _slow_readers(run, count)
+    opened = time.monotonic()
+    try:
+        time.sleep(1)  # each has its first answer under way and its buffers full
+        for path in ("/", "/health/", "/api/games/", "/static/play/table.js", "/health/"):
+            status, seconds = _timed_get(run.base + path)
+            assert status == 200
+            assert seconds < 3.0, f"{path} took {seconds:.2f}s while {count} slow readers were connected"
+        assert time.monotonic() - opened < SEND_SECONDS, "the machine was too slow to measure in time"
+        # every reader that took its first answer's start but not its body is dropped at the deadline
+        dropped = wait_for(lambda: len(re.findall("not taken by the client within", _log(run)[log_start:]))
+                           >= count or None, timeout=SEND_SECONDS * 6, what=f"{count} slow readers dropped")
+        assert dropped
+        for sock in readers:  # the connection is closed: the reader finds its end
+            sock.settimeout(30)
+            assert _drained(sock)
+    finally:
+        for sock in readers:
+            sock.close()
+    time.sleep(1)
+    log = _log(run)[log_start:]
+    assert "Traceback" not in log and "Exception in ASGI application" not in log
+    assert "returned without completing response" not in log
+    assert log.count("not taken by the client within") == count  # one line each, and only the first request
+    assert _timed_get(run.base + "/health/")[0] == 200
+
+
+def test_a_reader_that_closes_mid_file_writes_its_access_line_and_no_traceback(run):
+    log_start = len(_log(run))
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    sock.connect(("127.0.0.1", run.port))
+    sock.sendall(b"GET " + LARGEST_STATIC.encode() + b"?closes-mid-file HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+    sock.close()
+    line = wait_for(lambda: next((line for line in _log(run)[log_start:].splitlines()
+                                  if "closes-mid-file" in line), None), timeout=30, what="the access line")
+    assert LARGEST_STATIC in line and " 200 " in line
+    assert "Traceback" not in _log(run)[log_start:]
+
+
+def _log(run) -> str:
+    return run.log_path.read_text(errors="replace")
+
+
+def _drained(sock: socket.socket) -> bool:
+    """Read ``sock`` to its end; whether it ended (closed by the server) rather than timing out."""
+    try:
+        while sock.recv(1 << 20):
+            pass
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+    return True
+
+
 def _raw(run, request: bytes) -> bytes:
     with _connect(run) as sock:
         try:
@@ -125,3 +206,44 @@ def test_a_bad_host_is_a_400_and_one_warning_line_without_a_traceback(run):
                      timeout=30, what="the DisallowedHost line")
     assert len(lines) == 1 and " WARNING " in lines[0], lines
     assert "Traceback" not in run.output(200_000)
+
+
+def _post_json(url: str, data: dict) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=json.dumps(data).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_look_alikes_of_taken_names_are_refused_by_the_running_server(run):
+    for taken, alikes in [("alice", ["\u0430\u04cf\u0456\u0441\u0435", "\u0251lice"]), ("carol", ["caro\u01c0"]),
+                          ("adminka", ["adm\u0131nka"])]:
+        assert _post_json(run.base + "/api/players/", {"username": taken, "password": "domino-goat-1"})[0] == 201
+        for alike in alikes:
+            status, body = _post_json(run.base + "/api/players/", {"username": alike, "password": "domino-goat-1"})
+            assert (status, body["code"]) == (400, "username_taken"), (alike, body)
+
+
+def _token_from(run, address: str, username: str, password: str) -> int:
+    """The status of a token request from the loopback ``address`` (the server sees it as the client's)."""
+    connection = http.client.HTTPConnection("127.0.0.1", run.port, timeout=30, source_address=(address, 0))
+    try:
+        connection.request("POST", "/api/auth/token/", json.dumps({"username": username, "password": password}),
+                           {"Content-Type": "application/json"})
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_wrong_passwords_from_many_addresses_do_not_lock_the_owner_out(run):
+    assert _post_json(run.base + "/api/players/", {"username": "lockee", "password": "domino-goat-1"})[0] == 201
+    wrong = [_token_from(run, f"127.0.1.{i}", "lockee", "wrong password") for i in range(1, 10)]
+    assert wrong == [400] * 9
+    assert _token_from(run, "127.0.2.1", "lockee", "domino-goat-1") == 200
+    guesser = [_token_from(run, "127.0.3.1", "lockee", "wrong password") for _ in range(10)]
+    assert guesser == [400] * 9 + [429]
+    assert _token_from(run, "127.0.3.1", "lockee", "domino-goat-1") == 429  # the guesser's address
+    assert _token_from(run, "127.0.2.1", "lockee", "domino-goat-1") == 200  # the owner's

@@ -84,7 +84,8 @@ class GameCreateSerializer(StrictSerializer):
     )
     client_seed = StrictCharField(
         max_length=CLIENT_SEED_MAX_LENGTH, required=False, allow_blank=True, default="",
-        help_text="Your contribution to the verifiable deal (docs/rules.md §3).",
+        help_text="Your contribution to the verifiable deal (docs/rules.md §3): letters, digits, spaces and "
+                  "- _ . , : ; ! ? + = # @ * ~ ( ) [ ] ' / (400 invalid_client_seed for another character).",
     )
     computer_players = StrictIntegerField(
         min_value=0, max_value=MAX_SEATS - 1, required=False, default=0,
@@ -108,7 +109,8 @@ class GameCreateSerializer(StrictSerializer):
 class GameJoinSerializer(StrictSerializer):
     client_seed = StrictCharField(
         max_length=CLIENT_SEED_MAX_LENGTH, required=False, allow_blank=True, default="",
-        help_text="Your contribution to the verifiable deal (docs/rules.md §3).",
+        help_text="Your contribution to the verifiable deal (docs/rules.md §3): letters, digits, spaces and "
+                  "- _ . , : ; ! ? + = # @ * ~ ( ) [ ] ' / (400 invalid_client_seed for another character).",
     )
 
 
