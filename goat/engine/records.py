@@ -383,7 +383,8 @@ def verify_record(text: str, published: object) -> dict[str, Any]:
         raise RecordError("commitment", "the revealed server seed does not open the commitment")
     report = verify_log(list[Mapping[str, Any]](record.events))
     if not report["valid"]:
-        what = "deal" if report["code"] == "deal_mismatch" else "move"
+        # the first event is the headers' (ruleset, seats, options, commitment)
+        what = "header" if report["seq"] == 1 else "deal" if report["code"] == "deal_mismatch" else "move"
         raise RecordError(what, f"seq {report['seq']}: {report['code']}: {report['detail']}")
     players = _players(record.events, record.headers["Seats"])
     declared = [record.headers[f"Player{s}"] for s in range(record.headers["Seats"])]

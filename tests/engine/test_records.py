@@ -177,6 +177,12 @@ def test_a_wrong_player_header_fails_the_header():
     assert reason(resign(example_record().replace('[Player1 "bot1"]', '[Player1 "masha"]')))[0] == "header"
 
 
+def test_options_the_rules_do_not_resolve_fail_the_header():
+    text = example_record().replace('"hand_size":5', '"hand_size":99')
+    what, detail = reason(resign(text))
+    assert what == "header" and detail.startswith("seq 1: ")
+
+
 def test_a_wrong_result_fails_the_result():
     text = example_record().replace('"winners":[1]}]', '"winners":[0]}]')
     assert reason(resign(text))[0] == "result"
