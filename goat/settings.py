@@ -115,6 +115,7 @@ INSTALLED_APPS = [
     "ratings",
     "challenges",
     "tournaments",
+    "goat.fairplay.apps.FairPlayConfig",
     "pages",  # the public pages that gather every app (home, player, game): the top of the layering
     "play",
 ]
@@ -264,6 +265,10 @@ if CACHE_URL:
 # Every rate limit counts in one store all web processes share (goat/web/rates.py): Redis when the
 # cache is Redis, else this SQLite file (one machine; not the game database).
 GOAT_RATES_PATH = env_str("GOAT_RATES_PATH", str(GOAT_DATA_DIR / "rates.sqlite3"))
+# The keys that sign game records (goat/games/signing.py, docs/operations.md "Record signing keys"): a
+# JSON keyring created once (mode 0600) in the data directory, or a file the environment names (one
+# shared by every machine that serves records).
+GOAT_SIGNING_KEYRING = env_str("GOAT_SIGNING_KEYRING", str(GOAT_DATA_DIR / "signing_keys.json"))
 
 # --- Auth ---------------------------------------------------------------------------------------
 
@@ -613,11 +618,17 @@ CELERY_BEAT_SCHEDULE = {
     },
     # replay audit: verify every game that ended in the last day, flag mismatches (goat.audit_tasks)
     "games-verify-recent": {"task": "goat.audit_tasks.games_verify_recent", "schedule": _crontab(hour=3, minute=0)},
+    # fair play: the daily scan for assistance and collusion (goat.fairplay, docs/fairplay.md)
+    "fairplay-scan": {"task": "goat.fairplay.scan", "schedule": _crontab(hour=4, minute=0)},
 }
 
 # --- goat -------------------------------------------------------------------------------------
 
 GOAT_SIGNUP_OPEN = env_bool("GOAT_SIGNUP_OPEN", True)
+#: fair play (docs/fairplay.md): the scan reads the rated games that ended in this many days, and asks
+#: the analysis queue for at most this many of the games its reports need at each run
+GOAT_FAIRPLAY_DAYS = max(1, env_int("GOAT_FAIRPLAY_DAYS", 90))
+GOAT_FAIRPLAY_ANALYSE_LIMIT = max(0, env_int("GOAT_FAIRPLAY_ANALYSE_LIMIT", 200))
 GOAT_INITIAL_CHIPS = env_int("GOAT_INITIAL_CHIPS", 1000)
 #: a game still waiting for players this long after it was created is cancelled and its stakes returned
 GOAT_WAITING_GAME_HOURS = env_int("GOAT_WAITING_GAME_HOURS", 24)

@@ -33,6 +33,8 @@ TITLES = {
     "game_exists": pgettext_lazy("problem title", "Game exists"),
     "game_full": pgettext_lazy("problem title", "Game full"),
     "game_not_ended": pgettext_lazy("problem title", "Game not ended"),
+    "game_not_recordable": pgettext_lazy("problem title", "Game not recordable"),
+    "report_reviewed": pgettext_lazy("problem title", "Report reviewed"),
     "game_cancelled": pgettext_lazy("problem title", "Game cancelled"),
     "analysis_not_requested": pgettext_lazy("problem title", "Analysis not requested"),
     "game_not_running": pgettext_lazy("problem title", "Game not running"),

@@ -59,7 +59,7 @@ def test_the_project_package_holds_only_wiring_beside_its_subpackages():
     modules = {p.name for p in (ROOT / "goat").glob("*.py")}
     assert modules == {"__init__.py", "settings.py", "urls.py", "celery.py", "asgi.py", "wsgi.py"}
     packages = {p.name for p in (ROOT / "goat").iterdir() if (p / "__init__.py").exists()}
-    assert packages == {"engine", "games", "live", "players", "serve", "web"}
+    assert packages == {"engine", "fairplay", "games", "live", "players", "serve", "web"}
 
 
 EARLIER_LAYOUT = [("goat", "0004_drop_redundant_indexes"), ("web", None)]

@@ -20,6 +20,7 @@ PUBLIC_READS = {
     "games_stream", "players_retrieve", "players_ratings_list", "leaderboards_ratings", "leaderboards_skill",
     "tournaments_list", "tournaments_retrieve", "tournaments_standings", "tournaments_stream",
     "tournaments_crosstable", "tournaments_results_csv", "players_tournaments_list", "games_analysis_read",
+    "games_record", "keys_list",
 }
 
 

@@ -19,15 +19,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext
 from rest_framework import generics, status
-from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.games import analysis, audit, selectors, services, verification
+from goat.games import analysis, audit, records, selectors, services, signing, verification
 from goat.games.api import schema
 from goat.games.api.schema import INVALID_IF_MATCH, game_links
 from goat.games.api.serializers import (
@@ -42,6 +43,7 @@ from goat.games.filters import GameFilter, MyGamesFilter
 from goat.games.models import Game
 from goat.web.errors import ServiceError
 from goat.web.idempotency import idempotent
+from goat.web.negotiation import JSONForErrors
 from goat.web.replica import PublicReadView
 from goat.web.schema import link
 from goat.web.throttling import ScopedRateThrottle
@@ -292,6 +294,30 @@ class GameVerifyView(PublicReadView, GameAPIView):
         game = game_get(game_id, request.user)
         ended_or_auditor(game, request.user)
         return Response(verification.game_verify(game=game).to_dict())
+
+
+class GameRecordView(PublicReadView, GameAPIView):
+    """The signed record (docs/records.md) of an ended game, as text; problems stay JSON."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
+    content_negotiation_class = JSONForErrors
+
+    @schema.games_record
+    def get(self, request: Request, game_id: int) -> HttpResponse:
+        game = game_get(game_id)
+        response = HttpResponse(records.game_record(game=game), content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'inline; filename="{records.record_filename(game)}"'
+        return response
+
+
+class SigningKeysView(APIView):
+    """The public keys that sign game records, retired ones included (docs/records.md "Keys")."""
+
+    permission_classes = [AllowAny]
+
+    @schema.keys_list
+    def get(self, request: Request) -> Response:
+        return Response(signing.keyring().published())
 
 
 class GameAnalysisView(GameAPIView):
