@@ -4,11 +4,12 @@ from django.urls import path
 
 from goat.web import converters  # noqa: F401 - registers <id:...>
 
-from . import views
+from . import challenges, views
 
 urlpatterns = [
     path("play/", views.play_page, name="page-play"),
     path("play/<id:game_id>/", views.play_page, name="page-play-table"),
+    path("play/c/<str:code>/", challenges.challenge_link, name="play-challenge-link"),
     path("play/signin/", views.signin, name="play-signin"),
     path("play/signup/", views.signup, name="play-signup"),
     path("play/signout/", views.signout, name="play-signout"),

@@ -37,6 +37,8 @@ from goat.web.errors import ServiceError
 from goat.web.throttling import throttle_wait
 from goat.web.words import game_status, ruleset, word
 
+from . import challenges
+
 #: games shown in each list of the lobby (the script pages on through the API)
 LOBBY_SIZE = 20
 #: move clocks the new-game form offers, in seconds (0: no clock)
@@ -87,7 +89,7 @@ def _summary(game: Game) -> dict[str, Any]:
     """A game of a lobby list: what its row shows."""
     seats = sorted(game.seat_set.all(), key=lambda s: s.seat)
     return {"id": game.pk, "ruleset": game.ruleset, "status": game.status, "seat_count": game.seats,
-            "players": [{"name": s.player.get_username(), "computer": s.computer} for s in seats],
+            "players": [{"name": s.player.get_username(), "computer": s.computer, "bot": s.bot} for s in seats],
             "free": game.seats - len(seats)}
 
 
@@ -122,7 +124,7 @@ def _script_strings() -> dict[str, str]:
     }
 
 
-def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, Any] | None = None,
+def page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, Any] | None = None,
           signin_form: CredentialsForm | None = None, signup_form: CredentialsForm | None = None,
           status: int = 200, notice: str = "") -> HttpResponse:
     user = request.user
@@ -147,7 +149,8 @@ def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, 
             "computer_levels": computer_levels(),
             "move_times": MOVE_TIMES,
             "default_move_time": PRESETS[RULESETS[0]]["move_time"],
-            "strings": _script_strings(),
+            "strings": {**_script_strings(), **challenges.challenge_strings()},
+            **challenges.challenge_context(request, game_id),
             "tile_set": tile_set() if game_id is not None else (),
         })
     return render(request, "play/play.html", context, status=status)
@@ -158,10 +161,11 @@ def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, 
 def play_page(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
     table = None
     if game_id is not None:  # its ruleset and options: the rules link and the scoresheet's legend
-        table = Game.objects.filter(pk=game_id).values("ruleset", "options").first()
-        if table is None:
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None or not selectors.game_visible(game, request.user):  # a private table, while it runs
             raise Http404("No game with that id.")
-    return _page(request, game_id=game_id, table=table)
+        table = {"ruleset": game.ruleset, "options": game.options}
+    return page(request, game_id=game_id, table=table)
 
 
 def _next(request: HttpRequest) -> str:
@@ -171,7 +175,7 @@ def _next(request: HttpRequest) -> str:
 
 
 def _refused(request: HttpRequest, wait: int, **forms_: CredentialsForm) -> HttpResponse:
-    response = _page(request, status=429, notice=_("Too many attempts; try again in %(seconds)s s.") % {
+    response = page(request, status=429, notice=_("Too many attempts; try again in %(seconds)s s.") % {
         "seconds": wait}, **forms_)
     response["Retry-After"] = str(wait)
     return response
@@ -183,13 +187,13 @@ def signin(request: HttpRequest) -> HttpResponse:
     if (wait := _throttle_wait(request, "auth")) is not None:
         return _refused(request, wait, signin_form=form)
     if not form.is_valid():
-        return _page(request, signin_form=form, status=400)
+        return page(request, signin_form=form, status=400)
     try:
         user = players.player_authenticate(request=request, username=form.cleaned_data["username"],
                                            password=form.cleaned_data["password"])
     except ServiceError as exc:
         form.add_error(None, exc.detail)
-        response = _page(request, signin_form=form, status=exc.status)
+        response = page(request, signin_form=form, status=exc.status)
         for name, value in (exc.headers or {}).items():
             response[name] = value
         return response
@@ -203,14 +207,14 @@ def signup(request: HttpRequest) -> HttpResponse:
     if (wait := _throttle_wait(request, "signup")) is not None:
         return _refused(request, wait, signup_form=form)
     if not form.is_valid():
-        return _page(request, signup_form=form, status=400)
+        return page(request, signup_form=form, status=400)
     try:
         user = players.player_create(username=form.cleaned_data["username"], password=form.cleaned_data["password"])
     except ServiceError as exc:
         for field, messages in (exc.errors or {None: [exc.detail]}).items():
             for message in messages:
                 form.add_error(field if field in form.fields else None, message)
-        return _page(request, signup_form=form, status=exc.status)
+        return page(request, signup_form=form, status=exc.status)
     login(request, user, backend=LOGIN_BACKEND)
     return redirect(_next(request))
 

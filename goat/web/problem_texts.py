@@ -33,6 +33,8 @@ TITLES = {
     "game_exists": pgettext_lazy("problem title", "Game exists"),
     "game_full": pgettext_lazy("problem title", "Game full"),
     "game_not_ended": pgettext_lazy("problem title", "Game not ended"),
+    "game_not_recordable": pgettext_lazy("problem title", "Game not recordable"),
+    "report_reviewed": pgettext_lazy("problem title", "Report reviewed"),
     "game_cancelled": pgettext_lazy("problem title", "Game cancelled"),
     "analysis_not_requested": pgettext_lazy("problem title", "Analysis not requested"),
     "game_not_running": pgettext_lazy("problem title", "Game not running"),
@@ -101,6 +103,19 @@ TITLES = {
     "username_taken": pgettext_lazy("problem title", "Username taken"),
     "version_mismatch": pgettext_lazy("problem title", "Version mismatch"),
     "wrong_seq": pgettext_lazy("problem title", "Wrong seq"),
+    "account_closed": pgettext_lazy("problem title", "Account closed"),
+    "account_has_games": pgettext_lazy("problem title", "Account has games"),
+    "bot_account": pgettext_lazy("problem title", "Bot account"),
+    "not_a_bot": pgettext_lazy("problem title", "Not a bot"),
+    "bot_declines_ruleset": pgettext_lazy("problem title", "Bot declines ruleset"),
+    "cannot_challenge_self": pgettext_lazy("problem title", "Cannot challenge self"),
+    "challenge_code_wrong": pgettext_lazy("problem title", "Challenge code wrong"),
+    "challenge_expired": pgettext_lazy("problem title", "Challenge expired"),
+    "challenge_full": pgettext_lazy("problem title", "Challenge full"),
+    "challenge_not_open": pgettext_lazy("problem title", "Challenge not open"),
+    "too_many_challenges": pgettext_lazy("problem title", "Too many challenges"),
+    "too_many_opponents": pgettext_lazy("problem title", "Too many opponents"),
+    "unknown_player": pgettext_lazy("problem title", "Unknown player"),
 }
 
 

@@ -5,6 +5,7 @@ goat.games.api.examples; the live streams' operations in goat.games.api.stream_s
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 
 from goat.engine import errors
@@ -37,6 +38,7 @@ from goat.games.api.serializers import (
     ReplayQuerySerializer,
     ReplaySerializer,
     ScoresheetSerializer,
+    SigningKeySerializer,
     VerificationSerializer,
 )
 from goat.web.problems import problem_example, problem_responses
@@ -376,6 +378,45 @@ games_verify = extend_schema(
         NOT_FOUND,
         NOT_ENDED,
     ],
+    tags=["games"],
+)
+
+#: the start of docs/records.md's example record
+RECORD_EXAMPLE = (
+    '[Format "goat-record/1"]\n[Game 49]\n[Ruleset "domino-3rounds"]\n[Seats 2]\n[Options {"ante":0,…}]\n'
+    '[Rated true]\n[Player0 "bot0"]\n[Player1 "bot1"]\n[Engine "goat 0.1.0"]\n…\n\n'
+    '2 2026-01-01T00:00:02Z join 0 "bot0" ""\n…\n5 2026-01-01T00:00:05Z play 1 0-0 left\n…\n\n'
+    '-----BEGIN GOAT SIGNATURE-----\nKey: ed25519-c2e6888c8a79c328\nAlgorithm: ed25519\n'
+    'Signed: 2026-01-01T00:10:00Z\nSignature: RKiNvPrq…\n-----END GOAT SIGNATURE-----\n'
+)
+
+games_record = extend_schema(
+    operation_id="games_record",
+    summary="A game's signed record",
+    description="The game as a portable record signed by the server's current key (docs/records.md): its "
+                "headers (ruleset, options, players, the deal's commitment and reveal, the result), every event, "
+                "the scoresheet and the signature. `python -m goat.engine verify RECORD --keys KEYS` checks it "
+                "offline against `GET /api/keys/`. Ended games only (409 `game_not_ended` before, for everyone: "
+                "the seed is still secret). Problems are JSON.",
+    parameters=[GAME_ID],
+    responses={(200, "text/plain"): OpenApiResponse(
+        response=OpenApiTypes.STR, description="the record, UTF-8",
+        examples=[OpenApiExample("record", value=RECORD_EXAMPLE, media_type="text/plain")]),
+        **problem_responses(401, 404, 409)},
+    examples=[UNAUTHENTICATED, NOT_FOUND, NOT_ENDED],
+    tags=["games"],
+)
+
+keys_list = extend_schema(
+    operation_id="keys_list",
+    summary="The keys that sign game records",
+    description="Every Ed25519 public key that signs or has signed game records, oldest first, with the time "
+                "it signs from and the time it was retired (null for the current key). Retired keys stay "
+                "listed, so records they signed still verify. Anyone may read it.",
+    responses={200: SigningKeySerializer(many=True), **problem_responses(401)},
+    examples=[UNAUTHENTICATED, OpenApiExample("keys", response_only=True, status_codes=["200"], value=[
+        {"id": "ed25519-c2e6888c8a79c328", "public_key": "qNdxbVxWp1XDLLotIPsQEjCl7GGTpkWpQFm6rpSG8GY=",
+         "algorithm": "ed25519", "valid_from": "2026-01-01T00:00:00Z", "valid_until": None}])],
     tags=["games"],
 )
 

@@ -139,6 +139,7 @@ class SeatViewSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = serializers.CharField(allow_null=True, help_text="Username, null while the seat is free.")
     computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
+    bot = serializers.BooleanField(help_text="Whether a bot account holds the seat (docs/api.md \"Bots\").")
     tiles = serializers.IntegerField(help_text="Tiles in the hand.")
     open = serializers.BooleanField()
     score = serializers.IntegerField()
@@ -217,6 +218,7 @@ class SummarySeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = serializers.CharField(source="player.username")
     computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
+    bot = serializers.BooleanField(help_text="Whether a bot account holds the seat (docs/api.md \"Bots\").")
 
 
 class GameSummarySerializer(serializers.Serializer):
@@ -276,6 +278,14 @@ class VerificationSerializer(serializers.Serializer):
     replay = serializers.BooleanField()
     detail = serializers.CharField()
     seq = serializers.IntegerField(allow_null=True, help_text="First event found wrong, if any.")
+
+
+class SigningKeySerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="ed25519- and the first 16 hex digits of the SHA-256 of the raw public key")
+    public_key = serializers.CharField(help_text="the 32 raw bytes of the Ed25519 public key, standard base64")
+    algorithm = serializers.ChoiceField(choices=["ed25519"])
+    valid_from = serializers.CharField(help_text="UTC, YYYY-MM-DDTHH:MM:SSZ: it signs records from then")
+    valid_until = serializers.CharField(allow_null=True, help_text="when it was retired; null for the current key")
 
 
 # --- Analysis (API.md "Computer analysis") --------------------------------------------------------
