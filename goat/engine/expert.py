@@ -9,8 +9,9 @@ cheap policy for every seat that reads only what that seat could know (:class:`P
 seat of a playout sees another's sampled hand, which limits strategy fusion). Each candidate's value
 is the mean of an objective that scores the round's end as the ruleset does (the engine's own round
 scoring: going out, fish, remembered points, the carried pot, the goat limit or the fixed rounds) on
-a win-chance scale fitted to measured games. The best mean is played. The same samples serve every candidate (common random numbers), so their difference is
-what the move changes, not the luck of the draw.
+a win-chance scale fitted to measured games. The best mean is played. The same samples serve every
+candidate (common random numbers), so their difference is what the move changes, not the luck of
+the draw.
 
 It reads nothing but the seat view, so two deals that look alike to the seat give the same choice
 for the same random generator; the generator is the caller's (seeded in tests and benches).
