@@ -11,6 +11,7 @@ WORKDIR /app
 COPY pyproject.toml README.md manage.py gunicorn.conf.py ./
 COPY goat ./goat
 COPY ratings ./ratings
+COPY challenges ./challenges
 COPY tournaments ./tournaments
 COPY pages ./pages
 COPY play ./play

@@ -12,7 +12,7 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 from goat.serve.server import split, stream_handler  # noqa: E402
 
 #: the paths served by the async handler: the live streams (docs/api.md "Live play", docs/tournaments.md)
-ASGI_PATHS = r"^/api/(?:games/[^/]+/|tournaments/[^/]+/)?stream/$"
+ASGI_PATHS = r"^/api/(?:(?:games/[^/]+/|tournaments/[^/]+/)?stream/|bot/stream/events/)$"
 
 django.setup(set_prefix=False)
 application = split(asgi=stream_handler(), wsgi=get_wsgi_application(), asgi_paths=ASGI_PATHS,

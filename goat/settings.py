@@ -113,7 +113,9 @@ INSTALLED_APPS = [
     "goat.games",
     "goat.players",
     "ratings",
+    "challenges",
     "tournaments",
+    "goat.fairplay.apps.FairPlayConfig",
     "pages",  # the public pages that gather every app (home, player, game): the top of the layering
     "play",
 ]
@@ -265,6 +267,10 @@ if CACHE_URL:
 # Every rate limit counts in one store all web processes share (goat/web/rates.py): Redis when the
 # cache is Redis, else this SQLite file (one machine; not the game database).
 GOAT_RATES_PATH = env_str("GOAT_RATES_PATH", str(GOAT_DATA_DIR / "rates.sqlite3"))
+# The keys that sign game records (goat/games/signing.py, docs/operations.md "Record signing keys"): a
+# JSON keyring created once (mode 0600) in the data directory, or a file the environment names (one
+# shared by every machine that serves records).
+GOAT_SIGNING_KEYRING = env_str("GOAT_SIGNING_KEYRING", str(GOAT_DATA_DIR / "signing_keys.json"))
 
 # --- Auth ---------------------------------------------------------------------------------------
 
@@ -449,6 +455,11 @@ REST_FRAMEWORK = {
         "invite_player": env_str("GOAT_THROTTLE_INVITE_PLAYER", "10/hour"),
         "invite_tournament": env_str("GOAT_THROTTLE_INVITE_TOURNAMENT", "100/hour"),
         "analysis": env_str("GOAT_THROTTLE_ANALYSIS", "20/hour"),
+        # wrong challenge link codes (challenges.services): per player, and per challenge
+        "challenge_code_player": env_str("GOAT_THROTTLE_CHALLENGE_CODE_PLAYER", "10/hour"),
+        "challenge_code": env_str("GOAT_THROTTLE_CHALLENGE_CODE", "100/hour"),
+        # a bot's POSTs on challenges (create, accept, decline, cancel): per bot account
+        "bot_challenges": env_str("GOAT_THROTTLE_BOT_CHALLENGES", "30/min"),
         # the public pages (home, players, games, rules, leaderboards, tournaments), per client address
         "pages": env_str("GOAT_THROTTLE_PAGES", "300/min"),
     },
@@ -458,7 +469,11 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     # "status" names choice sets of several components: /health/'s keeps its name, the analysis's gets one
-    "ENUM_NAME_OVERRIDES": {"StatusEnum": ["ok", "degraded"], "AnalysisStatusEnum": ["queued", "running", "done"]},
+    "ENUM_NAME_OVERRIDES": {"StatusEnum": ["ok", "degraded"], "AnalysisStatusEnum": ["queued", "running", "done"],
+                            "DeclineReasonEnum": "challenges.models.DeclineReason",
+                            "RulesetEnum": "goat.engine.rulesets.RULESETS",
+                            "ChallengeStatusEnum": "challenges.models.ChallengeStatus",
+                            "ChallengeAnswerEnum": "challenges.models.Answer"},
     "TITLE": "goat API",
     "VERSION": "0.1.0",
     "DESCRIPTION": (
@@ -475,6 +490,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "goat.games.api.stream_schema.streams_postprocessing_hook",  # the async stream views, outside DRF
         "tournaments.api.schema.stream_postprocessing_hook",  # the tournament stream, likewise
+        "challenges.api.schema.bot_stream_postprocessing_hook",  # the bot stream, likewise
         "goat.web.schema.strict_bodies_postprocessing_hook",  # no unknown field in a StrictSerializer's body
         "goat.web.schema.validated_min_length_postprocessing_hook",  # lengths only a validator checks
     ],
@@ -569,6 +585,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _timedelta(minutes=5),
         "options": {"expires": 300},
     },
+    # open challenges past their time: written expired, everyone named told (reads expire them at once)
+    "challenges-expire": {
+        "task": "challenges.tasks.challenges_expire",
+        "schedule": _timedelta(minutes=1),
+        "options": {"expires": 60},
+    },
     # projections of ended games that no task applied (a killed worker, a lost message)
     "projections-catch-up": {
         "task": "goat.tasks.projections_catch_up",
@@ -600,14 +622,25 @@ CELERY_BEAT_SCHEDULE = {
     },
     # replay audit: verify every game that ended in the last day, flag mismatches (goat.audit_tasks)
     "games-verify-recent": {"task": "goat.audit_tasks.games_verify_recent", "schedule": _crontab(hour=3, minute=0)},
+    # fair play: the daily scan for assistance and collusion (goat.fairplay, docs/fairplay.md)
+    "fairplay-scan": {"task": "goat.fairplay.scan", "schedule": _crontab(hour=4, minute=0)},
 }
 
 # --- goat -------------------------------------------------------------------------------------
 
 GOAT_SIGNUP_OPEN = env_bool("GOAT_SIGNUP_OPEN", True)
+#: fair play (docs/fairplay.md): the scan reads the rated games that ended in this many days, and asks
+#: the analysis queue for at most this many of the games its reports need at each run
+GOAT_FAIRPLAY_DAYS = max(1, env_int("GOAT_FAIRPLAY_DAYS", 90))
+GOAT_FAIRPLAY_ANALYSE_LIMIT = max(0, env_int("GOAT_FAIRPLAY_ANALYSE_LIMIT", 200))
 GOAT_INITIAL_CHIPS = env_int("GOAT_INITIAL_CHIPS", 1000)
 #: a game still waiting for players this long after it was created is cancelled and its stakes returned
 GOAT_WAITING_GAME_HOURS = env_int("GOAT_WAITING_GAME_HOURS", 24)
+# challenges (docs/api.md "Challenges"): how long one stays open, and the caps of open ones per
+# challenger (out) and per challenged player (in)
+GOAT_CHALLENGE_MINUTES = max(1, env_int("GOAT_CHALLENGE_MINUTES", 60))
+GOAT_CHALLENGES_OPEN_OUT = max(1, env_int("GOAT_CHALLENGES_OPEN_OUT", 10))
+GOAT_CHALLENGES_OPEN_IN = max(1, env_int("GOAT_CHALLENGES_OPEN_IN", 20))
 # A computer player's think time: its move is a task run this many seconds after its turn began
 # (0: at once). Docs: docs/computer.md.
 GOAT_COMPUTER_THINK_SECONDS = max(0.0, env_float("GOAT_COMPUTER_THINK_SECONDS", 1.0))
@@ -617,10 +650,11 @@ GOAT_COMPUTER_GAMES_PER_PLAYER = max(1, env_int("GOAT_COMPUTER_GAMES_PER_PLAYER"
 #: an unclocked game with a computer player and no command for this long ends: the player to move times out
 GOAT_COMPUTER_GAME_IDLE_HOURS = max(1, env_int("GOAT_COMPUTER_GAME_IDLE_HOURS", 24))
 
-# The analysis of a finished game (docs/computer.md "Analysis"): the expert's samples per decision, and
+# The analysis of a finished game (docs/computer.md "Analysis"): the most sampled deals a decision may take
+# (the expert samples in batches until the label is settled), and
 # the lease of a running job (renewed while it runs; a job killed mid-analysis is taken up again once
 # its lease has run out)
-GOAT_ANALYSIS_SAMPLES = max(1, env_int("GOAT_ANALYSIS_SAMPLES", 100))
+GOAT_ANALYSIS_SAMPLES = max(1, env_int("GOAT_ANALYSIS_SAMPLES", 1000))
 GOAT_ANALYSIS_LEASE_SECONDS = max(2, env_int("GOAT_ANALYSIS_LEASE_SECONDS", 120))
 # RFC 9457 `type` of our problems is this prefix + the problem's code (documented in docs/api.md).
 GOAT_PROBLEM_TYPE_BASE = env_str("GOAT_PROBLEM_TYPE_BASE", "https://goat.example/problems/")

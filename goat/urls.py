@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from challenges.urls import api_urlpatterns as challenges_api
 from goat.web import problems
 from goat.web.health import HealthView
 from goat.web.metrics_http import metrics_view
@@ -20,6 +21,7 @@ api_patterns = [
     path("", include(ratings_api)),  # players/<username>/ratings/, leaderboards/ (before players/<username>/)
     path("", include("goat.players.urls")),  # players/, players/me/, players/<username>/, auth/token/
     path("", include("goat.games.urls")),  # games/ and games/<id>/...
+    path("", include(challenges_api)),  # challenges/ and challenges/<id>/{accept,decline,cancel}/
     path("", include(tournaments_api)),  # tournaments/, tournaments/<id>/{registration,standings}/
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI with its script served as a file (the split view), so the Content-Security-Policy keeps

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from goat.engine.status import RUNNING
+from goat.games import records, verification
 from goat.games import selectors as games
 from goat.games import table as tables
-from goat.games import verification
 from goat.games.models import Game
 from ratings import selectors as ratings
 from tournaments import selectors as tournaments
@@ -34,7 +34,8 @@ def game_summary(game: Game) -> dict[str, Any]:
         "id": game.pk, "ruleset": game.ruleset, "status": game.status, "created_at": game.created_at,
         "ended_at": game.ended_at, "reason": result.get("reason"),
         "seats": [{"seat": s.seat, "player": s.player.get_username(), "goat": s.seat in goats,
-                   "winner": s.seat in winners, "computer": game.computer_seat(s.seat)} for s in game.seat_set.all()],
+                   "winner": s.seat in winners, "computer": game.computer_seat(s.seat), "bot": game.bot_seat(s.seat)}
+                  for s in game.seat_set.all()],
         "rated": game.rated,
     }
 
@@ -114,4 +115,5 @@ def fairness(*, game: Game, view: dict[str, Any]) -> dict[str, Any]:
     creation, the server seed revealed at the end, and whether the stored game checks out
     (goat.games.verification, the same check as the API's /verify/)."""
     return {"commitment": view["server_seed_commitment"], "server_seed": view["server_seed"],
-            "verification": verification.game_verify(game=game), "file": f"game-{game.pk}.json"}
+            "verification": verification.game_verify(game=game), "file": f"game-{game.pk}.json",
+            "record_file": records.record_filename(game)}

@@ -37,9 +37,13 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
         user = players.player_get(username=username)
     except ServiceError:
         raise Http404(_("No player with this username.")) from None
-    page = page_of(request, games.player_games(player=user), size=PLAYER_GAMES_PAGE)
+    listed = games.player_games(player=user)
+    if request.user.pk != user.pk and not request.user.is_staff:  # a private table's game: once it has ended
+        listed = games.games_public(listed)
+    page = page_of(request, listed, size=PLAYER_GAMES_PAGE)
     return render(request, "pages/player.html", {
         **selectors.player(user=user), "page": page, "computer": players.player_is_computer(player=user),
+        "bot": players.player_is_bot(player=user),
         "games": selectors.player_game_rows(user=user, games_page=page.object_list), **pager_links(request, page),
         "analysis_losses": analysis.player_average_loss(player=user),
         "tournaments": [tournaments.player_tournament_row(r)
@@ -47,9 +51,10 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
     })
 
 
-def _game_or_404(game_id: int):
+def _game_or_404(game_id: int, user):
+    """The game ``user`` may see (a private table's game while it runs: its players and staff only)."""
     try:
-        return games.game_get(game_id=game_id)
+        return games.game_get(game_id=game_id, viewer=user)
     except ServiceError:
         raise Http404(_("No game with that id.")) from None
 
@@ -68,7 +73,7 @@ def _step(request: HttpRequest, last: int) -> int:
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     """A game: live while it runs (goat/web/static/site/live.js swaps in ``?part=main`` on each update of
     the game stream); once ended, the step-through replay (``?step=``) and the fairness panel."""
-    game = _game_or_404(game_id)
+    game = _game_or_404(game_id, request.user)
     context = selectors.game(game=game, user=request.user)
     if game.ended:
         context["replay"] = tables.table_replay(game=game, step=_step(request, game.version), user=request.user)
@@ -83,7 +88,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
 def game_events_download(request: HttpRequest, game_id: int) -> HttpResponse:
     """An ended game's whole event log as the JSON file ``python -m goat.engine verify`` reads (the
     API's /events/ shows the same events once the game has ended: nothing is hidden any more)."""
-    game = _game_or_404(game_id)
+    game = _game_or_404(game_id, request.user)
     if not game.ended:
         raise Http404(_("The event log is published when the game has ended."))
     response = HttpResponse(json.dumps(games.event_log(game=game), ensure_ascii=False, indent=1),

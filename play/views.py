@@ -38,6 +38,8 @@ from goat.web.errors import ServiceError
 from goat.web.throttling import throttle_wait
 from goat.web.words import game_status, ruleset
 
+from . import challenges
+
 #: games shown in each list of the lobby (the script pages on through the API)
 LOBBY_SIZE = 20
 #: move clocks the new-game form offers, in seconds (0: no clock)
@@ -90,7 +92,7 @@ def _summary(game: Game) -> dict[str, Any]:
     """A game of a lobby list: what its row shows."""
     seats = sorted(game.seat_set.all(), key=lambda s: s.seat)
     return {"id": game.pk, "ruleset": game.ruleset, "status": game.status, "seat_count": game.seats,
-            "players": [{"name": s.player.get_username(), "computer": s.computer} for s in seats],
+            "players": [{"name": s.player.get_username(), "computer": s.computer, "bot": s.bot} for s in seats],
             "free": game.seats - len(seats), "move_time": int((game.options or {}).get("move_time") or 0)}
 
 
@@ -112,7 +114,7 @@ def _script_strings() -> dict[str, str]:
     }
 
 
-def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, Any] | None = None,
+def page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, Any] | None = None,
           signin_form: CredentialsForm | None = None, signup_form: CredentialsForm | None = None,
           status: int = 200, notice: str = "") -> HttpResponse:
     user = request.user
@@ -140,7 +142,8 @@ def _page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, 
             "computer_levels": computer_levels(),
             "move_times": MOVE_TIMES,
             "default_move_time": PRESETS[RULESETS[0]]["move_time"],
-            "strings": _script_strings(),
+            "strings": {**_script_strings(), **challenges.challenge_strings()},
+            **challenges.challenge_context(request, game_id),
             "tile_set": tile_set() if game_id is not None else (),
         })
     return render(request, "play/play.html", context, status=status)
@@ -152,6 +155,8 @@ def _table_model(request: HttpRequest, game_id: int) -> dict[str, Any]:
         game = selectors.game_get(game_id=game_id)
     except ServiceError:
         raise Http404("No game with that id.") from None
+    if not selectors.game_visible(game, request.user):  # a private table, while it runs
+        raise Http404("No game with that id.")
     return table_model(game=game, user=request.user)
 
 
@@ -160,10 +165,14 @@ def _table_model(request: HttpRequest, game_id: int) -> dict[str, Any]:
 def play_page(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
     """The lobby, or a table: drawn from the table model on the server (the page is whole when it
     loads), which the script then keeps current (``play_table``)."""
-    table = _table_model(request, game_id) if game_id is not None and request.user.is_authenticated else None
-    if game_id is not None and table is None and not Game.objects.filter(pk=game_id).exists():
-        raise Http404("No game with that id.")
-    return _page(request, game_id=game_id, table=table)
+    table = None
+    if game_id is not None:
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None or not selectors.game_visible(game, request.user):  # a private table, while it runs
+            raise Http404("No game with that id.")
+        if request.user.is_authenticated:
+            table = _table_model(request, game_id)
+    return page(request, game_id=game_id, table=table)
 
 
 @require_GET
@@ -182,7 +191,7 @@ def _next(request: HttpRequest) -> str:
 
 
 def _refused(request: HttpRequest, wait: int, **forms_: CredentialsForm) -> HttpResponse:
-    response = _page(request, status=429, notice=_("Too many attempts; try again in %(seconds)s s.") % {
+    response = page(request, status=429, notice=_("Too many attempts; try again in %(seconds)s s.") % {
         "seconds": wait}, **forms_)
     response["Retry-After"] = str(wait)
     return response
@@ -194,13 +203,13 @@ def signin(request: HttpRequest) -> HttpResponse:
     if (wait := _throttle_wait(request, "auth")) is not None:
         return _refused(request, wait, signin_form=form)
     if not form.is_valid():
-        return _page(request, signin_form=form, status=400)
+        return page(request, signin_form=form, status=400)
     try:
         user = players.player_authenticate(request=request, username=form.cleaned_data["username"],
                                            password=form.cleaned_data["password"])
     except ServiceError as exc:
         form.add_error(None, exc.detail)
-        response = _page(request, signin_form=form, status=exc.status)
+        response = page(request, signin_form=form, status=exc.status)
         for name, value in (exc.headers or {}).items():
             response[name] = value
         return response
@@ -214,14 +223,14 @@ def signup(request: HttpRequest) -> HttpResponse:
     if (wait := _throttle_wait(request, "signup")) is not None:
         return _refused(request, wait, signup_form=form)
     if not form.is_valid():
-        return _page(request, signup_form=form, status=400)
+        return page(request, signup_form=form, status=400)
     try:
         user = players.player_create(username=form.cleaned_data["username"], password=form.cleaned_data["password"])
     except ServiceError as exc:
         for field, messages in (exc.errors or {None: [exc.detail]}).items():
             for message in messages:
                 form.add_error(field if field in form.fields else None, message)
-        return _page(request, signup_form=form, status=exc.status)
+        return page(request, signup_form=form, status=exc.status)
     login(request, user, backend=LOGIN_BACKEND)
     return redirect(_next(request))
 
@@ -236,7 +245,7 @@ def settings_save(request: HttpRequest) -> HttpResponse:
     try:
         players.player_setting_save(player=request.user, time_zone=name)
     except ServiceError as exc:
-        return _page(request, status=exc.status, notice=exc.detail)
+        return page(request, status=exc.status, notice=exc.detail)
     timezones.remember(request, name)
     return redirect(_next(request))
 

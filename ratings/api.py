@@ -31,6 +31,7 @@ class RatingEntrySerializer(serializers.Serializer):
 class RatingRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     player = serializers.CharField()
+    bot = serializers.BooleanField(help_text="Whether the player is a bot (docs/api.md \"Bots\").")
     rating = serializers.IntegerField()
     games = serializers.IntegerField()
     goats = serializers.IntegerField()
@@ -39,6 +40,7 @@ class RatingRowSerializer(serializers.Serializer):
 class SkillRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     player = serializers.CharField()
+    bot = serializers.BooleanField(help_text="Whether the player is a bot (docs/api.md \"Bots\").")
     ordinal = serializers.FloatField()
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
@@ -112,7 +114,9 @@ class RankedListView(PublicReadView, generics.ListAPIView):
         query.is_valid(raise_exception=True)
         page = self.paginate_queryset(self.board(query.validated_data))
         offset = (self.paginator.page.number - 1) * self.paginator.page.paginator.per_page
-        return self.get_paginated_response([self.row(rank, r) for rank, r in selectors.ranked(page, offset)])
+        bots = players.bots_among(usernames=[r.username for r in page])  # one query for the page
+        return self.get_paginated_response([{**self.row(rank, r), "bot": r.username in bots}
+                                            for rank, r in selectors.ranked(page, offset)])
 
 
 class RatingLeaderboardView(RankedListView):
@@ -133,7 +137,8 @@ class RatingLeaderboardView(RankedListView):
         ],
         responses={200: RatingRowSerializer, **problem_responses(400, 401, 404)},
         examples=[
-            _page_example("board", {"rank": 1, "player": "alice", "rating": 37, "games": 6, "goats": 1}),
+            _page_example("board", {"rank": 1, "player": "alice", "bot": False, "rating": 37, "games": 6,
+                                    "goats": 1}),
             problem_example(400, "invalid", 'period: "year" is not a valid choice.',
                             {"period": ['"year" is not a valid choice.']}),
             UNAUTHENTICATED,
@@ -165,8 +170,8 @@ class SkillLeaderboardView(RankedListView):
         parameters=[OpenApiParameter("ruleset", str, enum=list(RULESETS), description="Default `goat-classic`.")],
         responses={200: SkillRowSerializer, **problem_responses(400, 401, 404)},
         examples=[
-            _page_example("board", {"rank": 1, "player": "alice", "ordinal": 8.51, "mu": 27.1, "sigma": 6.2,
-                                    "games": 12}),
+            _page_example("board", {"rank": 1, "player": "alice", "bot": False, "ordinal": 8.51, "mu": 27.1,
+                                    "sigma": 6.2, "games": 12}),
             problem_example(400, "invalid", 'ruleset: "chess" is not a valid choice.',
                             {"ruleset": ['"chess" is not a valid choice.']}),
             UNAUTHENTICATED,

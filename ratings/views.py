@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from goat.engine import RULESETS
+from goat.players import services as players
 from goat.web.pager import PAGE_SIZE, page_of, pager_links
 from goat.web.replica import public_read
 
@@ -25,8 +26,10 @@ def leaderboards_page(request: HttpRequest) -> HttpResponse:
         rows = boards.rating_board(period=period, ruleset=ruleset or None)
     page = page_of(request, rows)
     offset = (page.number - 1) * PAGE_SIZE
+    listed = list(page.object_list)
     return render(request, "ratings/leaderboards.html", {
         "board": board, "period": period, "ruleset": ruleset, "periods": PERIODS, "rulesets": list(RULESETS),
-        "page": page, "rows": boards.ranked(list(page.object_list), offset),
+        "page": page, "rows": boards.ranked(listed, offset),
+        "bots": players.bots_among(usernames=[r.username for r in listed]),
         **pager_links(request, page),
     })

@@ -31,7 +31,7 @@ from goat.games import services as games
 from goat.games.models import Game
 from goat.games.projections import EndedGame
 from goat.live import fanout
-from goat.players.services import player_is_computer
+from goat.players.services import player_is_bot, player_is_computer
 from goat.web.errors import ServiceError
 from goat.web.throttling import secret_attempt
 from ratings.chips import chips_move
@@ -212,6 +212,8 @@ def tournament_register(*, tournament_id: int, player, now: datetime | None = No
     now = now or timezone.now()
     if player_is_computer(player=player):  # computer players play unrated games only
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+    if player_is_bot(player=player):  # a bot plays through challenges only
+        raise ServiceError("bot_account", games.BOT_ACCOUNT, status=403)
     tournament = _locked(tournament_id)
     if not registration_open(tournament, now):
         raise ServiceError("registration_closed", REGISTRATION_CLOSED)

@@ -1,4 +1,12 @@
-"""Command line: ``python -m goat.engine verify FILE...`` and ``python -m goat.engine simulate ...``."""
+"""Command line: ``python -m goat.engine verify FILE... [--keys KEYS]`` and ``python -m goat.engine simulate ...``.
+
+``verify`` reads each FILE as a signed game record (docs/records.md) when it starts with a record's
+first header, else as an unredacted event log (a JSON array or JSON Lines). A record is checked
+against the keys of KEYS (a file holding the ``/api/keys/`` answer): it prints ``valid``, or
+``invalid: WHAT: DETAIL`` naming the first thing that is wrong. An event log prints the verifier's
+report as a JSON line. The exit status is 0 when every file is valid, 1 otherwise, 2 for a usage
+error (a record without ``--keys``, an unreadable keys file).
+"""
 
 from __future__ import annotations
 
@@ -25,9 +33,55 @@ def load_log(path: str) -> list[Any]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+RECORD_START = '[Format "'
+
+
+def _read_keys(path: str) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def verify_record_file(path: str, keys: Any) -> tuple[bool, str]:
+    """Whether the record at ``path`` verifies, and the line to print: ``valid`` or ``invalid: ...``."""
+    from .records import RecordError, verify_record  # needs ``cryptography``; event logs do not
+
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            text = fh.read()
+        verify_record(text, keys)
+    except RecordError as exc:
+        return False, f"invalid: {exc.what}: {exc.detail}"
+    except (OSError, UnicodeDecodeError) as exc:
+        return False, f"invalid: format: the record cannot be read: {exc}"
+    return True, "valid"
+
+
+def _is_record(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(len(RECORD_START)) == RECORD_START
+    except OSError:
+        return False
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     bad = 0
+    keys: Any = None
+    if args.keys is not None:
+        try:
+            keys = _read_keys(args.keys)
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            print(f"invalid: key: the keys file cannot be read: {exc}", file=sys.stderr)
+            return 2
     for path in args.files:
+        if _is_record(path):
+            if keys is None:
+                print(f"{path}: a record is verified against published keys: give --keys KEYS", file=sys.stderr)
+                return 2
+            ok, line = verify_record_file(path, keys)
+            bad += not ok
+            print(line if len(args.files) == 1 else f"{path}: {line}", flush=True)
+            continue
         try:
             events = load_log(path)
         except (OSError, ValueError, UnicodeDecodeError) as exc:
@@ -50,8 +104,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m goat.engine", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("verify", help="verify unredacted event logs (JSON array or JSON Lines)")
+    v = sub.add_parser("verify", help="verify signed game records, or unredacted event logs "
+                                      "(JSON array or JSON Lines)")
     v.add_argument("files", nargs="+", metavar="FILE")
+    v.add_argument("--keys", metavar="KEYS",
+                   help="the published keys (the /api/keys/ answer) a record is checked against")
     v.set_defaults(func=cmd_verify)
     s = sub.add_parser("simulate", help="print random legal games, one JSON event log per line")
     s.add_argument("--ruleset", required=True, choices=RULESETS)

@@ -56,11 +56,13 @@ def _advance(g: GameMachine, events: list[Event]) -> Waits:
             reveal(g, g.server_seed)
 
 
-def play_round_out(g: GameMachine, choose: Callable[[GameMachine, int, list[Move]], Move]) -> None:
+def play_round_out(g: GameMachine, choose: Callable[[GameMachine, int, list[Move]], Move],
+                   forced: Callable[[GameMachine, str, int], None] | None = None) -> None:
     """Play the round on the machine ``g`` to its end: ``choose(g, seat, legal)`` picks each play among
-    the engine's legal moves, and the draws and knocks are made as the rules force them. It stops where
-    the next deal would be (or the game's end), so it needs no seed: the expert's playouts
-    (:mod:`goat.engine.expert`) on a sampled table."""
+    the engine's legal moves, and the draws and knocks are made as the rules force them (``forced(g,
+    kind, seat)``, when given, hears of each just before it is made: what the table then shows the
+    others). It stops where the next deal would be (or the game's end), so it needs no seed: the
+    expert's playouts (:mod:`goat.engine.expert`) on a sampled table."""
     while True:
         waits = pending(g)
         kind, seat = waits
@@ -69,8 +71,12 @@ def play_round_out(g: GameMachine, choose: Callable[[GameMachine, int, list[Move
             tile, end = choose(g, seat, moves_of(g, waits))  # type: ignore[arg-type]
             place_tile(g, t, seat, tile, end)  # type: ignore[arg-type]
         elif kind == DRAW:
+            if forced is not None:
+                forced(g, kind, seat)  # type: ignore[arg-type]
             draw_tile(g, t, seat)  # type: ignore[arg-type]
         elif kind == KNOCK:
+            if forced is not None:
+                forced(g, kind, seat)  # type: ignore[arg-type]
             knock(g, t, seat)  # type: ignore[arg-type]
         else:
             return

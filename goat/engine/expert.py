@@ -2,13 +2,16 @@
 
 For a decision it samples ``samples`` tables consistent with what the seat knows (:class:`SeatView`:
 its own hand, the line, every seat's tile count, the bazaar's size, and the values a seat showed it
-lacks by drawing or knocking), and on each sampled table plays every legal move and then the rest of
-the round out through the engine's rules (:func:`goat.engine.decide.play_round_out`, the rule
-functions a game runs) with a cheap policy for every seat. Each candidate's value is the mean of an
-objective that scores the round's end as the ruleset does (the engine's own round scoring: going
-out, fish, remembered points, the carried pot, the goat limit or the fixed rounds). The best mean
-is played. The same samples serve every candidate (common random numbers), so their difference is
-what the move changes, not the luck of the draw.
+lacks by drawing or knocking), uniformly among those deals (:mod:`goat.engine.sampling`), and on
+each sampled table plays every distinct legal move and then the rest of the round out through the
+engine's rules (:func:`goat.engine.decide.play_round_out`, the rule functions a game runs) with a
+cheap policy for every seat that reads only what that seat could know (:class:`PublicPolicy`: no
+seat of a playout sees another's sampled hand, which limits strategy fusion). Each candidate's value
+is the mean of an objective that scores the round's end as the ruleset does (the engine's own round
+scoring: going out, fish, remembered points, the carried pot, the goat limit or the fixed rounds) on
+a win-chance scale fitted to measured games. The best mean is played. The same samples serve every
+candidate (common random numbers), so their difference is what the move changes, not the luck of
+the draw.
 
 It reads nothing but the seat view, so two deals that look alike to the seat give the same choice
 for the same random generator; the generator is the caller's (seeded in tests and benches).
@@ -18,93 +21,84 @@ from __future__ import annotations
 
 import math
 import random
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
 
 from .decide import play_round_out
 from .machine import GameMachine, RoundMachine
-from .moves import Move
+from .moves import DRAW, Move
 from .rounds import place_tile
 from .rulesets import Options
+from .sampling import DealSampler, sample_hands
 from .scoring import PlayerScore, points
+from .seat import SeatView, choices, is_forced
 from .status import RUNNING
-from .tiles import ALL_TILES, BIT, DOUBLES, PIPS, SHOWS, Tile, ends_after
-
-if TYPE_CHECKING:
-    from .seat import SeatView
+from .tiles import BIT, DOUBLES, PIPS, SHOWS, Tile, ends_after
 
 #: samples per decision by default (docs/computer.md: what it costs and how strong it is)
 DEFAULT_SAMPLES = 150
 #: a version of the expert's judgement: stored with every analysis (a change of the policy, the
 #: objective or the samples makes analyses not comparable)
-ENGINE_VERSION = "expert-2"
+ENGINE_VERSION = "expert-3"
 
-#: the fixed-rounds objective: the spread of one round's pip difference (points)
-ROUND_SPREAD = 7.0
-#: the goat objective: how sharply the seat nearest the limit is the likely goat (points)
-GOAT_TEMPERATURE = 12.0
+#: the analysis's sampled tables per batch (:func:`judge`)
+JUDGE_BATCH = 100
+#: the fixed-rounds objective: the spread of the final lead per round still to play, in points (the
+#: logistic fitted to strong-vs-strong games: docs/computer.md "The win-chance scale")
+ROUND_SPREAD = 13.7
+#: the fixed-rounds objective's scale: 50 times (2 * win chance - 1), so that a point of the objective is
+#: a percentage point of the chance of winning the game
+WIN_SCALE = 50.0
+#: the goat objective: how sharply the seat nearest the limit is the likely goat (points; the softmax
+#: fitted to strong-vs-strong games: docs/computer.md "The win-chance scale")
+GOAT_TEMPERATURE = 10.0
 #: the playout policy's bonus for getting rid of a double (it fits only one value)
 POLICY_DOUBLE = 4
-#: the playout policy's bonus for a move after which the next seat holds nothing that fits
+#: the playout policy's bonus for a move after which the next seat is known to hold nothing that fits
 POLICY_BLOCK = 8
 
 
-def _forbidden(lacks: int) -> int:
-    """The tiles a seat that lacks the values ``lacks`` (bit v: value v) cannot hold."""
-    tiles = 0
-    for value in range(7):
-        if lacks >> value & 1:
-            tiles |= SHOWS[value]
-    return tiles
+class PublicPolicy:
+    """The playouts' cheap policy for every seat (first of equals), reading only what that seat could
+    know at the table: its own hand, the line, and what each seat showed it lacks (the view's lacks,
+    then every draw and knock of the playout, inferred as :func:`goat.engine.computer.seat_view`
+    does). A move scores the tile's pips, ``POLICY_DOUBLE`` more for a double (it fits only one value),
+    and ``POLICY_BLOCK`` more when the next seat is known to be blocked on the ends it leaves: it showed
+    it lacks both, or every tile showing them is on the line or in the mover's hand. It never reads
+    another seat's sampled hand, so no seat of a playout plays with open cards (docs/computer.md,
+    "Strategy fusion")."""
 
+    __slots__ = ("lacks",)
 
-def sample_hands(view: SeatView, rng: random.Random) -> tuple[list[list[Tile]], list[Tile]]:
-    """One deal of the unseen tiles consistent with ``view``: every other seat gets as many tiles as it
-    holds, none of a value it showed it lacks; the bazaar gets the rest, in a random order. When the
-    shown lacks cannot all be met (they are an inference), the last tries ignore them."""
-    unseen = [tile for tile in ALL_TILES if view.unseen & BIT[tile]]
-    others = [s for s in range(view.seats) if s != view.seat]
-    forbidden = {s: _forbidden(view.lacks[s]) if s < len(view.lacks) else 0 for s in others}
-    # the most constrained seats first: fewest tiles they may hold
-    order = sorted(others, key=lambda s: sum(1 for t in unseen if not forbidden[s] & BIT[t]))
-    for attempt in range(24):
-        relaxed = attempt >= 20
-        pool = unseen[:]
-        rng.shuffle(pool)
-        hands: list[list[Tile]] = [[] for _ in range(view.seats)]
-        for s in order:
-            need = view.counts[s]
-            bad = 0 if relaxed else forbidden[s]
-            taken = [t for t in pool if not bad & BIT[t]][:need]
-            if len(taken) < need:
-                break
-            hands[s] = taken
-            chosen = 0
-            for t in taken:
-                chosen |= BIT[t]
-            pool = [t for t in pool if not chosen & BIT[t]]
-        else:
-            hands[view.seat] = list(view.hand)
-            return hands, pool
-    raise ValueError("the seat view's counts do not match its unseen tiles")
+    def __init__(self, lacks: Sequence[int]) -> None:
+        self.lacks = list(lacks)
 
+    def forced(self, g: GameMachine, kind: str, seat: int) -> None:
+        """A draw or a knock: the seat showed it holds nothing on the ends (a draw brings unseen tiles,
+        so it replaces what was known; a knock adds to it)."""
+        t: RoundMachine = g.table  # type: ignore[assignment]
+        if t.left is None or t.right is None:
+            return
+        ends = 1 << t.left | 1 << t.right
+        self.lacks[seat] = ends if kind == DRAW else self.lacks[seat] | ends
 
-def _policy(g: GameMachine, seat: int, legal: list[Move]) -> Move:
-    """The playouts' cheap policy (first of equals): the heaviest tile, a double counting a little more,
-    and a move that leaves the next seat nothing to play on the new ends (in the sampled table, whose
-    hands it reads) counting as much as a heavy tile: that seat must draw or knock."""
-    t: RoundMachine = g.table  # type: ignore[assignment]
-    following = t.held[(seat + 1) % g.seats]
-    left, right = t.left, t.right
-    best, best_score = legal[0], -1
-    for move in legal:
-        tile, end = move
-        low, high = ends_after(left, right, tile, end)
-        score = PIPS[tile] + (POLICY_DOUBLE if DOUBLES & BIT[tile] else 0)
-        if not following & (SHOWS[low] | SHOWS[high]):
-            score += POLICY_BLOCK
-        if score > best_score:
-            best, best_score = move, score
-    return best
+    def choose(self, g: GameMachine, seat: int, legal: list[Move]) -> Move:
+        t: RoundMachine = g.table  # type: ignore[assignment]
+        known = self.lacks[(seat + 1) % g.seats]
+        seen = t.held[seat] | t.on_line
+        left, right = t.left, t.right
+        best, best_score = legal[0], -1
+        for move in legal:
+            tile, end = move
+            low, high = ends_after(left, right, tile, end)
+            score = PIPS[tile] + (POLICY_DOUBLE if DOUBLES & BIT[tile] else 0)
+            ends = 1 << low | 1 << high
+            if known & ends == ends or not (SHOWS[low] | SHOWS[high]) & ~seen:
+                score += POLICY_BLOCK
+            if score > best_score:
+                best, best_score = move, score
+        return best
 
 
 def _machine(view: SeatView, options: Options, hands: list[list[Tile]], bazaar: list[Tile],
@@ -155,9 +149,10 @@ def objective(g: GameMachine, seat: int) -> float:
       while the game goes on, ``(1 - p) * (100 - points)``: what a finished game pays at those points,
       times the chance ``p`` of not being the goat, the seats nearer the limit (points and the
       carried pot's share) being likelier goats.
-    * Fixed rounds: the points behind or ahead of the best other seat, as a chance of winning the game
-      (``ROUND_SPREAD`` per round still to play) scaled to points; at the end, winning outright,
-      tying or losing.
+    * Fixed rounds: the chance of winning the game, in percentage points less 50: the lead over the best
+      other seat through a logistic whose spread is ``ROUND_SPREAD`` times the square root of the
+      rounds still to play (fitted to measured games); at the end 50 for winning outright, 0 for a tie
+      and -50 for a loss (plus a hundredth of the lead).
     """
     options = g.options
     result = g.result
@@ -172,15 +167,14 @@ def objective(g: GameMachine, seat: int) -> float:
         return (1.0 - goat) * (100.0 - counted[seat])
     totals = points(g.scores, options.remembered_counts)
     rounds: int = options.rounds or 1
-    worth = 2.0 * ROUND_SPREAD * math.sqrt(rounds)
     lead = min(p for s, p in enumerate(totals) if s != seat) - totals[seat]
     if result is not None:
         winners = result.winners
         won = 1.0 if winners == (seat,) else 0.0 if seat in winners else -1.0
-        return worth * won + 0.01 * lead
+        return WIN_SCALE * won + 0.01 * lead
     left = max(1, rounds - g.round_no)
     spread = ROUND_SPREAD * math.sqrt(left)
-    return worth * (2.0 / (1.0 + math.exp(-lead / spread)) - 1.0)
+    return WIN_SCALE * (2.0 / (1.0 + math.exp(-lead / spread)) - 1.0)
 
 
 def _must_lead(view: SeatView) -> Tile | None:
@@ -191,30 +185,119 @@ def _must_lead(view: SeatView) -> Tile | None:
     return next(iter(tiles)) if len(tiles) == 1 and len(view.hand) > 1 else None
 
 
-def evaluate(view: SeatView, rng: random.Random, samples: int | None = None) -> list[tuple[Move, float]]:
-    """Each legal move with its mean objective over ``samples`` (default :data:`DEFAULT_SAMPLES`) sampled
-    tables (higher is better)."""
-    samples = samples or DEFAULT_SAMPLES
-    legal = list(view.legal)
-    if not view.options:
-        raise ValueError("the expert needs the game's options in the seat view")
-    options = Options.from_dict(view.options)
-    sums = [0.0] * len(legal)
-    must_lead = _must_lead(view)
-    for _ in range(samples):
-        hands, bazaar = sample_hands(view, rng)
-        base = _machine(view, options, hands, bazaar, must_lead)
-        for index, (tile, end) in enumerate(legal):
+class Playouts:
+    """The playouts of one decision: the sampler of its deals, and the legal moves with the equivalent
+    ones (one tile on two ends showing the same value) played out once."""
+
+    __slots__ = ("deals", "distinct", "lacks", "legal", "must_lead", "options", "same", "view")
+
+    def __init__(self, view: SeatView) -> None:
+        if not view.options:
+            raise ValueError("the expert needs the game's options in the seat view")
+        self.view = view
+        self.legal = list(view.legal)
+        self.options = Options.from_dict(view.options)
+        self.must_lead = _must_lead(view)
+        self.deals = DealSampler(view)
+        self.lacks = [view.lacks[s] if s < len(view.lacks) else 0 for s in range(view.seats)]
+        #: per legal move, the index of the first equivalent one; the distinct moves' indexes
+        self.same = choices(self.legal, view.left, view.right)
+        self.distinct = [index for index, first in enumerate(self.same) if first == index]
+
+    def sample(self, rng: random.Random) -> list[float]:
+        """One sampled table: the objective after each distinct move and the round played out on it."""
+        view = self.view
+        hands, bazaar = self.deals.draw(rng)
+        base = _machine(view, self.options, hands, bazaar, self.must_lead)
+        values = []
+        for index in self.distinct:
+            tile, end = self.legal[index]
             g = _clone(base)
             place_tile(g, g.table, view.seat, tile, end)  # type: ignore[arg-type]
-            play_round_out(g, _policy)
-            sums[index] += objective(g, view.seat)
-    return [(move, total / samples) for move, total in zip(legal, sums, strict=True)]
+            policy = PublicPolicy(self.lacks)
+            play_round_out(g, policy.choose, policy.forced)
+            values.append(objective(g, view.seat))
+        return values
+
+
+def evaluate(view: SeatView, rng: random.Random, samples: int | None = None) -> list[tuple[Move, float]]:
+    """Each legal move with its mean objective over ``samples`` (default :data:`DEFAULT_SAMPLES`) sampled
+    tables (higher is better); equivalent moves get the same value."""
+    samples = samples or DEFAULT_SAMPLES
+    playouts = Playouts(view)
+    sums = [0.0] * len(playouts.distinct)
+    for _ in range(samples):
+        for place, value in enumerate(playouts.sample(rng)):
+            sums[place] += value
+    place_of = {index: place for place, index in enumerate(playouts.distinct)}
+    return [(move, sums[place_of[first]] / samples) for move, first in zip(playouts.legal, playouts.same, strict=True)]
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """The expert's judgement of one played move (:func:`judge`)."""
+
+    #: the move with the best mean (the first of equals)
+    best: Move
+    #: the best mean minus the played move's (>= 0), and its 95% interval
+    loss: float
+    low: float
+    high: float
+    #: the sampled tables it took
+    samples: int
+
+
+def judge(view: SeatView, played: Move, rng: random.Random, budget: int, thresholds: Sequence[float],
+          batch: int = JUDGE_BATCH) -> Judgement:
+    """How much ``played`` loses against the best move, sampling in batches of ``batch`` tables until its
+    95% interval lies on one side of every threshold in ``thresholds`` (the label is then settled) or
+    ``budget`` tables are used (docs/computer.md "Analysis").
+
+    The interval: for each other distinct move m, the paired differences d = value(m) - value(played)
+    over the same tables give a mean and a standard error; the loss is at least every m's mean and
+    at most the largest, so ``low`` is the largest lower bound (and 0), ``high`` the largest upper
+    bound, each at z of 95% shared out over the other moves (Bonferroni), as the best move is picked
+    from the same tables."""
+    playouts = Playouts(view)
+    mine = playouts.distinct.index(playouts.same[playouts.legal.index(played)])
+    count = len(playouts.distinct)
+    if count == 1:
+        return Judgement(played, 0.0, 0.0, 0.0, 0)
+    z = NormalDist().inv_cdf(1 - 0.025 / (count - 1))
+    sums = [0.0] * count
+    #: per other move: the sums of its differences against the played move and of their squares
+    diff = [0.0] * count
+    diff_sq = [0.0] * count
+    n = 0
+    while True:
+        for _ in range(max(1, min(batch, budget - n))):
+            values = playouts.sample(rng)
+            base = values[mine]
+            for place, value in enumerate(values):
+                sums[place] += value
+                d = value - base
+                diff[place] += d
+                diff_sq[place] += d * d
+            n += 1
+        low = high = 0.0
+        for place in range(count):
+            if place == mine:
+                continue
+            mean = diff[place] / n
+            spread = math.sqrt(max(0.0, diff_sq[place] - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+            margin = z * spread / math.sqrt(n)
+            low, high = max(low, mean - margin), max(high, mean + margin)
+        if n >= budget or all(low >= threshold or high < threshold for threshold in thresholds):
+            break
+    best_place = max(range(count), key=lambda place: sums[place])
+    loss = max(0.0, (sums[best_place] - sums[mine]) / n)
+    return Judgement(playouts.legal[playouts.distinct[best_place]], loss, low, high, n)
 
 
 def choose_expert(view: SeatView, rng: random.Random, samples: int | None = None) -> Move:
-    """The legal move with the best mean objective (the first of equals); a forced move at once."""
-    if len(view.legal) == 1:
+    """The legal move with the best mean objective (the first of equals); a forced move (one legal move,
+    or only equivalent ones) at once."""
+    if is_forced(view.legal, view.left, view.right):
         return view.legal[0]
     # the generator for the samples: seeded from the caller's, so a seeded caller repeats its choice
     own = random.Random(rng.getrandbits(64))
@@ -223,4 +306,5 @@ def choose_expert(view: SeatView, rng: random.Random, samples: int | None = None
     return next(move for move, value in scored if value == best)
 
 
-__all__ = ["DEFAULT_SAMPLES", "ENGINE_VERSION", "choose_expert", "evaluate", "objective", "sample_hands"]
+__all__ = ["DEFAULT_SAMPLES", "ENGINE_VERSION", "Judgement", "Playouts", "choose_expert", "evaluate", "judge",
+           "objective", "sample_hands"]

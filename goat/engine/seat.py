@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .tiles import BIT, EVERY_TILE, Tile
+from .tiles import BIT, EVERY_TILE, Tile, ends_after
 
 Move = tuple[Tile, str]
 
@@ -61,3 +61,20 @@ def tile_set(tiles: Sequence[int]) -> int:
     for tile in tiles:
         bits |= BIT[tile]
     return bits
+
+
+def choices(legal: Sequence[Move], left: int | None, right: int | None) -> list[int]:
+    """For each legal move, the index of the first legal move equivalent to it: the same tile leaving
+    the same two open values (one tile on two ends showing the same value is one choice, not two: the
+    rules read the line only through its ends). The moves are one choice when every index is 0."""
+    first: dict[tuple[Tile, int, int], int] = {}
+    out = []
+    for index, (tile, end) in enumerate(legal):
+        low, high = sorted(ends_after(left, right, tile, end))
+        out.append(first.setdefault((tile, low, high), index))
+    return out
+
+
+def is_forced(legal: Sequence[Move], left: int | None, right: int | None) -> bool:
+    """Whether the legal moves leave no real choice: one move, or all of them equivalent (:func:`choices`)."""
+    return not any(choices(legal, left, right))

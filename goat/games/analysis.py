@@ -11,13 +11,15 @@ is ever read.
 
 Each tile played is judged from what its seat knew then: the seat's game view at that version and
 the round's events redacted for it (the selectors' own ``game_view`` and ``redact``), never the
-hands the end revealed. The expert values every legal move on the same sampled tables; the best is
-its choice and the loss of the move played is the difference, in points (docs/computer.md).
+hands the end revealed. The expert values every legal move on the same sampled tables, in batches
+until the played move's loss interval settles its label (or the budget is spent); the best is its
+choice and the loss of the move played is the difference, in points (docs/computer.md).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import random
 import secrets
 from collections.abc import Callable
@@ -33,7 +35,8 @@ from django.utils.translation import gettext_lazy
 from goat import engine
 from goat.engine import computer, expert
 from goat.engine.fold import Fold
-from goat.engine.tiles import TEXT
+from goat.engine.seat import is_forced
+from goat.engine.tiles import PARSE, TEXT
 from goat.games import eventstore, selectors, services
 from goat.games.models import AnalysisStatus, Game, GameAnalysis, GameStatus
 from goat.web.errors import ServiceError
@@ -44,15 +47,23 @@ ANALYSE_TASK = "goat.tasks.analyse_game"
 ANALYSIS_NOT_REQUESTED = gettext_lazy("Nobody has asked for an analysis of this game yet: POST to ask.")
 GAME_CANCELLED = gettext_lazy("A cancelled game was never played to a result: there is nothing to analyse.")
 
-#: loss thresholds of the labels, in points (docs/computer.md "Analysis")
-LABELS = ((10.0, "blunder"), (5.0, "mistake"), (2.0, "inaccuracy"))
+#: loss thresholds of the labels, in points of the objective's win-chance scale (docs/computer.md
+#: "Analysis"): a label is given when the loss interval's low end reaches its threshold
+LABELS = ((15.0, "blunder"), (10.0, "mistake"), (5.0, "inaccuracy"))
 
 
 def label_of(loss: float) -> str | None:
+    """The label of a loss (the analysis gives it the low end of a move's loss interval)."""
     for threshold, name in LABELS:
         if loss >= threshold:
             return name
     return None
+
+
+def move_accuracy(loss: float) -> float:
+    """A decision's accuracy, 0 to 100, from its loss in points (lichess's curve of the drop in win %:
+    100 for no loss, about 80 for 5, 62 for 10, 33 for 25)."""
+    return min(100.0, max(0.0, 103.1668 * math.exp(-0.04354 * loss) - 3.1669))
 
 
 def _ended_game(game_id: int) -> Game:
@@ -202,7 +213,8 @@ def events_analyse(game: Game, events: list[dict[str, Any]], *, samples: int,
 
 def judge(game: Game, state, event: dict[str, Any], round_events: list[dict[str, Any]], samples: int
           ) -> dict[str, Any]:
-    """One tile played: the legal moves, the expert's best and the loss of the move played."""
+    """One tile played: the legal moves, the expert's best, the loss of the move played and its 95%
+    interval (sampled until the label is settled, at most ``samples`` tables)."""
     seat = event["seat"]
     legal = engine.legal_moves(state, seat)
     played = {"tile": event["data"]["tile"], "end": event["data"]["end"]}
@@ -210,26 +222,25 @@ def judge(game: Game, state, event: dict[str, Any], round_events: list[dict[str,
         "version": event["seq"], "seat": seat, "player": state.players[seat], "played": played,
         "legal": [{"tile": TEXT[tile], "end": end} for tile, end in legal],
     }
-    if len(legal) == 1:
-        return {**entry, "best": played, "loss": 0.0, "label": None, "forced": True}
+    if is_forced(legal, state.table.left, state.table.right):  # one move, or only equivalent ones
+        return {**entry, "best": played, "loss": 0.0, "loss_interval": [0.0, 0.0], "label": None, "forced": True}
     view = selectors.game_view(game=game, state=state, seat=seat)
     seen = [selectors.redact(e, seat) for e in round_events]
     seat_view = computer.seat_view(view, seen)
     # the same samples for a game and version whoever asks: the analysis is reproducible
     rng = random.Random(f"{game.pk}:{event['seq']}")
-    scored = expert.evaluate(seat_view, rng, samples)
-    best_move, best_value = max(scored, key=lambda item: item[1])
-    values = {(TEXT[tile], end): value for (tile, end), value in scored}
-    played_value = values.get((played["tile"], played["end"]), best_value)
-    loss = round(max(0.0, best_value - played_value), 1)
-    best = {"tile": TEXT[best_move[0]], "end": best_move[1]}
-    if loss == 0.0:
-        best = played
-    return {**entry, "best": best, "loss": loss, "label": label_of(loss), "forced": False}
+    move = (PARSE[played["tile"]], played["end"])
+    found = expert.judge(seat_view, move, rng, samples, [threshold for threshold, _ in LABELS])
+    loss = round(found.loss, 1)
+    low, high = round(found.low, 1), round(found.high, 1)
+    best = played if loss == 0.0 else {"tile": TEXT[found.best[0]], "end": found.best[1]}
+    return {**entry, "best": best, "loss": loss, "loss_interval": [low, high], "label": label_of(low),
+            "forced": False}
 
 
 def summary(moves: list[dict[str, Any]], players: list[str | None]) -> list[dict[str, Any]]:
-    """Per seat: decisions (forced moves are none), average loss, and each label's count."""
+    """Per seat: decisions (forced moves are none), average loss, each label's count and the accuracy
+    (the mean of the decisions' :func:`move_accuracy`; ``None`` without a decision)."""
     rows = []
     for seat, player in enumerate(players):
         mine = [m for m in moves if m["seat"] == seat and not m["forced"]]
@@ -239,6 +250,7 @@ def summary(moves: list[dict[str, Any]], players: list[str | None]) -> list[dict
             "average_loss": round(sum(m["loss"] for m in mine) / len(mine), 2) if mine else 0.0,
             "inaccuracies": labels.count("inaccuracy"), "mistakes": labels.count("mistake"),
             "blunders": labels.count("blunder"),
+            "accuracy": round(sum(move_accuracy(m["loss"]) for m in mine) / len(mine), 1) if mine else None,
         })
     return rows
 
@@ -270,8 +282,11 @@ def analysis_page(*, game: Game) -> dict[str, Any]:
 
 
 def judgement_at(shown: dict[str, Any], step: int) -> dict[str, Any] | None:
-    """The analysed move of replay step ``step`` (the tile_played event with that seq), if any."""
+    """The analysed move of replay step ``step`` (the tile_played event with that seq), if any, with
+    ``unsettled`` when its interval reaches a label's threshold that its low end does not (the budget
+    ran out before the label was settled: the page says "not clearly worse", not "good")."""
     for move in shown.get("moves", ()):
         if move["version"] == step:
-            return move  # type: ignore[no-any-return]
+            high = move.get("loss_interval", [0.0, 0.0])[1]
+            return {**move, "unsettled": move["label"] is None and high >= LABELS[-1][0]}
     return None

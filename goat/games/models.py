@@ -85,12 +85,21 @@ class Game(models.Model):
     #: the seats held by computer players (goat.games.computer), one bit per seat (bit s: seat s); set
     #: when the game is created and never changed. A game with a computer is unrated.
     computers = models.PositiveSmallIntegerField(_("computers"), default=0, editable=False)
+    #: the seats held by bot accounts (goat.players.BotAccount; docs/api.md "Bots"), one bit per seat,
+    #: set when the game is created (a bot sits only at a challenge's game, seated all at once)
+    bots = models.PositiveSmallIntegerField(_("bots"), default=0, editable=False)
     #: how the computer players choose their moves: ``random`` or ``strong`` ("" without computers)
     computer_level = models.CharField(_("computer level"), max_length=16, blank=True, default="", editable=False)
     #: the ended game this one is the rematch of (docs/api.md "Live play"): at most one per game
     rematch_of = models.OneToOneField("self", verbose_name=_("rematch of"), null=True, blank=True,
                                       on_delete=models.SET_NULL,
                                       related_name="rematch", editable=False)
+    #: a private table (an open challenge by link, docs/api.md "Challenges"): never listed in the lobby
+    #: or on the home page; its pages are shown to its players and staff while it runs, to all once ended
+    private = models.BooleanField(_("private"), default=False, editable=False)
+    #: unrated by its players' choice (a challenge with ``"rated": false``): no rating points, skill,
+    #: chips or ante, as a game with a computer player
+    casual = models.BooleanField(_("casual"), default=False, editable=False)
 
     objects = GameQuerySet.as_manager()
 
@@ -114,12 +123,16 @@ class Game(models.Model):
     @property
     def rated(self) -> bool:
         """Whether the game counts for ratings, skill, chips, leaderboards and tournaments: not with a
-        computer player (docs/computer.md)."""
-        return not self.computers
+        computer player (docs/computer.md), nor a casual one (a challenge asked for it unrated)."""
+        return not self.computers and not self.casual
 
     def computer_seat(self, seat: int | None) -> bool:
         """Whether ``seat`` is a computer player's."""
         return seat is not None and bool(self.computers >> seat & 1)
+
+    def bot_seat(self, seat: int | None) -> bool:
+        """Whether a bot account holds ``seat``."""
+        return seat is not None and bool(self.bots >> seat & 1)
 
     @property
     def ended(self) -> bool:
@@ -151,6 +164,11 @@ class Seat(models.Model):
     def computer(self) -> bool:
         """Whether a computer player holds this seat (the game row says which seats are computers')."""
         return self.game.computer_seat(self.seat)
+
+    @property
+    def bot(self) -> bool:
+        """Whether a bot account holds this seat (the game row says which seats are bots')."""
+        return self.game.bot_seat(self.seat)
 
 
 class AppendOnlyError(Exception):

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy
 from goat import engine
 from goat.engine.rules import pending
 from goat.engine.state import GameState
+from goat.engine.status import OPEN
 from goat.engine.tiles import tile_str, tiles_str
 from goat.games import eventstore
 from goat.games.eventstore import LoadedGame, StoredEvent
@@ -30,8 +31,9 @@ from goat.web.errors import ServiceError
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
 
 
-def game_get(*, game_id: int) -> Game:
-    """The game row (head and read model); 404 ``not_found`` if there is none.
+def game_get(*, game_id: int, viewer=None) -> Game:
+    """The game row (head and read model); 404 ``not_found`` if there is none, or if it is a private
+    table's game that has not ended and ``viewer`` (given: the caller) may not see it (``game_visible``).
 
     In a public read (goat.web.replica) a game that has not ended on the standby is read again on the
     primary, and so is the rest of the request: a running game is always shown as the primary has it
@@ -41,9 +43,20 @@ def game_get(*, game_id: int) -> Game:
     if (game is None or not game.ended) and replica.reading_replica():
         replica.read_primary()
         game = _game_row(game_id)
-    if game is None:
+    if game is None or (viewer is not None and not game_visible(game, viewer)):
         raise ServiceError("not_found", GAME_NOT_FOUND, status=404)
     return game
+
+
+def game_visible(game: Game, user, seat: int | None = None) -> bool:
+    """Whether ``user`` may see ``game``: any game, except a private table's (docs/api.md "Private
+    tables") while it has not ended, which only its seated players (``seat``, when the caller knows
+    it) and staff see. Costs a query only for such a game."""
+    if not game.private or game.ended:
+        return True
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return seat is not None or user.is_staff or Seat.objects.filter(game=game, player=user).exists()
 
 
 def _game_row(game_id: int) -> Game | None:
@@ -66,10 +79,16 @@ def games_listed() -> QuerySet[Game]:
     return Game.objects.order_by("-id").prefetch_related(seats_prefetch())
 
 
+def games_public(queryset: QuerySet[Game] | None = None) -> QuerySet[Game]:
+    """The games of ``queryset`` (default: every game, as listed) that public lists show: not a private
+    table's game before it has ended (the lobby and the home page never list a private one)."""
+    return (games_listed() if queryset is None else queryset).exclude(private=True, status__in=OPEN)
+
+
 def games_open(queryset: QuerySet[Game] | None = None, *, user) -> QuerySet[Game]:
     """The waiting games of ``queryset`` (default: every game) with a free seat ``user`` may take: not
     one they already hold a seat at (``?open=true`` of the game list, the play page's "open games")."""
-    queryset = (games_listed() if queryset is None else queryset).waiting()
+    queryset = games_public(queryset).waiting().filter(private=False)
     queryset = queryset.annotate(_taken=Count("seat_set", distinct=True)).filter(_taken__lt=F("seats"))
     if user is not None and getattr(user, "is_authenticated", False):
         queryset = queryset.exclude(Exists(Seat.objects.filter(game=OuterRef("pk"), player=user)))
@@ -128,7 +147,8 @@ def game_view(*, game: Game, state: GameState, seat: int | None) -> dict[str, An
         "round": public["round"],
         "turn": public["turn"],
         "deadline": game.deadline,
-        "seats": [{**seat_view, "computer": game.computer_seat(seat_view["seat"])} for seat_view in public["seats"]],
+        "seats": [{**seat_view, "computer": game.computer_seat(seat_view["seat"]),
+                   "bot": game.bot_seat(seat_view["seat"])} for seat_view in public["seats"]],
         "line": public["line"],
         "bazaar": public["bazaar"],
         "hand": own["hand"],
@@ -272,7 +292,8 @@ def full_state(state: GameState, *, game: Game | None = None) -> dict[str, Any]:
     t = state.table
     public = state.public_dict()
     if game is not None:
-        public["seats"] = [{**s, "computer": game.computer_seat(s["seat"])} for s in public["seats"]]
+        public["seats"] = [{**s, "computer": game.computer_seat(s["seat"]), "bot": game.bot_seat(s["seat"])}
+                           for s in public["seats"]]
     return {
         **public,
         "hands": state.hands_str(),
@@ -292,7 +313,7 @@ def seats_prefetch() -> Prefetch:
 def games_recent_ended(*, limit: int) -> list[Game]:
     """The ``limit`` games that ended last (finished or interrupted), newest first, with their seats
     (two queries: the ``ended_at`` index read backwards, and the seats of those games)."""
-    return list(Game.objects.played().filter(ended_at__isnull=False)
+    return list(Game.objects.played().filter(ended_at__isnull=False, private=False)
                 .order_by("-ended_at", "-id").prefetch_related(seats_prefetch())[:limit])
 
 

@@ -37,7 +37,8 @@ from goat.games import eventstore, notify, projections, selectors, signals
 from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.games.rules_texts import rules_detail
-from goat.players.services import computer_accounts, player_is_computer
+from goat.players.models import BotAccount
+from goat.players.services import computer_accounts, player_is_bot, player_is_computer
 from goat.web import metrics
 from goat.web.errors import ServiceError
 from goat.web.logs import game_context
@@ -55,6 +56,8 @@ COMPUTER_PLAYER = gettext_lazy("A computer player takes seats only in the games 
 TOO_MANY_COMPUTER_GAMES = gettext_lazy(
     "You already hold the limit of open games against the computer ({limit}); finish or leave one first.")
 COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no ante: leave out 'ante' or make it 0.")
+BOT_ACCOUNT = gettext_lazy("A bot plays through challenges only: it creates and joins no game of the lobby.")
+CASUAL_ANTE = gettext_lazy("An unrated game has no ante: leave out 'ante' or make it 0.")
 
 #: the engine's refusals of a command's precondition, answered as ServiceErrors with their status: the
 #: caller holds no seat (403), the game is past joining and leaving (409), or it is not running (422;
@@ -206,37 +209,69 @@ def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[
 @metrics.command_counted("create")
 @transaction.atomic
 def game_create(*, player, ruleset: str, seats: int, options: dict | None = None, client_seed: str = "",
-                computer_players: int = 0, computer_level: str = "strong") -> LoadedGame:
+                computer_players: int = 0, computer_level: str = "strong", private: bool = False,
+                casual: bool = False, bots: int | None = None) -> LoadedGame:
     """Create a game; the creator takes seat 0 and ``computer_players`` built-in computer players
     (goat.games.computer) take seats 1..N at once, playing at ``computer_level``. A game with a
-    computer is unrated and has no ante (the preset's ante is left out; an ``ante`` > 0 asked for is
-    400 ``invalid_options``). Returns the game as committed, loaded for the creator (seat 0)."""
+    computer, or ``casual`` (unrated by its players' choice), is unrated and has no ante (the preset's
+    ante is left out; an ``ante`` > 0 asked for is 400 ``invalid_options``). ``private``: a private
+    table, never listed (docs/api.md "Challenges"). Returns the game as committed, loaded for the
+    creator (seat 0). A bot account creates no game here (403 ``bot_account``): it plays through
+    challenges, whose games ``game_create_seated`` creates with ``bots``, the seats bots hold."""
     _computers_check(seats, computer_players, computer_level)
     client_seed_check(client_seed)
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+    if bots is None and player_is_bot(player=player):
+        raise ServiceError("bot_account", BOT_ACCOUNT, status=403)
     if computer_players:
         _computer_games_check(player)
-    if computer_players and isinstance(options, dict) and "ante" not in options:
+    unrated = bool(computer_players) or casual
+    if unrated and isinstance(options, dict) and "ante" not in options:
         options = {**options, "ante": 0}
-    elif computer_players and options is None:
+    elif unrated and options is None:
         options = {"ante": 0}
     server_seed = dealing.new_server_seed()
     state, events = engine.decide(None, engine.CreateGame(ruleset=ruleset, seats=seats,
                                                           server_seed_hex=server_seed, options=options))
     if computer_players and state.options.ante > 0:
         raise ServiceError("invalid_options", COMPUTER_ANTE, status=400)
+    if casual and state.options.ante > 0:
+        raise ServiceError("invalid_options", CASUAL_ANTE, status=400)
     game = Game.objects.create(
         ruleset=ruleset, options=state.options.to_dict(), seats=seats, status=GameStatus.WAITING,
         server_seed=server_seed, server_seed_commitment=state.commitment, created_by=player,
         computers=sum(1 << seat for seat in range(1, computer_players + 1)),
-        computer_level=computer_level if computer_players else "",
+        computer_level=computer_level if computer_players else "", private=private, casual=casual, bots=bots or 0,
     )
     game_context(game.pk)
     loaded = _take_seat(LoadedGame(game=game, state=state, players=(None,) * seats), events, player, client_seed)
     for computer in computer_accounts(count=computer_players):
         loaded = _take_seat(LoadedGame(game=game, state=loaded.state, players=loaded.players), [], computer, "")
     return LoadedGame(game=game, state=loaded.state, seat=0, players=loaded.players)
+
+
+@transaction.atomic
+def game_create_seated(*, players: list, ruleset: str, seats: int, options: dict | None = None,
+                       private: bool = False, casual: bool = False) -> LoadedGame:
+    """Create a game with exactly ``players`` seated, ``players[i]`` in seat i (a challenge that every
+    seat accepted: goat's challenges app): the first creates it, the others take their seats in
+    order, and the last seat taken deals the first round, as in any game. One transaction (a
+    savepoint inside the caller's): every seat, stake and event, or nothing. Returns the game loaded
+    for ``players[0]``."""
+    if len(players) != seats or len({player.pk for player in players}) != seats:
+        raise ValueError("game_create_seated: one distinct player per seat")
+    bots = set(BotAccount.objects.filter(user_id__in=[player.pk for player in players]).values_list("user_id",
+                                                                                                      flat=True))
+    mask = sum(1 << seat for seat, player in enumerate(players) if player.pk in bots)
+    created = game_create(player=players[0], ruleset=ruleset, seats=seats, options=options, private=private,
+                          casual=casual, bots=mask)
+    loaded = created
+    for player in players[1:]:
+        if player_is_computer(player=player):
+            raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+        loaded = _take_seat(LoadedGame(game=created.game, state=loaded.state, players=loaded.players), [], player, "")
+    return LoadedGame(game=created.game, state=loaded.state, seat=0, players=loaded.players)
 
 
 #: the punctuation a client seed may hold besides letters, marks, digits (any script) and spaces: no
@@ -320,6 +355,8 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> LoadedGame:
     client_seed_check(client_seed)
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+    if player_is_bot(player=player):
+        raise ServiceError("bot_account", BOT_ACCOUNT, status=403)
     for attempt in range(1, MAX_TRIES + 1):
         try:
             with transaction.atomic():

@@ -36,12 +36,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
-from functools import wraps
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator
+from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import close_old_connections
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
@@ -58,13 +56,7 @@ from goat.web.query import ascii_whole_number
 
 logger = logging.getLogger(__name__)
 
-async def _user(request: HttpRequest):
-    """The caller of a stream that needs a login (the player feed); 401 without credentials."""
-    user, key = await streaming.stream_caller(request)
-    if user is None:
-        raise ServiceError("not_authenticated", gettext("Authentication credentials were not provided."), status=401,
-                           headers={"WWW-Authenticate": "Token"})
-    return user, key
+_user = streaming.stream_user  # the player feed needs a login
 
 
 def _after(request: HttpRequest) -> int | None:
@@ -86,21 +78,9 @@ def _after(request: HttpRequest) -> int | None:
 
 # --- reads (sync, in a worker thread; the same selectors as GET) ------------------------------
 
-_Read = TypeVar("_Read", bound=Callable[..., Any])
 
 
-def _connected(read: _Read) -> _Read:
-    """``read``, run in a worker thread, gives back the database connection it took (as a request
-    would at its end): the threads outlive the read."""
-    @wraps(read)
-    def connected(*args: Any, **kwargs: Any) -> Any:
-        close_old_connections()
-        try:
-            return read(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    return connected  # type: ignore[return-value]
+_connected = streaming.connected
 
 
 @_connected
@@ -164,18 +144,18 @@ def _game_check(game_id: int, user, after: int | None) -> None:
     """The refusals before a game stream starts: 404 for no such game, 400 for an ``after`` beyond its
     version; and an auditor's look at a running game recorded. One query (the game and the caller's
     seat); a signed-in caller without a seat has their permissions asked as well."""
-    games = Game.objects.filter(pk=game_id).only("id", "status", "version")
+    games = Game.objects.filter(pk=game_id).only("id", "status", "version", "private")
     signed_in = getattr(user, "is_authenticated", False)
     if signed_in:  # the caller's seat in the same query
         games = games.annotate(caller_seat=Subquery(
             Seat.objects.filter(game=OuterRef("pk"), player=user).order_by().values("seat")[:1]))
     game = games.first()
-    if game is None:
+    seat = game.caller_seat if game is not None and signed_in else None
+    if game is None or not selectors.game_visible(game, user, seat):  # a private table's, while it runs
         raise ServiceError("not_found", gettext("No game with that id."), status=404)
     if after is not None and after > game.version:
         message = gettext("The game is only at version %(version)s.") % {"version": game.version}
         raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
-    seat = game.caller_seat if signed_in else None
     if selectors.sees_everything(game, user, seat):  # an auditor sees it unredacted: who looked is recorded
         audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
 
@@ -351,6 +331,8 @@ class FeedSent:
             return True
         if kind == "tournament_table":
             game = (data.get("tournament"), game)
+        if kind == "challenge":  # each of a challenge's events once (an accept once per player)
+            game = ((data.get("challenge") or {}).get("id"), data.get("event"), data.get("by"))
         if (kind, game) in self.once:
             return False
         self.once.add((kind, game))

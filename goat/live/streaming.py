@@ -18,9 +18,9 @@ import functools
 import json
 import logging
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -83,6 +83,33 @@ async def stream_caller(request: HttpRequest):
         if session_user.is_authenticated:
             user, key = session_user, f"user:{session_user.pk}"
     return user, key
+
+
+async def stream_user(request: HttpRequest):
+    """The caller of a stream that needs a login (the player feed, the bot stream); 401 without
+    credentials."""
+    user, key = await stream_caller(request)
+    if user is None:
+        raise ServiceError("not_authenticated", gettext("Authentication credentials were not provided."), status=401,
+                           headers={"WWW-Authenticate": "Token"})
+    return user, key
+
+
+_Read = TypeVar("_Read", bound=Callable[..., Any])
+
+
+def connected(read: _Read) -> _Read:
+    """``read``, run in a worker thread, gives back the database connection it took (as a request
+    would at its end): the threads outlive the read."""
+    @functools.wraps(read)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        close_old_connections()
+        try:
+            return read(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return wrapped  # type: ignore[return-value]
 
 
 def _anonymous_admit(request: HttpRequest) -> None:

@@ -55,6 +55,7 @@ class SkillSerializer(serializers.Serializer):
 
 class PublicProfileSerializer(serializers.Serializer):
     username = serializers.CharField()
+    bot = serializers.BooleanField(help_text="Whether the account is a bot's (docs/api.md \"Bots\").")
     rating = serializers.IntegerField()
     skill = serializers.DictField(child=SkillSerializer(), help_text="Per ruleset.")
     games_played = serializers.IntegerField()
@@ -67,6 +68,7 @@ class OwnProfileSerializer(PublicProfileSerializer):
 
 PROFILE_EXAMPLE = {
     "username": "alice",
+    "bot": False,
     "rating": 37,
     "skill": {"goat-classic": {"mu": 27.1, "sigma": 6.2, "ordinal": 8.5}},
     "games_played": 12,

@@ -71,3 +71,22 @@ class PlayerSetting(models.Model):
 
     def __str__(self) -> str:
         return self.time_zone or "–"
+
+
+class BotAccount(models.Model):
+    """An account its owner turned into a bot (docs/api.md "Bots"): a program plays it, through
+    challenges only. Irreversible: nothing deletes this row. ``rulesets``: the rulesets the bot
+    accepts challenges for (empty: every ruleset)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.PROTECT,
+                                primary_key=True,
+                                related_name="bot_account")
+    rulesets = models.JSONField(_("rulesets"), default=list, blank=True)
+    upgraded_at = models.DateTimeField(_("upgraded at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("bot account")
+        verbose_name_plural = _("bot accounts")
+
+    def __str__(self) -> str:
+        return gettext("bot %(user)s") % {"user": self.user}

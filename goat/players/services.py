@@ -22,7 +22,7 @@ from rest_framework.authtoken.models import Token
 from goat.players import signals
 from goat.players.backends import user_by_username
 from goat.players.lockout import LOCKED_OUT, lockout_retry_after, login_locked_out
-from goat.players.models import ComputerAccount, UsernameKey
+from goat.players.models import BotAccount, ComputerAccount, UsernameKey
 from goat.players.usernames import (
     USERNAME_CONFUSABLE,
     username_confusable,
@@ -138,6 +138,24 @@ def player_is_computer(*, player) -> bool:
     return ComputerAccount.objects.filter(user_id=player.pk).exists()
 
 
+def player_is_bot(*, player) -> bool:
+    """Whether ``player``'s account is a bot's (docs/api.md "Bots")."""
+    return BotAccount.objects.filter(user_id=player.pk).exists()
+
+
+def bots_among(*, usernames: list[str]) -> set[str]:
+    """Which of ``usernames`` are bots' accounts (one query: a page of a list)."""
+    if not usernames:
+        return set()
+    return set(BotAccount.objects.filter(user__username__in=usernames).values_list("user__username", flat=True))
+
+
+def bot_declines(*, player, ruleset: str) -> bool:
+    """Whether ``player`` is a bot that does not play ``ruleset`` (its ``rulesets``; empty: it plays all)."""
+    rulesets = BotAccount.objects.filter(user_id=player.pk).values_list("rulesets", flat=True).first()
+    return rulesets is not None and bool(rulesets) and ruleset not in rulesets
+
+
 def player_get(*, username: str) -> AbstractBaseUser:
     """The active player with this name, compared in its normal form (``ALICE`` finds ``alice``)."""
     user = user_by_username(username)
@@ -150,7 +168,7 @@ def player_profile(*, user: AbstractBaseUser, include_private: bool) -> dict[str
     """A player's profile: the username and the fields every receiver of ``signals.profile_sections``
     answers, in the order they were connected. A section shows private fields (``chips``) only when
     ``include_private`` (the player's own view)."""
-    profile: dict[str, Any] = {"username": user.get_username()}
+    profile: dict[str, Any] = {"username": user.get_username(), "bot": player_is_bot(player=user)}
     for _receiver, fields in signals.profile_sections.send(sender=None, player=user, include_private=include_private):
         profile.update(fields)
     return profile

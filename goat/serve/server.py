@@ -212,6 +212,10 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
                 await _answer(scope, receive, send)
             except limits.ClientGone:
                 pass  # dropped by the deadline (its warning is written) or gone: the access line says the rest
+            except Exception:
+                if logged is not None and not logged.seen["status"]:
+                    logged.seen["status"] = 500  # what uvicorn answers for an application that raised first
+                raise
             finally:
                 if logged is not None:
                     logged.close()

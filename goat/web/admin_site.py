@@ -72,6 +72,12 @@ NOUNS = {
     "tournaments.tournamentschedule": (
         pgettext_lazy("admin object", "tournament schedule"),
         npgettext_lazy("admin count", "%(count)s tournament schedule", "%(count)s tournament schedules", "count")),
+    "fairplay.fairplayreport": (
+        pgettext_lazy("admin object", "fair-play report"),
+        npgettext_lazy("admin count", "%(count)s fair-play report", "%(count)s fair-play reports", "count")),
+    "fairplay.fairplayreview": (
+        pgettext_lazy("admin object", "fair-play review"),
+        npgettext_lazy("admin count", "%(count)s fair-play review", "%(count)s fair-play reviews", "count")),
     "auth.user": (
         pgettext_lazy("admin object", "user"),
         npgettext_lazy("admin count", "%(count)s user", "%(count)s users", "count")),

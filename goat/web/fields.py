@@ -34,6 +34,33 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """``true`` or ``false``, and only those (DRF's BooleanField would take ``"yes"``, ``1`` and ``"on"``)."""
+
+    default_error_messages = {"invalid": gettext_lazy("Must be true or false.")}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class FlatListField(serializers.ListField):
+    """A list whose items' errors are said as one flat list of messages (``"item 2: Must be a
+    string."``), as every field's errors are (DRF's ListField answers a map of item positions)."""
+
+    def to_internal_value(self, data):
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as error:
+            detail = error.detail
+            if isinstance(detail, dict):
+                raise serializers.ValidationError(
+                    [f"item {int(key) + 1}: {message}" for key, messages in detail.items() for message in messages]
+                ) from None
+            raise
+
+
 class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not know (a typo such as ``"edn"`` is an error, not silently ignored)."""
 

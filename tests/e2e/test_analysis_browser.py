@@ -48,9 +48,11 @@ def test_stepping_through_an_analysed_replay_shows_each_moves_judgement(live_ser
             move = moves[step]
             text = judgements[0].text
             if move["forced"]:
-                assert text == "Forced: the only legal move."
+                assert text == ("Forced: the only legal move." if len(move["legal"]) == 1 else
+                                "Forced: the legal moves are one move (the same tile, leaving the same ends).")
             else:
-                assert f"expected loss, in points: {move['loss']}" in text
+                low, high = move["loss_interval"]
+                assert f"expected loss, in points: {move['loss']} (95% interval: {low} to {high})" in text
                 if move["best"] != move["played"]:
                     assert f"better: {move['best']['tile']} on the {move['best']['end']} end" in text
                     better += 1

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from goat.engine import computer, expert
 from goat.engine.machine import GameMachine
 from goat.engine.moves import legal_moves
 from goat.engine.rulesets import Options, resolve_options
+from goat.engine.sampling import NoDeal
 from goat.engine.scoring import PlayerScore
-from goat.engine.seat import SeatView
+from goat.engine.seat import SeatView, choices, is_forced
 from goat.engine.state import Result
 from goat.engine.tiles import BIT, PARSE, SHOWS
 
@@ -42,10 +45,11 @@ def test_a_sampled_deal_gives_each_seat_its_count_of_unseen_tiles_and_none_it_sh
         assert not any(forbidden & BIT[t] for t in hands[1])
 
 
-def test_lacks_that_cannot_all_be_met_are_dropped_rather_than_failing():
-    # seat 1 "lacks" every value: no hand could be dealt, so the sample ignores the inference
-    hands, _ = expert.sample_hands(_view(lacks=(0, 0b1111111)), random.Random(1))
-    assert len(hands[1]) == 4
+def test_lacks_that_admit_no_deal_are_an_error_with_its_code_not_a_guess():
+    # seat 1 "lacks" every value: no hand could be dealt (a corrupted log), so the decision is refused
+    with pytest.raises(NoDeal) as caught:
+        expert.evaluate(_view(lacks=(0, 0b1111111)), random.Random(1), 5)
+    assert caught.value.code == "no_consistent_deal"
 
 
 def test_the_choice_is_the_same_for_the_same_seed_and_a_legal_move():
@@ -103,10 +107,72 @@ def _playout_table(following: list[str]) -> GameMachine:
     return expert._machine(view, Options.from_dict(view.options), hands, [], None)
 
 
-def test_the_playout_policy_sheds_the_heaviest_tile_unless_a_move_leaves_the_next_seat_nothing_to_play():
-    # 2-4 on the left leaves 4 and 5, 5-6 on the right leaves 2 and 6: seat 1 can follow either
-    g = _playout_table(["0-2", "4-4", "1-3"])
-    assert expert._policy(g, 0, legal_moves(g)) == (PARSE["5-6"], "right")
-    # without its 4-4 seat 1 has nothing on 4 or 5: the lighter 2-4 blocks it and is played
+def test_the_playout_policy_sheds_the_heaviest_tile_unless_the_record_shows_the_next_seat_blocked():
+    # 2-4 on the left leaves 4 and 5, 5-6 on the right leaves 2 and 6; nothing is known of seat 1
+    for following in (["0-2", "4-4", "1-3"], ["0-2", "0-6", "1-3"]):
+        g = _playout_table(following)
+        # whatever seat 1's sampled hand holds: the policy does not read it
+        assert expert.PublicPolicy([0, 0]).choose(g, 0, legal_moves(g)) == (PARSE["5-6"], "right")
+    # seat 1 showed it lacks 4 and 5 (it knocked on them): the lighter 2-4 blocks it and is played
     g = _playout_table(["0-2", "0-6", "1-3"])
-    assert expert._policy(g, 0, legal_moves(g)) == (PARSE["2-4"], "left")
+    assert expert.PublicPolicy([0, 1 << 4 | 1 << 5]).choose(g, 0, legal_moves(g)) == (PARSE["2-4"], "left")
+
+
+def test_the_playout_policy_learns_the_lacks_from_the_playout_s_draws_and_knocks():
+    g = _playout_table(["0-2", "0-6", "1-3"])  # ends 2 and 5
+    policy = expert.PublicPolicy([0, 1 << 3])
+    policy.forced(g, "knock", 1)
+    assert policy.lacks == [0, 1 << 2 | 1 << 3 | 1 << 5]
+    policy.forced(g, "draw", 1)  # a draw brings unseen tiles: only the ends drawn for are known
+    assert policy.lacks == [0, 1 << 2 | 1 << 5]
+
+
+def _double_five(**changes) -> SeatView:
+    """Only 5-5 on the line (both ends 5): 1-5 and 5-6 each fit on either end, the same move twice."""
+    hand = (PARSE["1-5"], PARSE["5-6"], PARSE["0-6"])
+    legal = ((PARSE["1-5"], "left"), (PARSE["1-5"], "right"), (PARSE["5-6"], "left"), (PARSE["5-6"], "right"))
+    fields = dict(hand=hand, legal=legal, left=5, right=5, on_line=BIT[PARSE["5-5"]], counts=(3, 4), bazaar=20,
+                  lacks=(0, 0), last_player=1)
+    return _view(**{**fields, **changes})
+
+
+def test_one_tile_on_two_ends_showing_the_same_value_is_one_choice():
+    view = _double_five()
+    assert choices(view.legal, 5, 5) == [0, 0, 2, 2]
+    assert not is_forced(view.legal, 5, 5)
+    assert is_forced(view.legal[:2], 5, 5) and is_forced(view.legal[:1], 5, 5)
+    # on ends 5 and 6 the same tile on either end leaves different values: two choices
+    assert not is_forced(((PARSE["5-6"], "left"), (PARSE["5-6"], "right")), 5, 6)
+    # the equivalent moves get one value, so neither can lose against the other
+    scored = expert.evaluate(view, random.Random(4), 20)
+    assert scored[0][1] == scored[1][1] and scored[2][1] == scored[3][1]
+    # and a choice among equivalent moves is played at once, without sampling (no deal could be drawn)
+    forced = _double_five(legal=view.legal[:2], counts=(3, 99))
+    assert computer.choose(forced, "expert", random.Random(0)) == ("1-5", "left")
+
+
+def test_the_judgement_samples_until_its_interval_settles_the_label_within_the_budget():
+    view = _view()
+    thresholds = (15.0, 10.0, 5.0)
+    for played in view.legal:
+        found = expert.judge(view, played, random.Random(7), 600, thresholds, batch=50)
+        assert 0 <= found.low <= found.loss <= found.high and found.best in view.legal
+        assert 50 <= found.samples <= 600 and found.samples % 50 == 0
+        settled = all(found.low >= t or found.high < t for t in thresholds)
+        assert settled or found.samples == 600
+        if found.samples < 600:  # it stopped only because the label was settled
+            assert settled
+    # a budget smaller than a batch is one batch of the budget
+    assert expert.judge(view, view.legal[0], random.Random(7), 6, thresholds).samples == 6
+    # equivalent moves only: no sampling, no loss
+    double = _double_five(legal=_double_five().legal[:2])
+    assert expert.judge(double, double.legal[1], random.Random(1), 100, thresholds) == expert.Judgement(
+        double.legal[1], 0.0, 0.0, 0.0, 0)
+
+
+def test_the_judged_loss_is_the_difference_of_the_means_on_the_same_tables():
+    view = _view()
+    found = expert.judge(view, view.legal[1], random.Random(9), 200, (), batch=200)
+    scored = dict(expert.evaluate(view, random.Random(9), 200))
+    assert found.samples == 200
+    assert found.loss == pytest.approx(max(scored.values()) - scored[view.legal[1]], abs=1e-9)

@@ -16,6 +16,8 @@ from apitest import assert_problem, token_client
 from computer_play import redealt
 from goat.engine import expert
 from goat.engine.fold import Fold
+from goat.engine.seat import is_forced
+from goat.engine.tiles import PARSE
 from goat.games import analysis, eventstore, services
 from goat.games.models import AnalysisStatus, GameAnalysis
 
@@ -86,11 +88,14 @@ def test_an_analysis_is_queued_once_then_read_by_anyone(players, ended, eager_ce
         assert move["seat"] == event["seat"] and move["player"] == names[event["seat"]]
         assert move["played"] == {"tile": event["data"]["tile"], "end": event["data"]["end"]}
         assert move["played"] in move["legal"] and move["best"] in move["legal"]
-        assert move["forced"] == (len(move["legal"]) == 1)
+        legal = [(PARSE[m["tile"]], m["end"]) for m in move["legal"]]
+        assert move["forced"] == is_forced(legal, *_ends(events, event))
+        low, high = move["loss_interval"]
         assert move["loss"] >= 0 and (move["loss"] == 0) == (move["best"] == move["played"])
-        assert move["label"] == analysis.label_of(move["loss"])
+        assert 0 <= low <= move["loss"] <= high
+        assert move["label"] == analysis.label_of(low)
         if move["forced"]:
-            assert move["loss"] == 0 and move["label"] is None
+            assert move["loss"] == 0 and move["label"] is None and move["loss_interval"] == [0, 0]
     assert any(not m["forced"] for m in moves)
     for row in body["players"]:
         mine = [m for m in moves if m["seat"] == row["seat"] and not m["forced"]]
@@ -99,6 +104,9 @@ def test_an_analysis_is_queued_once_then_read_by_anyone(players, ended, eager_ce
         assert row["blunders"] == sum(m["label"] == "blunder" for m in mine)
         assert row["mistakes"] == sum(m["label"] == "mistake" for m in mine)
         assert row["inaccuracies"] == sum(m["label"] == "inaccuracy" for m in mine)
+        assert row["accuracy"] == pytest.approx(sum(analysis.move_accuracy(m["loss"]) for m in mine) / len(mine),
+                                                abs=0.05)
+        assert 0 <= row["accuracy"] <= 100
 
 
 def test_a_request_while_one_is_queued_or_running_gets_the_same_job(players, ended, queued):
@@ -224,8 +232,26 @@ def test_each_move_is_judged_from_what_its_seat_knew_never_from_the_hidden_tiles
 
 
 def test_the_labels_follow_the_documented_thresholds():
-    assert [analysis.label_of(x) for x in (0, 1.9, 2, 4.9, 5, 9.9, 10, 40)] == [
+    assert [analysis.label_of(x) for x in (0, 4.9, 5, 9.9, 10, 14.9, 15, 40)] == [
         None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder", "blunder"]
+
+
+def test_the_accuracy_is_100_for_no_loss_and_falls_with_the_loss():
+    assert analysis.move_accuracy(0) == pytest.approx(100, abs=1e-3)
+    values = [analysis.move_accuracy(x) for x in (0, 2, 5, 10, 25, 100)]
+    assert values == sorted(values, reverse=True) and values[-1] == 0
+    assert analysis.summary([], ["masha"]) == [{"seat": 0, "player": "masha", "decisions": 0, "average_loss": 0.0,
+                                                "inaccuracies": 0, "mistakes": 0, "blunders": 0, "accuracy": None}]
+
+
+def _ends(events, event):
+    """The line's open ends just before ``event`` (a tile_played), by replaying the log up to it."""
+    fold = Fold(check=False)
+    for earlier in events:
+        if earlier is event:
+            break
+        fold.push(earlier)
+    return fold.state.table.left, fold.state.table.right
 
 
 def test_the_request_is_throttled_and_the_read_is_not(players, ended, queued, monkeypatch):

@@ -265,8 +265,8 @@ def test_list_is_paginated_and_filtered(players):
     summary = everything["results"][1]
     assert set(summary) >= {"id", "ruleset", "status", "seats", "version", "round", "turn", "created_at",
                             "ended_at", "result"}
-    assert summary["seats"] == [{"seat": 0, "player": "ann", "computer": False},
-                                {"seat": 1, "player": "ben", "computer": False}]
+    assert summary["seats"] == [{"seat": 0, "player": "ann", "computer": False, "bot": False},
+                                {"seat": 1, "player": "ben", "computer": False, "bot": False}]
 
     def ids(query):
         response = client.get("/api/games/" + query)

@@ -1,5 +1,6 @@
 """The analysis on the pages (issue 38): the game page's summary under the scoresheet and each replay
-step's judgement with the better move, in English and Russian; the button that asks for it; the
+step's judgement with the better move and its loss interval, the players' accuracy, in English and
+Russian; the button that asks for it; the
 player page's average loss per ruleset."""
 
 from __future__ import annotations
@@ -61,17 +62,22 @@ def test_the_summary_sits_under_the_scoresheet_and_each_step_shows_its_judgement
     for row in shown["players"]:
         assert re.search(rf'<tr data-seat="{row["seat"]}"><td class="name">{row["player"]}</td><td>'
                          rf'{row["decisions"]}</td><td class="average-loss">{row["average_loss"]}</td>', html)
+        assert re.search(rf'<tr data-seat="{row["seat"]}">.*?<td class="accuracy">{row["accuracy"]}</td></tr>', html)
     better = next((m for m in shown["moves"] if m["best"] != m["played"]), None)
     forced = next(m for m in shown["moves"] if m["forced"])
     page = Client().get(f"/games/{game.pk}/", {"step": forced["version"]}).content.decode()
-    assert "Forced: the only legal move." in page
+    assert "Forced: the only legal move." in page or "Forced: the legal moves are one move" in page
     if better is not None:
         page = Client().get(f"/games/{game.pk}/", {"step": better["version"]}).content.decode()
+        low, high = better["loss_interval"]
         assert f'expected loss, in points: {better["loss"]}' in page
+        assert f'<span class="loss-interval">(95% interval: {low} to {high})</span>' in page
         assert f'better: {better["best"]["tile"]} on the {better["best"]["end"]} end' in page
         russian = Client(HTTP_ACCEPT_LANGUAGE="ru").get(f"/games/{game.pk}/",
                                                         {"step": better["version"]}).content.decode()
-        assert "ожидаемая потеря" in russian and "лучше:" in russian
+        assert "ожидаемая потеря" in russian and "лучше:" in russian and "95-процентный интервал: от" in russian
+    summary_ru = Client(HTTP_ACCEPT_LANGUAGE="ru").get(f"/games/{game.pk}/").content.decode()
+    assert "Точность" in summary_ru and "до 6 случайных раскладов на решение" in summary_ru
     # a step that is not a tile played has no judgement
     assert 'id="replay-judgement"' not in Client().get(f"/games/{game.pk}/", {"step": 1}).content.decode()
     assert "Компьютерный анализ" in Client(HTTP_ACCEPT_LANGUAGE="ru").get(f"/games/{game.pk}/").content.decode()

@@ -102,6 +102,7 @@ def test_me_shows_the_own_profile_with_chips(auth_client, settings):
     assert response.status_code == 200
     assert response.json() == {
         "username": "alice",
+        "bot": False,
         "rating": 0,
         "chips": settings.GOAT_INITIAL_CHIPS,
         "skill": {},
@@ -133,7 +134,8 @@ def test_public_profile_hides_chips(auth_client, django_user_model):
     response = auth_client.get("/api/players/bob/")
 
     assert response.status_code == 200
-    assert response.json() == {"username": "bob", "rating": 0, "skill": {}, "games_played": 0, "goats": 0}
+    assert response.json() == {"username": "bob", "bot": False, "rating": 0, "skill": {}, "games_played": 0,
+                               "goats": 0}
 
 
 def test_public_profile_of_an_unknown_player_is_404(auth_client):

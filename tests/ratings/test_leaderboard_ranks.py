@@ -131,8 +131,9 @@ def test_a_page_is_an_index_range_without_count(client, django_user_model):
     assert body["count"] == 25
     assert [(r["rank"], r["player"]) for r in body["results"]] == [(21 + i, f"p{20 + i:03d}") for i in range(5)]
     assert body["next"] is None and "page=2" in body["previous"]
-    assert set(body["results"][0]) == {"rank", "player", "rating", "games", "goats"}
-    assert body["results"][0] == {"rank": 21, "player": "p020", "rating": 80, "games": 1, "goats": 1}
+    assert set(body["results"][0]) == {"rank", "player", "bot", "rating", "games", "goats"}
+    assert body["results"][0] == {"rank": 21, "player": "p020", "bot": False, "rating": 80, "games": 1,
+                                   "goats": 1}
 
 
 def test_pagination_contract_is_unchanged(client, django_user_model):

@@ -51,7 +51,7 @@ def test_rating_board_order_rating_then_fewer_games_then_username(client, django
     body = client.get("/api/leaderboards/ratings/").json()
     assert [(r["rank"], r["player"]) for r in body["results"]] == [
         (1, "cid"), (2, "bob"), (3, "amy"), (4, "zed"), (5, "dan")]
-    assert body["results"][1] == {"rank": 2, "player": "bob", "rating": 30, "games": 4, "goats": 2}
+    assert body["results"][1] == {"rank": 2, "player": "bob", "bot": False, "rating": 30, "games": 4, "goats": 2}
 
 
 def test_pagination_continues_the_ranks(client, django_user_model):
@@ -96,7 +96,7 @@ def test_played_games_fill_every_board_of_their_period_and_ruleset(client, make_
     skill = client.get("/api/leaderboards/skill/?ruleset=goat-classic").json()
     assert skill["count"] == 3
     assert [r["ordinal"] for r in skill["results"]] == sorted((r["ordinal"] for r in skill["results"]), reverse=True)
-    assert set(skill["results"][0]) == {"rank", "player", "ordinal", "mu", "sigma", "games"}
+    assert set(skill["results"][0]) == {"rank", "player", "bot", "ordinal", "mu", "sigma", "games"}
     assert {r["games"] for r in skill["results"]} == {2}
     assert client.get("/api/leaderboards/skill/").json()["count"] == 3  # goat-classic by default
 

@@ -20,7 +20,7 @@ from django.utils import translation
 
 from goat.engine.events import HANDLERS
 
-OUR_APPS = {"goat", "web", "players", "ratings", "tournaments"}
+OUR_APPS = {"goat", "web", "players", "ratings", "tournaments", "fairplay"}
 
 
 def _russian_differs(value: object) -> bool:

@@ -14,17 +14,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: package -> packages it must never import (at module or function level)
 FORBIDDEN = {
-    "goat/engine": ("django", "goat.web", "goat.games", "goat.players", "ratings", "tournaments", "pages", "play"),
-    "goat/web": ("goat.engine", "goat.live", "goat.serve", "goat.games", "goat.players", "ratings", "tournaments",
-                 "pages", "play"),
+    "goat/engine": ("django", "goat.web", "goat.games", "goat.players", "ratings", "challenges", "tournaments", "pages",
+                    "play"),
+    "goat/web": ("goat.engine", "goat.live", "goat.serve", "goat.games", "goat.players", "ratings", "challenges",
+                 "tournaments", "pages", "play"),
     # live delivery: above the HTTP plumbing, below every app that publishes or streams
-    "goat/live": ("goat.engine", "goat.serve", "goat.games", "goat.players", "ratings", "tournaments", "pages",
-                  "play"),
+    "goat/live": ("goat.engine", "goat.serve", "goat.games", "goat.players", "ratings", "challenges", "tournaments",
+                  "pages", "play"),
     # running the service: starts the processes, knows none of the apps they serve
-    "goat/serve": ("goat.engine", "goat.games", "goat.players", "ratings", "tournaments", "pages", "play"),
-    "goat/players": ("goat.games", "ratings", "tournaments", "pages", "play"),
-    "goat/games": ("ratings", "tournaments", "pages", "play"),
-    "ratings": ("tournaments", "pages", "play"),
+    "goat/serve": ("goat.engine", "goat.games", "goat.players", "ratings", "challenges", "tournaments", "pages",
+                   "play"),
+    "goat/players": ("goat.games", "ratings", "challenges", "tournaments", "pages", "play"),
+    "goat/games": ("ratings", "challenges", "tournaments", "pages", "play"),
+    "ratings": ("challenges", "tournaments", "pages", "play"),
+    # challenges: above the games (it starts them through their services), beside ratings
+    "challenges": ("ratings", "tournaments", "pages", "play"),
     "tournaments": ("pages", "play"),  # the site's pages that gather every app: imported by nothing
     "pages": ("play",),  # siblings: they link to each other by URL name, never by import
     "play": ("pages",),
@@ -55,7 +59,7 @@ def test_the_project_package_holds_only_wiring_beside_its_subpackages():
     modules = {p.name for p in (ROOT / "goat").glob("*.py")}
     assert modules == {"__init__.py", "settings.py", "urls.py", "celery.py", "asgi.py", "wsgi.py"}
     packages = {p.name for p in (ROOT / "goat").iterdir() if (p / "__init__.py").exists()}
-    assert packages == {"engine", "games", "live", "players", "serve", "web"}
+    assert packages == {"engine", "fairplay", "games", "live", "players", "serve", "web"}
 
 
 EARLIER_LAYOUT = [("goat", "0004_drop_redundant_indexes"), ("web", None)]

@@ -20,6 +20,7 @@ PUBLIC_READS = {
     "games_stream", "players_retrieve", "players_ratings_list", "leaderboards_ratings", "leaderboards_skill",
     "tournaments_list", "tournaments_retrieve", "tournaments_standings", "tournaments_stream",
     "tournaments_crosstable", "tournaments_results_csv", "players_tournaments_list", "games_analysis_read",
+    "games_record", "keys_list",
 }
 
 
@@ -206,3 +207,66 @@ def test_the_analysis_endpoints_are_described(schema):
     assert {"version", "seat", "player", "played", "legal", "best", "loss", "label", "forced"} <= set(move)
     player = components["AnalysisPlayer"]["properties"]
     assert {"seat", "player", "decisions", "average_loss", "inaccuracies", "mistakes", "blunders"} <= set(player)
+
+
+CHALLENGE_OPERATIONS = {"challenges_create", "challenges_list", "challenges_retrieve", "challenges_accept",
+                        "challenges_decline", "challenges_cancel"}
+
+
+def test_the_challenges_are_in_the_schema(schema):
+    ids = {op["operationId"]: (path, method, op) for path, method, op in operations(schema)}
+    assert CHALLENGE_OPERATIONS <= set(ids)
+    assert ids["challenges_create"][:2] == ("/api/challenges/", "post")
+    assert ids["challenges_accept"][:2] == ("/api/challenges/{challenge_id}/accept/", "post")
+    components = schema["components"]["schemas"]
+    challenge = components["Challenge"]["properties"]
+    assert {"id", "status", "challenger", "opponents", "ruleset", "seats", "options", "rated", "expires_at", "link",
+            "game"} <= set(challenge)
+    assert components["ChallengeStatusEnum"]["enum"] == ["open", "accepted", "declined", "cancelled", "expired"]
+    assert set(components["ChallengeCreateRequest"]["properties"]) >= {"opponents", "ruleset", "seats", "options",
+                                                                        "rated"}
+    assert components["ChallengeCreateRequest"]["additionalProperties"] is False
+    assert {"generic", "later", "ruleset", "rated", "casual"} <= set(components["DeclineReasonEnum"]["enum"])
+    for name in ("challenges_accept", "challenges_cancel", "challenges_decline"):
+        problems = ids[name][2]["responses"]["409"]["content"]["application/problem+json"]["examples"]
+        assert {"challenge_not_open", "challenge_expired"} <= {e["value"]["code"] for e in problems.values()}, name
+    created = ids["challenges_create"][2]["responses"]
+    codes = {e["value"]["code"] for status in ("409", "422") for e in
+             created[status]["content"]["application/problem+json"]["examples"].values()}
+    assert {"cannot_challenge_self", "unknown_player", "too_many_challenges", "bot_declines_ruleset"} <= codes
+
+
+def test_the_challenge_operations_answer_as_the_schema_says(schema, token_client_pair):
+    """A generated client's view: each challenge operation's answer has the schema's fields and status."""
+    ann, ben = token_client_pair
+    fields = set(schema["components"]["schemas"]["Challenge"]["properties"])
+    created = ann.post("/api/challenges/", {"opponents": ["ben"], "ruleset": "goat-classic"}, format="json")
+    assert created.status_code == 201 and set(created.json()) == fields
+    challenge_id = created.json()["id"]
+    listed = ben.get("/api/challenges/?direction=in")
+    assert listed.status_code == 200 and set(listed.json()["results"][0]) == fields
+    assert set(ben.get(f"/api/challenges/{challenge_id}/").json()) == fields
+    declined = ben.post(f"/api/challenges/{challenge_id}/decline/", {"reason": "later"}, format="json")
+    assert declined.status_code == 200 and set(declined.json()) == fields
+    again = ann.post("/api/challenges/", {"opponents": ["ben"], "ruleset": "goat-classic"}, format="json").json()
+    assert set(ann.post(f"/api/challenges/{again['id']}/cancel/").json()) == fields
+    third = ann.post("/api/challenges/", {"opponents": ["ben"], "ruleset": "goat-classic"}, format="json").json()
+    accepted = ben.post(f"/api/challenges/{third['id']}/accept/", {}, format="json")
+    assert accepted.status_code == 200 and set(accepted.json()) == fields and accepted.json()["game"]
+
+
+def test_the_bot_operations_are_in_the_schema(schema):
+    upgrade = by_id(schema, "bot_account_upgrade")
+    assert {"200", "401", "409", "429"} <= set(upgrade["responses"])
+    assert schema["components"]["schemas"]["BotUpgradeRequest"]["additionalProperties"] is False
+    stream = schema["paths"]["/api/bot/stream/events/"]["get"]
+    assert stream["operationId"] == "bot_stream_events"
+    assert set(stream["responses"]["200"]["content"]) == {"application/x-ndjson"}
+    kinds = stream["responses"]["200"]["content"]["application/x-ndjson"]["schema"]["properties"]["kind"]["enum"]
+    assert kinds == ["challenge", "game_start", "game_finish"]
+    assert "403" in stream["responses"]
+    feed = schema["paths"]["/api/stream/"]["get"]["responses"]["200"]["content"]["application/x-ndjson"]["schema"]
+    assert "challenge" in feed["properties"]["kind"]["enum"]
+    for component in ("SeatView", "SummarySeat"):
+        assert "bot" in schema["components"]["schemas"][component]["properties"], component
+    assert "bot" in schema["components"]["schemas"]["PublicProfile"]["properties"]

@@ -23,6 +23,7 @@ from goat.web.csvfiles import csv_writer
 from goat.web.errors import ServiceError
 from goat.web.fields import StrictCharField, StrictSerializer
 from goat.web.idempotency import idempotent
+from goat.web.negotiation import JSONForErrors
 from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
 from goat.web.replica import PublicReadView
@@ -390,17 +391,6 @@ class TournamentStandingsView(PublicStandingsView):
 
 
 # --- crosstable, results.csv, a player's tournaments -----------------------------
-
-
-class JSONForErrors:
-    """Content negotiation that ignores ``Accept``: the view answers its own media type itself and every
-    problem is JSON (a client asking for ``text/csv`` still gets a readable 404)."""
-
-    def select_parser(self, request, parsers):
-        return parsers[0]
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
 
 
 class TournamentCrosstableView(PublicStandingsView):

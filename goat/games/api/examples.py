@@ -8,9 +8,9 @@ from __future__ import annotations
 T0 = "2025-05-01T18:30:00.000000Z"
 SEATS_EXAMPLE = [
     {"seat": 0, "player": "alice", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0,
-     "computer": False},
+     "computer": False, "bot": False},
     {"seat": 1, "player": "bob", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0,
-     "computer": False},
+     "computer": False, "bot": False},
 ]
 #: the options a goat-classic game is created with today (docs/rules.md §2, second edition)
 OPTIONS_EXAMPLE = {
@@ -70,7 +70,8 @@ EVENTS_EXAMPLE = {
 RESULT_EXAMPLE = {"reason": "limit", "goats": [1], "winners": [0], "rating_points": [7, 0], "chips": [0, 0]}
 SUMMARY_EXAMPLE = {
     "id": 42, "ruleset": "goat-classic", "status": "finished", "seat_count": 2,
-    "seats": [{"seat": 0, "player": "alice", "computer": False}, {"seat": 1, "player": "bob", "computer": False}],
+    "seats": [{"seat": 0, "player": "alice", "computer": False, "bot": False},
+              {"seat": 1, "player": "bob", "computer": False, "bot": False}],
     "version": 211, "round": 6, "turn": None, "created_at": "2025-05-01T18:29:51Z",
     "ended_at": "2025-05-01T18:52:10Z", "result": RESULT_EXAMPLE, "rated": True, "move_time": 30,
 }

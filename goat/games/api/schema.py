@@ -5,6 +5,7 @@ goat.games.api.examples; the live streams' operations in goat.games.api.stream_s
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 
 from goat.engine import errors
@@ -37,6 +38,7 @@ from goat.games.api.serializers import (
     ReplayQuerySerializer,
     ReplaySerializer,
     ScoresheetSerializer,
+    SigningKeySerializer,
     VerificationSerializer,
 )
 from goat.web.problems import problem_example, problem_responses
@@ -379,16 +381,56 @@ games_verify = extend_schema(
     tags=["games"],
 )
 
+#: the start of docs/records.md's example record
+RECORD_EXAMPLE = (
+    '[Format "goat-record/1"]\n[Game 49]\n[Ruleset "domino-3rounds"]\n[Seats 2]\n[Options {"ante":0,…}]\n'
+    '[Rated true]\n[Player0 "bot0"]\n[Player1 "bot1"]\n[Engine "goat 0.1.0"]\n…\n\n'
+    '2 2026-01-01T00:00:02Z join 0 "bot0" ""\n…\n5 2026-01-01T00:00:05Z play 1 0-0 left\n…\n\n'
+    '-----BEGIN GOAT SIGNATURE-----\nKey: ed25519-c2e6888c8a79c328\nAlgorithm: ed25519\n'
+    'Signed: 2026-01-01T00:10:00Z\nSignature: RKiNvPrq…\n-----END GOAT SIGNATURE-----\n'
+)
+
+games_record = extend_schema(
+    operation_id="games_record",
+    summary="A game's signed record",
+    description="The game as a portable record signed by the server's current key (docs/records.md): its "
+                "headers (ruleset, options, players, the deal's commitment and reveal, the result), every event, "
+                "the scoresheet and the signature. `python -m goat.engine verify RECORD --keys KEYS` checks it "
+                "offline against `GET /api/keys/`. Ended games only (409 `game_not_ended` before, for everyone: "
+                "the seed is still secret). Problems are JSON.",
+    parameters=[GAME_ID],
+    responses={(200, "text/plain"): OpenApiResponse(
+        response=OpenApiTypes.STR, description="the record, UTF-8",
+        examples=[OpenApiExample("record", value=RECORD_EXAMPLE, media_type="text/plain")]),
+        **problem_responses(401, 404, 409)},
+    examples=[UNAUTHENTICATED, NOT_FOUND, NOT_ENDED],
+    tags=["games"],
+)
+
+keys_list = extend_schema(
+    operation_id="keys_list",
+    summary="The keys that sign game records",
+    description="Every Ed25519 public key that signs or has signed game records, oldest first, with the time "
+                "it signs from and the time it was retired (null for the current key). Retired keys stay "
+                "listed, so records they signed still verify. Anyone may read it.",
+    responses={200: SigningKeySerializer(many=True), **problem_responses(401)},
+    examples=[UNAUTHENTICATED, OpenApiExample("keys", response_only=True, status_codes=["200"], value=[
+        {"id": "ed25519-c2e6888c8a79c328", "public_key": "qNdxbVxWp1XDLLotIPsQEjCl7GGTpkWpQFm6rpSG8GY=",
+         "algorithm": "ed25519", "valid_from": "2026-01-01T00:00:00Z", "valid_until": None}])],
+    tags=["games"],
+)
+
 
 ANALYSIS_EXAMPLE = {
-    "status": "done", "engine": "expert-2", "samples": 100,
+    "status": "done", "engine": "expert-3", "samples": 1000,
     "moves": [{"version": 9, "seat": 1, "player": "ivan", "played": {"tile": "5-6", "end": "left"},
                "legal": [{"tile": "5-6", "end": "left"}, {"tile": "2-5", "end": "left"}],
-               "best": {"tile": "2-5", "end": "left"}, "loss": 6.3, "label": "mistake", "forced": False}],
+               "best": {"tile": "2-5", "end": "left"}, "loss": 12.3, "loss_interval": [10.4, 14.2],
+               "label": "mistake", "forced": False}],
     "players": [{"seat": 0, "player": "masha", "decisions": 14, "average_loss": 1.2, "inaccuracies": 2,
-                 "mistakes": 0, "blunders": 0},
+                 "mistakes": 0, "blunders": 0, "accuracy": 95.4},
                 {"seat": 1, "player": "ivan", "decisions": 12, "average_loss": 3.4, "inaccuracies": 1,
-                 "mistakes": 2, "blunders": 1}],
+                 "mistakes": 2, "blunders": 1, "accuracy": 87.9}],
 }
 ANALYSIS_DONE = OpenApiExample("done", response_only=True, status_codes=["200"], value=ANALYSIS_EXAMPLE)
 ANALYSIS_QUEUED = OpenApiExample("queued", response_only=True, status_codes=["202"], value={"status": "queued"})
@@ -399,8 +441,9 @@ games_analysis_read = extend_schema(
     operation_id="games_analysis_read",
     summary="A finished game's analysis",
     description="The expert's judgement of every tile played (its best move, the expected loss of the move "
-                "played in points of the round, judged from what that seat knew then, never from the revealed "
-                "hands; a label by the thresholds of docs/computer.md) and a summary per player. Anyone may read "
+                "played in points of the round with its 95% interval, judged from what that seat knew then, never "
+                "from the revealed hands; a label when the interval's low end reaches a threshold of "
+                "docs/computer.md) and a summary per player with an accuracy. Anyone may read "
                 "it once the game has ended: 200 when done, 202 `{\"status\": \"queued\"|\"running\"}` while "
                 "it is computed, 404 `analysis_not_requested` before anyone asked (POST), 409 `game_not_ended` "
                 "before the end, 409 `game_cancelled` for a game that never started.",

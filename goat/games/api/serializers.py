@@ -139,6 +139,7 @@ class SeatViewSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = serializers.CharField(allow_null=True, help_text="Username, null while the seat is free.")
     computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
+    bot = serializers.BooleanField(help_text="Whether a bot account holds the seat (docs/api.md \"Bots\").")
     tiles = serializers.IntegerField(help_text="Tiles in the hand.")
     open = serializers.BooleanField()
     score = serializers.IntegerField()
@@ -217,6 +218,7 @@ class SummarySeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = serializers.CharField(source="player.username")
     computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
+    bot = serializers.BooleanField(help_text="Whether a bot account holds the seat (docs/api.md \"Bots\").")
 
 
 class GameSummarySerializer(serializers.Serializer):
@@ -283,6 +285,14 @@ class VerificationSerializer(serializers.Serializer):
     seq = serializers.IntegerField(allow_null=True, help_text="First event found wrong, if any.")
 
 
+class SigningKeySerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="ed25519- and the first 16 hex digits of the SHA-256 of the raw public key")
+    public_key = serializers.CharField(help_text="the 32 raw bytes of the Ed25519 public key, standard base64")
+    algorithm = serializers.ChoiceField(choices=["ed25519"])
+    valid_from = serializers.CharField(help_text="UTC, YYYY-MM-DDTHH:MM:SSZ: it signs records from then")
+    valid_until = serializers.CharField(allow_null=True, help_text="when it was retired; null for the current key")
+
+
 # --- Analysis (API.md "Computer analysis") --------------------------------------------------------
 
 
@@ -300,24 +310,33 @@ class AnalysisMoveSerializer(serializers.Serializer):
     best = AnalysisMoveRefSerializer(help_text="The expert's choice from what the seat knew then.")
     loss = serializers.FloatField(min_value=0, help_text="Expected cost of the move played against the best, "
                                   "in points of the round (0 when the best was played).")
+    loss_interval = serializers.ListField(
+        child=serializers.FloatField(min_value=0), min_length=2, max_length=2,
+        help_text="[low, high]: the loss's 95% interval, in the same points (second edition).")
     label = serializers.ChoiceField(choices=["inaccuracy", "mistake", "blunder"], allow_null=True,
-                                    help_text="By the thresholds of docs/computer.md.")
-    forced = serializers.BooleanField(help_text="There was one legal move.")
+                                    help_text="Given only when the interval's low end reaches the label's threshold "
+                                              "(docs/computer.md).")
+    forced = serializers.BooleanField(help_text="There was no real choice: one legal move, or only equivalent ones "
+                                                "(one tile on two ends showing the same value).")
 
 
 class AnalysisPlayerSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = serializers.CharField(allow_null=True)
-    decisions = serializers.IntegerField(help_text="Moves with more than one legal choice.")
+    decisions = serializers.IntegerField(help_text="Moves that were not forced.")
     average_loss = serializers.FloatField()
     inaccuracies = serializers.IntegerField()
     mistakes = serializers.IntegerField()
     blunders = serializers.IntegerField()
+    accuracy = serializers.FloatField(allow_null=True, min_value=0, max_value=100,
+                                      help_text="0-100, 100 when every decision was the best (docs/computer.md); "
+                                                "null without a decision (second edition).")
 
 
 class AnalysisSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["queued", "running", "done"])
     engine = serializers.CharField(required=False, help_text="The expert's version that judged (when done).")
-    samples = serializers.IntegerField(required=False, help_text="Sampled deals per decision (when done).")
+    samples = serializers.IntegerField(required=False, help_text="The most sampled deals a decision may take "
+                                       "(when done; it stops once the label is settled).")
     moves = AnalysisMoveSerializer(many=True, required=False)
     players = AnalysisPlayerSerializer(many=True, required=False)

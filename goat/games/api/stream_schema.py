@@ -75,12 +75,15 @@ def streams_postprocessing_hook(result, generator, request, public):
     paths["/api/stream/"] = stream_operation(
         "player_stream", "Your feed",
         "First `hello` `{games}` (your waiting and running games), then `game_started`, `your_turn`, `game_ended`, "
-        "`rematch_offered`, `tournament_table` and, with `?lobby=1`, `lobby` `{game, status, summary}` (a waiting "
+        "`rematch_offered`, `tournament_table`, `challenge` `{event, by, challenge}` (a challenge naming you was "
+        "created, answered, cancelled, expired or started its game) and, with `?lobby=1`, `lobby` "
+        "`{game, status, summary}` (a waiting "
         "game was created, took or lost a player, started or was cancelled; `summary`, as the game list shows it, "
         "while it waits; `game` null: anything may have changed).",
         [{"name": "lobby", "in": "query", "required": False,
           "schema": {"type": "string", "enum": ["1", "0", "true", "false"]},
           "description": "`1`: also follow the lobby (for a client showing the open games). Default: not."}],
         common,
-        ["hello", "game_started", "your_turn", "game_ended", "rematch_offered", "tournament_table", "lobby"], False)
+        ["hello", "game_started", "your_turn", "game_ended", "rematch_offered", "tournament_table", "challenge",
+         "lobby"], False)
     return result

@@ -19,15 +19,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext
 from rest_framework import generics, status
-from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.games import analysis, audit, selectors, services, verification
+from goat.games import analysis, audit, records, selectors, services, signing, verification
 from goat.games.api import schema
 from goat.games.api.schema import INVALID_IF_MATCH, game_links
 from goat.games.api.serializers import (
@@ -42,6 +43,7 @@ from goat.games.filters import GameFilter, MyGamesFilter
 from goat.games.models import Game
 from goat.web.errors import ServiceError
 from goat.web.idempotency import idempotent
+from goat.web.negotiation import JSONForErrors
 from goat.web.replica import PublicReadView
 from goat.web.schema import link
 from goat.web.throttling import ScopedRateThrottle
@@ -93,8 +95,9 @@ def conditional(request: Request, tag: str, build) -> Response:
 # --- Helpers --------------------------------------------------------------------------------
 
 
-def game_get(game_id: int) -> Game:
-    return selectors.game_get(game_id=game_id)
+def game_get(game_id: int, user) -> Game:
+    """The game ``user`` may see (a private table's running game is 404 to anyone not at it)."""
+    return selectors.game_get(game_id=game_id, viewer=user)
 
 
 def view_for(game: Game, user) -> dict[str, Any]:
@@ -130,7 +133,7 @@ class GameListCreateView(PublicReadView, generics.ListAPIView, GameAPIView):
                                   "join": link("games_join", "Take a seat at the first game of the page.",
                                                {"game_id": "$response.body#/results/0/id"})}}}
     filterset_class = GameFilter
-    queryset = selectors.games_listed()
+    queryset = selectors.games_public()
 
     @schema.games_list
     def get(self, request: Request, *args, **kwargs) -> Response:
@@ -190,7 +193,7 @@ class GameDetailView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_retrieve
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         if not_modified(request, etag(game.version)):
             return conditional(request, etag(game.version), dict)
         view = view_for(game, request.user)
@@ -240,7 +243,7 @@ class GameEventsView(PublicReadView, GameAPIView):
     def get(self, request: Request, game_id: int) -> Response:
         query = EventsQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         version = game.version
 
         def build() -> dict[str, Any]:
@@ -258,7 +261,7 @@ class GameScoresheetView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_scoresheet
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         state = selectors.game_state(game=game)
         response = Response(selectors.scoresheet(game=game, state=state))
         response["ETag"] = etag(state.version)
@@ -271,7 +274,7 @@ class GameReplayView(PublicReadView, GameAPIView):
     def get(self, request: Request, game_id: int) -> Response:
         query = ReplayQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         ended_or_auditor(game, request.user)
         at = query.validated_data["at"]
         if at is None:
@@ -288,9 +291,33 @@ class GameVerifyView(PublicReadView, GameAPIView):
     permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
     @schema.games_verify
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         ended_or_auditor(game, request.user)
         return Response(verification.game_verify(game=game).to_dict())
+
+
+class GameRecordView(PublicReadView, GameAPIView):
+    """The signed record (docs/records.md) of an ended game, as text; problems stay JSON."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]  # public reads (docs/api.md "Anonymous reads")
+    content_negotiation_class = JSONForErrors
+
+    @schema.games_record
+    def get(self, request: Request, game_id: int) -> HttpResponse:
+        game = game_get(game_id)
+        response = HttpResponse(records.game_record(game=game), content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'inline; filename="{records.record_filename(game)}"'
+        return response
+
+
+class SigningKeysView(APIView):
+    """The public keys that sign game records, retired ones included (docs/records.md "Keys")."""
+
+    permission_classes = [AllowAny]
+
+    @schema.keys_list
+    def get(self, request: Request) -> Response:
+        return Response(signing.keyring().published())
 
 
 class GameAnalysisView(GameAPIView):

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('auth', '0012_alter_user_first_name_max_length'),
-        ('players', '0004_username_skeleton'),
+        ('players', '0005_bot_account'),
     ]
 
     operations = [

@@ -1,0 +1,256 @@
+"""The detection bench of the fair-play reports (docs/fairplay.md): a simulated population plays
+domino-3rounds at three seats; every game is analysed as the analysis task does
+(``goat.games.analysis.events_analyse``), and the reports' statistics (``goat.fairplay.stats``) are
+run at their documented thresholds.
+
+    python bench/fairplay.py [--honest N] [--assisted N] [--pairs N] [--games N] [--samples S]
+                             [--share Q] [--together T] [--seed N] [--json]
+
+The population: ``--honest`` computers whose levels cycle ``random``, ``greedy``, ``strong``;
+``--assisted`` players who play as ``strong`` but take the ``expert``'s move a share ``--share`` of
+their decisions; ``--pairs`` colluding pairs of ``strong`` players who know each other's hand and,
+whenever some of their legal moves leave the partner a playable tile and some do not, play the
+strong player's favourite among those that do (feeding the ends, never blocking). Each round every
+player plays one game; a colluding pair shares a table a share ``--together`` of the rounds, other
+seats are drawn at random. Each player's skill rating is updated after every game as the
+``ratings.skill`` projection does (openskill, the same model and ranks), and its band is the reports'
+(``stats.band_of`` of the ordinal).
+
+Prints, for each class, how many were flagged of how many, with a 95% Wilson interval, and the false
+positives among the honest players (assistance) and the honest pairs that sat together (collusion).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import emit, use_database  # noqa: E402
+from goat.engine import computer  # noqa: E402
+from goat.engine.fold import evolve_all  # noqa: E402
+from goat.engine.moves import playable  # noqa: E402
+from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
+from goat.engine.tiles import TEXT  # noqa: E402
+from goat.fairplay import stats  # noqa: E402
+
+RULESET, SEATS = "domino-3rounds", 3
+HONEST_LEVELS = ("random", computer.GREEDY, "strong")
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of ``k`` successes in ``n``."""
+    if not n:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+class Player:
+    def __init__(self, name: str, kind: str, level: str, partner: str | None = None) -> None:
+        self.name, self.kind, self.level, self.partner = name, kind, level, partner
+
+
+def population(args) -> list[Player]:
+    players = [Player(f"h{i}", "honest", HONEST_LEVELS[i % len(HONEST_LEVELS)]) for i in range(args.honest)]
+    players += [Player(f"a{i}", "assisted", "strong") for i in range(args.assisted)]
+    for i in range(args.pairs):
+        players += [Player(f"c{i}x", "colluder", "strong", f"c{i}y"),
+                    Player(f"c{i}y", "colluder", "strong", f"c{i}x")]
+    return players
+
+
+def tables(players: list[Player], rng: random.Random, together: float) -> list[list[Player]]:
+    """One round's tables of three: colluding pairs together a share ``together`` of the rounds."""
+    by_name = {p.name: p for p in players}
+    pool = list(players)
+    rng.shuffle(pool)
+    out: list[list[Player]] = []
+    placed: set[str] = set()
+    for p in pool:
+        if p.kind == "colluder" and p.name < p.partner and rng.random() < together:
+            out.append([p, by_name[p.partner]])
+            placed |= {p.name, p.partner}
+    rest = [p for p in pool if p.name not in placed]
+    for table in out:
+        table.append(rest.pop())
+    out += [rest[i:i + SEATS] for i in range(0, len(rest) - len(rest) % SEATS, SEATS)]
+    for table in out:
+        rng.shuffle(table)
+    return out
+
+
+def choose(player: Player, state, seat: int, view, seen, seated: list[Player], rng: random.Random,
+           share: float) -> tuple[str, str]:
+    sv = computer.seat_view(view, seen)
+    if player.kind == "assisted":
+        return computer.choose(sv, "expert" if rng.random() < share else "strong", rng)
+    if player.kind == "colluder":
+        partner = next((s for s, p in enumerate(seated) if p.name == player.partner), None)
+        if partner is not None:
+            after = stats.tables_after(state, seat)
+            feeding = [move for move, table in after.items() if any(playable(table, partner))]
+            if feeding and len(feeding) < len(after):
+                scores = {move: score for score, move in computer.move_scores(sv)}
+                tile, end = max(feeding, key=lambda move: (scores.get(move, -1e9), rng.random()))
+                return TEXT[tile], end
+    return computer.choose(sv, player.level, rng)
+
+
+def played_game(seated: list[Player], rng: random.Random, share: float, fake) -> list[dict]:
+    from goat.games import selectors
+
+    session = Session()
+    log = session.decide(CreateGame(ruleset=RULESET, seats=SEATS,
+                                    server_seed_hex=rng.getrandbits(256).to_bytes(32, "big").hex()))
+    for p in seated:
+        log += session.decide(TakeSeat(player=p.name))
+    while True:
+        kind, seat = session.pending()
+        if kind != PLAY or seat is None:
+            break
+        start = max(i for i, e in enumerate(log) if e["type"] == "round_dealt")
+        view = selectors.game_view(game=fake, state=session.state, seat=seat)
+        seen = [selectors.redact(e, seat) for e in log[start:]]
+        tile, end = choose(seated[seat], session.state, seat, view, seen, seated, rng, share)
+        log += session.decide(PlayTile(seat, tile, end))
+    return [{**e, "seq": seq, "at": None} for seq, e in enumerate(log, start=1)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--honest", type=int, default=24)
+    parser.add_argument("--assisted", type=int, default=6)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--games", type=int, default=30, help="games each player plays")
+    parser.add_argument("--samples", type=int, default=None,
+                        help="the analysis's samples (default: GOAT_ANALYSIS_SAMPLES)")
+    parser.add_argument("--share", type=float, default=0.5,
+                        help="the share of an assisted player's moves that are the expert's")
+    parser.add_argument("--together", type=float, default=0.8,
+                        help="the share of rounds a colluding pair sits together")
+    parser.add_argument("--seed", type=int, default=54)
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="stop after the round during which this much wall time has passed")
+    parser.add_argument("--dump", metavar="FILE", help="write each player's decisions and findings to FILE (JSON)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    use_database()
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.utils import timezone
+
+    from goat.games import analysis
+    from goat.games.models import Game
+    from ratings.skill import _skill_model as SKILL_MODEL  # noqa: N812 - the projection's own model
+    from ratings.skill import skill_ranks
+
+    samples = args.samples or settings.GOAT_ANALYSIS_SAMPLES
+    rng = random.Random(args.seed)
+    players = population(args)
+    if len(players) % SEATS:
+        parser.error(f"the population ({len(players)}) must fill tables of {SEATS}")
+    kinds = {p.name: p for p in players}
+    started = time.perf_counter()
+    analysed, help_rows, seatings = [], [], {}
+    points: dict[str, list[int]] = defaultdict(list)
+    skill = {p.name: SKILL_MODEL.rating() for p in players}
+    game_no = 0
+    for round_no in range(args.games):
+        for seated in tables(players, rng, args.together):
+            game_no += 1
+            fake = Game(pk=game_no, created_at=timezone.now(), ruleset=RULESET, seats=SEATS)
+            events = played_game(seated, rng, args.share, fake)
+            result = analysis.events_analyse(fake, events, samples=samples)
+            analysed.append((game_no, result))
+            help_rows += stats.helps(game_no, events)
+            seatings[game_no] = [p.name for p in seated]
+            state = evolve_all(events)
+            for seat, p in enumerate(seated):
+                points[p.name].append(state.result.rating_points[seat])
+            # the skill rating, as the ratings.skill projection updates it
+            result = state.result
+            ranks = skill_ranks(points=state.points, winners=result.winners, goats=result.goats)
+            rated = SKILL_MODEL.rate([[skill[p.name]] for p in seated], ranks=ranks)
+            for p, [after] in zip(seated, rated, strict=True):
+                skill[p.name] = after
+        if not args.json:
+            print(f"round {round_no + 1}/{args.games}: {game_no} games, {time.perf_counter() - started:.0f} s",
+                  flush=True)
+        if args.minutes is not None and time.perf_counter() - started > args.minutes * 60:
+            break
+    group_of = {name: (RULESET, stats.band_of(skill[name].ordinal())) for name in points}
+    qualities = stats.qualities(analysed)
+    assist = {f.player: f for f in stats.assistance(qualities, group_of)}
+    pairs = {f.pair: f for f in stats.collusion(help_rows, seatings)}
+
+    def rate(names: list[str], flagged) -> dict:
+        k = sum(bool(flagged(n)) for n in names)
+        low, high = wilson(k, len(names))
+        return {"flagged": k, "of": len(names), "rate": round(k / max(1, len(names)), 4),
+                "interval": [round(low, 4), round(high, 4)]}
+
+    honest = [p.name for p in players if p.kind == "honest"]
+    colluder_pairs = sorted({tuple(sorted((p.name, p.partner))) for p in players if p.kind == "colluder"})
+    honest_pairs = [pair for pair in pairs if all(kinds[n].kind != "colluder" for n in pair)]
+    mixed_pairs = [pair for pair in pairs if pair not in colluder_pairs and pair not in honest_pairs]
+    out = {
+        "bench": "fairplay", "ruleset": RULESET, "seats": SEATS, "samples": samples, "games": game_no,
+        "games_each": round_no + 1, "share": args.share, "together": args.together, "seed": args.seed,
+        "seconds": round(time.perf_counter() - started),
+        "thresholds": {"assist_z": stats.ASSIST_Z, "assist_min_decisions": stats.ASSIST_MIN_DECISIONS,
+                       "collusion_z": stats.COLLUSION_Z, "seating_z": stats.SEATING_Z,
+                       "collusion_min_decisions": stats.COLLUSION_MIN_DECISIONS},
+        "assisted_detected": rate([p.name for p in players if p.kind == "assisted"],
+                                  lambda n: assist.get(n) and assist[n].flagged),
+        "honest_flagged_assistance": rate(honest, lambda n: assist.get(n) and assist[n].flagged),
+        "colluders_assistance_flagged": rate([p.name for p in players if p.kind == "colluder"],
+                                             lambda n: assist.get(n) and assist[n].flagged),
+        "colluding_pairs_detected": rate(colluder_pairs, lambda pair: pairs.get(pair) and pairs[pair].flagged),
+        "honest_pairs_flagged": rate(honest_pairs, lambda pair: pairs[pair].flagged),
+        "colluder_with_other_pairs_flagged": rate(mixed_pairs, lambda pair: pairs[pair].flagged),
+        "honest_players_in_a_flagged_pair": rate(honest, lambda n: any(
+            f.flagged and n in f.pair for f in pairs.values())),
+        "decisions_median": statistics.median(q.decisions for q in qualities.values()),
+        "by_level": {level: {
+            "score_median": statistics.median(assist[p.name].score for p in players
+                                              if p.kind == "honest" and p.level == level and p.name in assist),
+            "score_max": max(assist[p.name].score for p in players
+                             if p.kind == "honest" and p.level == level and p.name in assist)}
+            for level in HONEST_LEVELS},
+        "assisted_scores": sorted(assist[p.name].score for p in players if p.kind == "assisted"),
+        "colluding_pairs": [{"pair": pair, "help_z": pairs[pair].help_z, "seating_z": pairs[pair].seating_z,
+                             "decisions": pairs[pair].decisions} for pair in colluder_pairs],
+        "honest_pairs_help_z_max": max((pairs[p].help_z for p in honest_pairs), default=None),
+        "honest_pairs_seating_z_max": max((pairs[p].seating_z for p in honest_pairs), default=None),
+    }
+    if args.dump:
+        Path(args.dump).write_text(json.dumps({"players": [{
+            "name": p.name, "kind": p.kind, "level": p.level, "group": group_of[p.name],
+            "ordinal": skill[p.name].ordinal(),
+            "quality": {k: getattr(qualities[p.name], k) for k in ("decisions", "loss", "loss_sq", "best")},
+            "finding": assist[p.name].__dict__ if p.name in assist else None} for p in players],
+            "raw": {p.name: [[m["loss"], m["best"] == m["played"], len(m["legal"])] for _, r in analysed
+                             for m in r["moves"] if m["player"] == p.name and not m["forced"]] for p in players},
+        }, default=str))
+    lines = [f"{key}: {value}" for key, value in out.items() if key != "bench"]
+    emit(out, args.json, lines)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    sys.exit(main())

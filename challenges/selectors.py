@@ -1,0 +1,103 @@
+"""What a caller may see of challenges (docs/api.md "Challenges"): the challenge view, a player's
+list (in, out), and whether a challenge is visible to them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.urls import reverse
+from django.utils import timezone
+
+from goat.players.models import BotAccount
+
+from .models import Challenge, ChallengeEntry, ChallengeStatus
+from .services import challenge_status, challenge_visible
+
+__all__ = ["challenge_get", "challenge_link", "challenge_view", "challenges_of"]
+
+
+def _entries() -> Prefetch:
+    bots = BotAccount.objects.filter(user_id=OuterRef("player_id"))
+    return Prefetch("entries", queryset=ChallengeEntry.objects.select_related("player")
+                    .annotate(player_bot=Exists(bots)).order_by("id"))
+
+
+def challenges_listed() -> QuerySet[Challenge]:
+    bots = BotAccount.objects.filter(user_id=OuterRef("challenger_id"))
+    return (Challenge.objects.select_related("challenger").annotate(challenger_bot=Exists(bots))
+            .prefetch_related(_entries()).order_by("-id"))
+
+
+def challenges_of(*, user, direction: str | None = None, status: str | None = None) -> QuerySet[Challenge]:
+    """``user``'s challenges, newest first: ``out`` the ones they made, ``in`` the ones that name them
+    (or that they joined by the link), neither: both. ``status`` as every read shows it (an open one
+    past its time is ``expired``)."""
+    mine_in = Exists(ChallengeEntry.objects.filter(challenge=OuterRef("pk"), player=user))
+    queryset = challenges_listed()
+    if direction == "out":
+        queryset = queryset.filter(challenger=user)
+    elif direction == "in":
+        queryset = queryset.filter(mine_in)
+    else:
+        queryset = queryset.filter(Q(challenger=user) | mine_in)
+    now = timezone.now()
+    if status == ChallengeStatus.OPEN:
+        queryset = queryset.filter(status=ChallengeStatus.OPEN, expires_at__gt=now)
+    elif status == ChallengeStatus.EXPIRED:
+        queryset = queryset.filter(Q(status=ChallengeStatus.EXPIRED) | Q(status=ChallengeStatus.OPEN,
+                                                                           expires_at__lte=now))
+    elif status:
+        queryset = queryset.filter(status=status)
+    return queryset
+
+
+def challenge_get(*, challenge_id: int, user) -> Challenge:
+    """The challenge ``user`` may see (its challenger, a player it names, staff), else 404."""
+    from .services import _not_found
+
+    challenge = challenges_listed().filter(pk=challenge_id).first()
+    if challenge is None or not challenge_visible(challenge, user):
+        raise _not_found()
+    return challenge
+
+
+def challenge_link(challenge: Challenge) -> str | None:
+    """The play page's path of the challenge's link (``/play/c/<code>/``), None without seats by link."""
+    return reverse("play-challenge-link", args=[challenge.code]) if challenge.code else None
+
+
+def _bot(obj, attribute: str, user_id: int) -> bool:
+    found = getattr(obj, attribute, None)
+    if found is None:
+        return BotAccount.objects.filter(user_id=user_id).exists()
+    return bool(found)
+
+
+def challenge_view(challenge: Challenge, user) -> dict[str, Any]:
+    """The challenge as ``user`` sees it (None: as its opponents do). ``link`` and ``code`` are the
+    challenger's alone, while the challenge is open; ``game`` is set once it started."""
+    status = challenge_status(challenge)
+    secret = user is not None and user.pk == challenge.challenger_id and status == ChallengeStatus.OPEN
+    entries = challenge.entries.all()
+    return {
+        "id": challenge.pk,
+        "status": status,
+        "challenger": challenge.challenger.get_username(),
+        "challenger_bot": _bot(challenge, "challenger_bot", challenge.challenger_id),
+        "opponents": [{"player": entry.player.get_username(), "answer": entry.answer, "named": entry.named,
+                       "reason": entry.reason or None, "bot": _bot(entry, "player_bot", entry.player_id)}
+                      for entry in entries],
+        "ruleset": challenge.ruleset,
+        "seats": challenge.seats,
+        "options": challenge.options,
+        "rated": challenge.rated,
+        "seating": challenge.seating,
+        "private": challenge.private,
+        "created_at": challenge.created_at,
+        "expires_at": challenge.expires_at,
+        "link": challenge_link(challenge) if secret else None,
+        "code": challenge.code if secret else None,
+        "game": challenge.game_id,
+        "again_of": challenge.again_of_id,
+    }

@@ -1,0 +1,296 @@
+"""Fair-play statistics (docs/fairplay.md): pure functions over analysed moves and full event logs of
+ended games, shared by the staff reports (goat.fairplay.services) and the detection bench
+(bench/fairplay.py). No Django: the engine and the standard library only.
+
+**Assistance.** Each player's analysed decisions (moves of the expert's analysis that were not
+forced: ``loss`` in points, best when the move played is the analysis's ``best``) are compared with
+the other players of the same ruleset and rating band: the band's pooled best-move share ``p0`` and
+mean loss ``m0`` (per-decision standard deviation ``s0``), and how much honest players of the band
+differ from one another beyond chance (``tau``, a method-of-moments random effect). Two z-scores,
+``z_best = (B - p0) / sqrt(tau_b² + p0(1-p0)/n)`` and ``z_loss = (m0 - L) / sqrt(tau_l² + s0²/n)``,
+and their mean is the score; the player is flagged when the score reaches ``ASSIST_Z`` with at least
+``ASSIST_MIN_DECISIONS`` decisions. The confidence is the normal probability of the score.
+
+**Collusion.** At every decision of a seat (a tile played with a choice) and for every other seat,
+the full log says whether the move played left that seat a tile it can play on the new ends
+(``helped``), and what share of the legal moves would have (``chance``). A pair's help score compares,
+in both directions, what each did for the other (``helped - chance``) with what they did for the
+other seats of the same games; seated together ``together`` times against ``expected`` by chance.
+The pair is flagged when both the help score reaches ``COLLUSION_Z`` and the seating score
+reaches ``SEATING_Z``, with at least ``COLLUSION_MIN_DECISIONS`` decisions toward each other.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from goat.engine.fold import Fold, evolve
+from goat.engine.moves import legal_moves, playable
+from goat.engine.tiles import PARSE, TEXT
+
+#: assistance: decisions needed before a player can be flagged, and the score that flags
+ASSIST_MIN_DECISIONS = 150
+ASSIST_Z = 3.0
+#: a band needs this many other players with ``BAND_MIN_DECISIONS`` each, else the ruleset's players are used
+BAND_MIN_PLAYERS = 5
+BAND_MIN_DECISIONS = 20
+#: collusion: decisions toward each other needed, the help score and the seating score that flag
+COLLUSION_MIN_DECISIONS = 40
+COLLUSION_Z = 3.0
+SEATING_Z = 3.0
+#: skill bands are this many points of the skill rating's ordinal wide (openskill: mu - 3 sigma)
+BAND_WIDTH = 5.0
+
+
+def band_of(ordinal: float) -> int:
+    """The skill band: ordinals ``[5k, 5k + 5)`` are band ``k``."""
+    return int(ordinal // BAND_WIDTH)
+
+
+def confidence(z: float) -> float:
+    """The standard normal CDF at ``z``: how unlikely so high a score is by chance, as 0..1."""
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
+# --- assistance --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Quality:
+    """A player's analysed decisions: their count, summed loss and squared loss, and the best ones."""
+
+    decisions: int = 0
+    loss: float = 0.0
+    loss_sq: float = 0.0
+    best: int = 0
+    games: set[Any] = field(default_factory=set)
+
+    def add(self, loss: float, best: bool, game: Any = None) -> None:
+        self.decisions += 1
+        self.loss += loss
+        self.loss_sq += loss * loss
+        self.best += best
+        if game is not None:
+            self.games.add(game)
+
+    @property
+    def average_loss(self) -> float:
+        return self.loss / self.decisions if self.decisions else 0.0
+
+    @property
+    def best_share(self) -> float:
+        return self.best / self.decisions if self.decisions else 0.0
+
+
+def qualities(analyses: Iterable[tuple[Any, Mapping[str, Any]]]) -> dict[str, Quality]:
+    """Each player's :class:`Quality` over ``(game, analysis result)`` pairs: the analysis's moves that
+    are not forced (``loss``; best when ``best`` is the move ``played``)."""
+    out: dict[str, Quality] = defaultdict(Quality)
+    for game, result in analyses:
+        for move in result["moves"]:
+            if move["forced"] or move["player"] is None:
+                continue
+            out[move["player"]].add(float(move["loss"]), move["best"] == move["played"], game)
+    return dict(out)
+
+
+@dataclass(frozen=True)
+class AssistanceFinding:
+    player: str
+    group: Any
+    decisions: int
+    games: int
+    average_loss: float
+    best_share: float
+    population_loss: float
+    population_best_share: float
+    population_players: int
+    z_best: float
+    z_loss: float
+    score: float
+    confidence: float
+    flagged: bool
+
+
+def _population(others: Sequence[Quality]) -> tuple[float, float, float, float, float]:
+    """``p0, m0, s0, tau_best², tau_loss²`` of the players ``others`` (pooled over their decisions)."""
+    n = sum(q.decisions for q in others)
+    p0 = sum(q.best for q in others) / n
+    m0 = sum(q.loss for q in others) / n
+    s0 = math.sqrt(max(1e-9, sum(q.loss_sq for q in others) / n - m0 * m0))
+    counted = [q for q in others if q.decisions >= BAND_MIN_DECISIONS]
+    tau_b = tau_l = 0.0
+    if len(counted) >= 2:
+        k = len(counted)
+        tau_b = max(0.0, sum((q.best_share - p0) ** 2 for q in counted) / (k - 1)
+                    - sum(p0 * (1 - p0) / q.decisions for q in counted) / k)
+        tau_l = max(0.0, sum((q.average_loss - m0) ** 2 for q in counted) / (k - 1)
+                    - sum(s0 * s0 / q.decisions for q in counted) / k)
+    return p0, m0, s0, tau_b, tau_l
+
+
+def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any]) -> list[AssistanceFinding]:
+    """A finding per player with decisions, against the other players of their group (ruleset and
+    rating band; the ruleset's players when the band has too few). ``group_of[player]`` is
+    ``(ruleset, band)``."""
+    by_group: dict[Any, list[str]] = defaultdict(list)
+    by_ruleset: dict[Any, list[str]] = defaultdict(list)
+    for player in players:
+        by_group[group_of[player]].append(player)
+        by_ruleset[group_of[player][0]].append(player)
+    findings = []
+    for player, mine in players.items():
+        if not mine.decisions:
+            continue
+        group = group_of[player]
+        others = [players[p] for p in by_group[group] if p != player]
+        if sum(q.decisions >= BAND_MIN_DECISIONS for q in others) < BAND_MIN_PLAYERS:
+            group = (group[0], None)
+            others = [players[p] for p in by_ruleset[group[0]] if p != player]
+        if not others or not sum(q.decisions for q in others):
+            continue
+        p0, m0, s0, tau_b, tau_l = _population(others)
+        n = mine.decisions
+        z_best = (mine.best_share - p0) / math.sqrt(tau_b + max(p0 * (1 - p0), 1e-6) / n)
+        z_loss = (m0 - mine.average_loss) / math.sqrt(tau_l + s0 * s0 / n)
+        score = (z_best + z_loss) / 2
+        findings.append(AssistanceFinding(
+            player, group, n, len(mine.games), round(mine.average_loss, 3), round(mine.best_share, 4), round(m0, 3),
+            round(p0, 4), len(others), round(z_best, 2), round(z_loss, 2), round(score, 2),
+            round(confidence(score), 4), n >= ASSIST_MIN_DECISIONS and score >= ASSIST_Z))
+    return findings
+
+
+# --- collusion ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Help:
+    """At the decision ``seq`` of ``game``, ``player`` did (``helped``) or did not leave ``other`` a
+    playable tile, where ``chance`` of the legal moves would have."""
+
+    game: Any
+    seq: int
+    player: str
+    other: str
+    helped: bool
+    chance: float
+
+
+def helps(game: Any, events: Sequence[Mapping[str, Any]]) -> list[Help]:
+    """The :class:`Help` of every decision of an ended game's full (unredacted) log, toward every other
+    seat. A decision counts toward a seat only when some legal moves would leave it a playable tile and
+    some would not, and the move played does not end the round."""
+    fold = Fold(check=False)
+    out: list[Help] = []
+    for event in events:
+        if event["type"] == "tile_played":
+            state = fold.state
+            assert state is not None
+            seat = event["seat"]
+            if len(legal_moves(state, seat)) > 1:
+                out.extend(_decision(game, event, state, seat))
+        fold.push(event)
+    return out
+
+
+def tables_after(state: Any, seat: int) -> dict[tuple[Any, str], Any]:
+    """For each legal move of ``seat`` that does not end the round, the table it leaves."""
+    after = {}
+    for tile, end in legal_moves(state, seat):
+        table = evolve(state, {"type": "tile_played", "seat": seat, "data": {"tile": TEXT[tile], "end": end}}).table
+        if table is not None and table.ended is None:  # a move that ends the round leaves nobody a move
+            after[(tile, end)] = table
+    return after
+
+
+def _decision(game: Any, event: Mapping[str, Any], state: Any, seat: int) -> list[Help]:
+    after = tables_after(state, seat)
+    played = (PARSE[event["data"]["tile"]], event["data"]["end"])
+    if played not in after or len(after) < 2:
+        return []
+    out = []
+    for other in range(state.seats):
+        if other == seat:
+            continue
+        can = {move: any(playable(table, other)) for move, table in after.items()}
+        chance = sum(can.values()) / len(can)
+        if 0.0 < chance < 1.0:
+            out.append(Help(game, event["seq"], state.players[seat], state.players[other], can[played], chance))
+    return out
+
+
+@dataclass(frozen=True)
+class CollusionFinding:
+    pair: tuple[str, str]
+    games_together: int
+    expected_together: float
+    seating_z: float
+    decisions: int
+    helped: int
+    expected_helped: float
+    help_z: float
+    confidence: float
+    flagged: bool
+    #: the decisions where one of the pair left the other a move that most of the legal moves would not
+    evidence: list[Help]
+
+
+def _excess(rows: Sequence[Help]) -> tuple[float, float, int]:
+    """Mean of ``helped - chance``, its variance per decision, and the count."""
+    n = len(rows)
+    if not n:
+        return 0.0, 0.0, 0
+    return (sum(h.helped - h.chance for h in rows) / n, sum(h.chance * (1 - h.chance) for h in rows) / n, n)
+
+
+def collusion(rows: Iterable[Help], seatings: Mapping[Any, Sequence[str]], *, evidence: int = 20
+              ) -> list[CollusionFinding]:
+    """A finding per pair that sat together at some game of ``seatings`` (game -> its players), from
+    the :class:`Help` rows of those games."""
+    rows = list(rows)
+    toward: dict[tuple[str, str], list[Help]] = defaultdict(list)
+    games_of: dict[str, set[Any]] = defaultdict(set)
+    for game, players in seatings.items():
+        for p in players:
+            games_of[p].add(game)
+    for h in rows:
+        toward[(h.player, h.other)].append(h)
+    # each player's rows toward everyone, to compare a pair with the other seats of the same games
+    by_player: dict[str, list[Help]] = defaultdict(list)
+    for h in rows:
+        by_player[h.player].append(h)
+    seat_total = sum(len(players) for players in seatings.values())
+    findings = []
+    pairs = {tuple(sorted((a, b))) for players in seatings.values() for a in players for b in players if a < b}
+    for a, b in sorted(pairs):
+        together = games_of[a] & games_of[b]
+        # B's share of the seats A's games could have given to others, times those seats
+        chairs = sum(len(seatings[g]) - 1 for g in games_of[a])
+        expected = chairs * len(games_of[b]) / max(1, seat_total - len(games_of[a]))
+        seating_z = (len(together) - expected) / math.sqrt(max(expected, 1e-9))
+        zs, decisions, helped, expected_helped, chosen = [], 0, 0, 0.0, []
+        for x, y in ((a, b), (b, a)):
+            mine = toward[(x, y)]
+            others = [h for h in by_player[x] if h.other != y and h.game in together]
+            mean_p, var_p, n_p = _excess(mine)
+            mean_o, var_o, n_o = _excess(others)
+            decisions += n_p
+            helped += sum(h.helped for h in mine)
+            expected_helped += sum(h.chance for h in mine)
+            chosen += [h for h in mine if h.helped and h.chance <= 0.5]
+            if n_p and n_o:
+                zs.append((mean_p - mean_o) / math.sqrt(max(var_p / n_p + var_o / n_o, 1e-9)))
+            elif n_p:
+                zs.append(mean_p / math.sqrt(max(var_p / n_p, 1e-9)))
+        help_z = sum(zs) / math.sqrt(len(zs)) if zs else 0.0
+        flagged = decisions >= COLLUSION_MIN_DECISIONS and help_z >= COLLUSION_Z and seating_z >= SEATING_Z
+        chosen.sort(key=lambda h: h.chance)
+        findings.append(CollusionFinding((a, b), len(together), round(expected, 2), round(seating_z, 2), decisions,
+                                         helped, round(expected_helped, 2), round(help_z, 2),
+                                         round(confidence(help_z), 4), flagged, chosen[:evidence]))
+    return findings

@@ -1,0 +1,102 @@
+"""The fair-play statistics (goat.fairplay.stats, docs/fairplay.md) on planted populations."""
+
+from __future__ import annotations
+
+import random
+
+from goat.engine.simulate import simulate_game
+from goat.fairplay import stats
+
+
+def population(rng: random.Random, *, assisted: str | None = None, decisions: int = 300) -> dict[str, stats.Quality]:
+    """Twenty honest players of one band (each with a skill of their own) and, if named, one whose
+    moves are the best far more often and lose less."""
+    players = {}
+    for i in range(20):
+        skill = rng.uniform(0.45, 0.6)
+        q = stats.Quality()
+        for _ in range(decisions):
+            best = rng.random() < skill
+            q.add(0.0 if best else rng.expovariate(1 / 4), best)
+        players[f"p{i}"] = q
+    if assisted:
+        q = stats.Quality()
+        for _ in range(decisions):
+            best = rng.random() < 0.8
+            q.add(0.0 if best else rng.expovariate(1 / 3), best)
+        players[assisted] = q
+    return players
+
+
+def test_an_assisted_player_is_flagged_and_the_honest_are_not():
+    players = population(random.Random(1), assisted="bot")
+    findings = {f.player: f for f in stats.assistance(players, dict.fromkeys(players, ("goat-classic", 3)))}
+
+    assert findings["bot"].flagged and findings["bot"].confidence > 0.99
+    assert not any(f.flagged for name, f in findings.items() if name != "bot")
+    assert findings["bot"].population_players == 20 and findings["bot"].decisions == 300
+
+
+def test_too_few_decisions_are_never_flagged():
+    players = population(random.Random(2), assisted="bot", decisions=stats.ASSIST_MIN_DECISIONS - 1)
+    findings = {f.player: f for f in stats.assistance(players, dict.fromkeys(players, ("goat-classic", 3)))}
+
+    assert findings["bot"].score >= stats.ASSIST_Z  # as good as ever, but not enough of it
+    assert not findings["bot"].flagged
+
+
+def test_a_band_too_small_is_compared_with_the_whole_ruleset():
+    players = population(random.Random(3), assisted="bot")
+    groups = dict.fromkeys(players, ("goat-classic", 3)) | {"bot": ("goat-classic", 9)}
+    finding = next(f for f in stats.assistance(players, groups) if f.player == "bot")
+
+    assert finding.group == ("goat-classic", None) and finding.population_players == 20
+
+
+def test_helps_are_read_from_the_full_log_for_every_other_seat():
+    log = simulate_game(random.Random(49), ruleset="domino-3rounds", seats=3, interrupt_chance=0)
+    rows = stats.helps(7, log)
+
+    assert rows and all(0 < h.chance < 1 and h.game == 7 and h.player != h.other for h in rows)
+    assert {h.player for h in rows} <= {"bot0", "bot1", "bot2"}
+
+
+def test_a_pair_that_always_feeds_each_other_and_sits_together_is_flagged():
+    rng = random.Random(4)
+    rows, seatings = [], {}
+    names = [f"p{i}" for i in range(12)]
+    for game in range(120):
+        if game % 2 == 0:
+            seated = ["ann", "bob", rng.choice(names)]
+        else:
+            seated = rng.sample(names, 3)
+        seatings[game] = seated
+        for player in seated:
+            for other in seated:
+                if other == player:
+                    continue
+                for seq in range(3):
+                    chance = rng.choice([0.25, 0.5, 0.75])
+                    feeds = {player, other} == {"ann", "bob"}
+                    rows.append(stats.Help(game, seq, player, other, feeds or rng.random() < chance, chance))
+    findings = {f.pair: f for f in stats.collusion(rows, seatings)}
+
+    assert findings[("ann", "bob")].flagged
+    assert findings[("ann", "bob")].games_together == 60 and findings[("ann", "bob")].seating_z > stats.SEATING_Z
+    assert findings[("ann", "bob")].evidence and all(h.helped and h.chance <= 0.5
+                                                     for h in findings[("ann", "bob")].evidence)
+    assert not any(f.flagged for pair, f in findings.items() if pair != ("ann", "bob"))
+
+
+def test_the_statistics_import_no_django():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys, goat.fairplay.stats\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework', 'celery')]\n"
+            "assert not bad, bad\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60,
+                         env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
