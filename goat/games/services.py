@@ -222,8 +222,8 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
     client_seed_check(client_seed)
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
-    if bots is None and player_is_bot(player=player):
-        raise ServiceError("bot_account", BOT_ACCOUNT, status=403)
+    if bots is None:
+        _bot_refused(player)
     if computer_players:
         _computer_games_check(player)
     unrated = bool(computer_players) or casual
@@ -293,6 +293,16 @@ def client_seed_check(client_seed) -> None:
                                errors={"client_seed": [gettext(CLIENT_SEED_CHARACTERS)]})
 
 
+def _bot_refused(player) -> None:
+    """403 ``bot_account`` for a bot's account. Its row is locked to the end of the caller's transaction
+    first: an upgrade to a bot (challenges.bots.bot_upgrade) locks it too and then checks that the
+    account holds no seat, so the two cannot both pass."""
+    list(get_user_model()._default_manager.select_for_update(no_key=True).filter(pk=player.pk)
+         .values_list("pk", flat=True))
+    if player_is_bot(player=player):
+        raise ServiceError("bot_account", BOT_ACCOUNT, status=403)
+
+
 def _computer_games_check(player) -> None:
     """409 ``too_many_computer_games`` when ``player`` already holds a seat in
     ``GOAT_COMPUTER_GAMES_PER_PLAYER`` open (waiting or running) games with a computer player. The
@@ -355,11 +365,10 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> LoadedGame:
     client_seed_check(client_seed)
     if player_is_computer(player=player):
         raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
-    if player_is_bot(player=player):
-        raise ServiceError("bot_account", BOT_ACCOUNT, status=403)
     for attempt in range(1, MAX_TRIES + 1):
         try:
             with transaction.atomic():
+                _bot_refused(player)
                 loaded = _load(game_id, player)
                 if loaded.game.computers and loaded.seat is None:
                     _computer_games_check(player)

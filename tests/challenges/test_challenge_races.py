@@ -99,3 +99,29 @@ def test_challenges_at_once_keep_the_cap():
     results = run_together(limit + 4, make)
     assert results.count("made") == limit, results
     assert set(results) == {"made", "too_many_challenges"}, results
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upgrade_to_a_bot_and_a_join_of_a_lobby_game_at_once_never_make_a_seated_bot():
+    from challenges.bots import bot_upgrade
+    from goat.games import services as games
+    from goat.players.models import BotAccount
+    from goat.web.errors import ServiceError
+
+    for round_ in range(4):  # a race lost once proves little
+        host, joiner = make_players(f"host{round_}", f"joiner{round_}")
+        game = games.game_create(player=host, ruleset="goat-classic", seats=2, options=FAST)
+
+        def act(i):
+            try:
+                if i == 0:
+                    return bot_upgrade(player=joiner) and "bot"
+                return games.game_join(game_id=game.game.pk, player=joiner) and "seated"
+            except ServiceError as error:
+                return error.code
+
+        results = run_together(2, act)
+        bot = BotAccount.objects.filter(user=joiner).exists()
+        seated = Seat.objects.filter(player=joiner).exists()
+        assert not (bot and seated), results
+        assert sorted(results) in (["account_has_games", "seated"], ["bot", "bot_account"]), results
