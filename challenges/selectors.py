@@ -8,13 +8,38 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from goat.players.models import BotAccount
+from goat.web.errors import ServiceError
 
 from .models import Challenge, ChallengeEntry, ChallengeStatus
-from .services import challenge_status, challenge_visible
 
-__all__ = ["challenge_get", "challenge_link", "challenge_view", "challenges_of"]
+NOT_FOUND = gettext_lazy("No challenge with that id.")
+
+__all__ = ["challenge_get", "challenge_link", "challenge_not_found", "challenge_status", "challenge_view",
+           "challenge_visible", "challenges_of"]
+
+
+def challenge_not_found() -> ServiceError:
+    """404 ``not_found``: no challenge the caller may see (one they may not is not told apart)."""
+    return ServiceError("not_found", NOT_FOUND, status=404)
+
+
+def challenge_status(challenge: Challenge, now=None) -> str:
+    """The challenge's status as every read shows it: an open one past ``expires_at`` is ``expired``
+    (whether or not the beat has written it yet)."""
+    if challenge.status == ChallengeStatus.OPEN and challenge.expires_at <= (now or timezone.now()):
+        return ChallengeStatus.EXPIRED
+    return challenge.status
+
+
+def challenge_visible(challenge: Challenge, user) -> bool:
+    """Whether ``user`` may see ``challenge``: its challenger, a player it names (or who came by its
+    link), staff."""
+    if user.pk == challenge.challenger_id or user.is_staff:
+        return True
+    return ChallengeEntry.objects.filter(challenge=challenge, player=user).exists()
 
 
 def _entries() -> Prefetch:
@@ -54,11 +79,9 @@ def challenges_of(*, user, direction: str | None = None, status: str | None = No
 
 def challenge_get(*, challenge_id: int, user) -> Challenge:
     """The challenge ``user`` may see (its challenger, a player it names, staff), else 404."""
-    from .services import _not_found
-
     challenge = challenges_listed().filter(pk=challenge_id).first()
     if challenge is None or not challenge_visible(challenge, user):
-        raise _not_found()
+        raise challenge_not_found()
     return challenge
 
 

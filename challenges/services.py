@@ -38,8 +38,9 @@ from goat.web.throttling import rate_limit, secret_attempt
 
 from . import notify
 from .models import Answer, Challenge, ChallengeEntry, ChallengeStatus, DeclineReason, Seating
+from .selectors import challenge_not_found as _not_found
+from .selectors import challenge_status
 
-NOT_FOUND = gettext_lazy("No challenge with that id.")
 NOT_OPEN = gettext_lazy("This challenge is no longer open: it was accepted, declined or cancelled.")
 EXPIRED = gettext_lazy("This challenge has expired.")
 SELF = gettext_lazy("You cannot challenge yourself or accept your own challenge.")
@@ -58,18 +59,6 @@ NOT_AGAIN = gettext_lazy("You held no seat at that game, or it has not ended.")
 
 #: length in bytes of a link code's randomness (URL-safe base64: 32 characters, 192 bits)
 CODE_BYTES = 24
-
-
-def _not_found() -> ServiceError:
-    return ServiceError("not_found", NOT_FOUND, status=404)
-
-
-def challenge_status(challenge: Challenge, now=None) -> str:
-    """The challenge's status as every read shows it: an open one past ``expires_at`` is ``expired``
-    (whether or not the beat has written it yet)."""
-    if challenge.status == ChallengeStatus.OPEN and challenge.expires_at <= (now or timezone.now()):
-        return ChallengeStatus.EXPIRED
-    return challenge.status
 
 
 def _open_check(challenge: Challenge) -> None:
@@ -224,14 +213,6 @@ def _locked(challenge_id: int) -> Challenge:
     if challenge is None:
         raise _not_found()
     return challenge
-
-
-def challenge_visible(challenge: Challenge, user) -> bool:
-    """Whether ``user`` may see ``challenge``: its challenger, a player it names (or who came by its
-    link), staff."""
-    if user.pk == challenge.challenger_id or user.is_staff:
-        return True
-    return ChallengeEntry.objects.filter(challenge=challenge, player=user).exists()
 
 
 @transaction.atomic

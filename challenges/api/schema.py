@@ -18,7 +18,7 @@ from goat.web.schema import (
     UNAUTHENTICATED,
 )
 
-from .. import bots, services
+from .. import bots, selectors, services
 from .serializers import (
     BotSerializer,
     BotUpgradeSerializer,
@@ -47,7 +47,7 @@ STARTED_EXAMPLE = {**CHALLENGE_EXAMPLE, "status": "accepted", "game": 42,
 DECLINED_EXAMPLE = {**CHALLENGE_EXAMPLE, "status": "declined",
                     "opponents": [{**CHALLENGE_EXAMPLE["opponents"][0], "answer": "declined", "reason": "later"}]}
 
-NOT_FOUND = problem_example(404, "not_found", services.NOT_FOUND)
+NOT_FOUND = problem_example(404, "not_found", selectors.NOT_FOUND)
 NOT_OPEN = problem_example(409, "challenge_not_open", services.NOT_OPEN)
 EXPIRED = problem_example(409, "challenge_expired", services.EXPIRED)
 

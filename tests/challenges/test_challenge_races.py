@@ -112,7 +112,7 @@ def test_an_upgrade_to_a_bot_and_a_join_of_a_lobby_game_at_once_never_make_a_sea
         host, joiner = make_players(f"host{round_}", f"joiner{round_}")
         game = games.game_create(player=host, ruleset="goat-classic", seats=2, options=FAST)
 
-        def act(i):
+        def act(i, joiner=joiner, game=game):
             try:
                 if i == 0:
                     return bot_upgrade(player=joiner) and "bot"
