@@ -464,10 +464,12 @@ def _seat_model(view: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:
         tags.append(_("you"))
     if s.get("computer"):
         tags.append(_("computer"))
+    if s.get("bot"):
+        tags.append(_("bot"))
     return {
         "seat": s["seat"], "number": words.seat(s["seat"]), "player": s.get("player"),
         "name": [_name_part(s["player"])] if s.get("player") else [{"text": _("free seat")}],
-        "tags": ", ".join(str(t) for t in tags), "computer": bool(s.get("computer")),
+        "tags": ", ".join(str(t) for t in tags), "computer": bool(s.get("computer")), "bot": bool(s.get("bot")),
         "tiles": s.get("tiles", 0), "tiles_text": _tiles_text(s.get("tiles", 0)),
         "points": s.get("points", 0), "points_text": _points_text(s.get("points", 0)),
         "to_move": view["status"] == "running" and view.get("turn") == s["seat"],

@@ -17,6 +17,7 @@ from challenges import streams
 from challenges.models import Challenge
 from goat.games import services as games
 from goat.games.models import Game
+from goat.games.table import table_model
 
 pytestmark = pytest.mark.django_db
 
@@ -81,6 +82,9 @@ def test_a_bot_is_challenged_for_its_rulesets_only_and_marked_everywhere(people)
     assert [(s["player"], s["bot"]) for s in listed["seats"]] == [("masha", False), ("goatbot", True)]
     assert Game.objects.get(pk=game_id).bots == 0b10
     assert 'class="badge bot"' in Client().get("/players/masha/").content.decode()
+    game = Game.objects.get(pk=game_id)
+    seats = table_model(game=game, user=masha)["seats"]  # the play page's and the game page's table
+    assert [(s["player"], s["bot"], s["tags"]) for s in seats] == [("masha", False, "you"), ("goatbot", True, "bot")]
 
 
 def test_a_bots_posts_on_challenges_are_rate_limited(people, settings):
