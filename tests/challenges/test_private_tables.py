@@ -116,13 +116,16 @@ def test_a_private_game_is_hidden_while_it_runs_and_public_once_ended(people, dj
     assert game_id not in [g["id"] for g in token_client(vasya).get("/api/games/").json()["results"]]
     assert f'/games/{game_id}/"' not in Client().get("/players/masha/").content.decode()
     assert game_id in [g["id"] for g in token_client(masha).get("/api/players/me/games/").json()["results"]]
-    # its stream too
+    # its stream and its record too (404, not the record's 409: a stranger learns nothing of it)
     assert APIClient().get(f"/api/games/{game_id}/stream/").status_code == 404
+    assert token_client(vasya).get(f"/api/games/{game_id}/record/").status_code == 404
+    assert token_client(masha).get(f"/api/games/{game_id}/record/").status_code == 409
 
     game = play(Game.objects.get(pk=game_id), _seated(game_id))
     assert game.ended
     assert APIClient().get(f"/api/games/{game_id}/").status_code == 200
     assert Client().get(f"/games/{game_id}/").status_code == 200
+    assert APIClient().get(f"/api/games/{game_id}/record/").status_code == 200
     assert f'/games/{game_id}/' in Client().get("/players/masha/").content.decode()
     assert f'/games/{game_id}/' not in Client().get("/").content.decode()  # the home page: never
 

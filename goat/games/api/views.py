@@ -304,7 +304,7 @@ class GameRecordView(PublicReadView, GameAPIView):
 
     @schema.games_record
     def get(self, request: Request, game_id: int) -> HttpResponse:
-        game = game_get(game_id)
+        game = game_get(game_id, request.user)
         response = HttpResponse(records.game_record(game=game), content_type="text/plain; charset=utf-8")
         response["Content-Disposition"] = f'inline; filename="{records.record_filename(game)}"'
         return response
