@@ -60,9 +60,9 @@ def grow_ledger(upto: int, have: int) -> None:
         (creator,) = c.fetchone()
         c.execute("""INSERT INTO goat_game (ruleset, options, seats, status, version, round, server_seed,
                      server_seed_commitment, snapshot_version, last_hash, created_by_id, created_at, updated_at,
-                     ended_at, result, verification_detail, computers, computer_level)
+                     ended_at, result, verification_detail, computers, computer_level, private, casual, bots)
                      SELECT 'goat-classic', '{}', 2, 'finished', 0, 0, 'lb' || g, '', 0, '', %s, now(), now(), now(),
-                            '{}', '', 0, ''
+                            '{}', '', 0, '', false, false, 0
                      FROM generate_series(%s, %s - 1) g""", [creator, have // 2, upto // 2])
         # entry i: game 'lb' || i/2, player 'lb' || (i % players) -- two different players per game
         c.execute("""INSERT INTO ratings_ratingentry (game_id, player_id, seat, points, reason, ruleset, goat, at)
