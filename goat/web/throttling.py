@@ -24,11 +24,13 @@ so it shares the count of the address's anonymous API reads.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import math
 from functools import lru_cache
 from typing import Any
 
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy
 from rest_framework import throttling
 
@@ -238,13 +240,10 @@ def throttle_wait(request: Any, scope: str, *, by_address: bool = False) -> int 
 def page_limited(view):
     """``view``, a public page, under the ``pages`` rate per client address (signed in or not): past it,
     a GET or HEAD is answered 429 with a page that says how long to wait, and ``Retry-After``."""
-    import functools
 
     @functools.wraps(view)
     def limited(request, *args, **kwargs):
         if request.method in ("GET", "HEAD") and (wait := throttle_wait(request, "pages", by_address=True)):
-            from django.template.response import TemplateResponse
-
             response = TemplateResponse(request, "429.html", {"seconds": wait}, status=429)
             response["Retry-After"] = str(wait)
             return response
