@@ -27,7 +27,6 @@ from __future__ import annotations
 import functools
 import ipaddress
 import math
-from functools import lru_cache
 from typing import Any
 
 from django.template.response import TemplateResponse
@@ -40,7 +39,7 @@ from goat.web.rates import Hit, rate_hit, rate_hits, rate_refund
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-@lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=8)
 def _networks(spec: tuple[str, ...]) -> tuple[Network, ...]:
     return tuple(ipaddress.ip_network(item, strict=False) for item in spec)
 
