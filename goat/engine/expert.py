@@ -38,6 +38,15 @@ from .tiles import BIT, DOUBLES, PIPS, SHOWS, Tile, ends_after
 
 #: samples per decision by default (docs/computer.md: what it costs and how strong it is)
 DEFAULT_SAMPLES = 150
+#: the expert's race among its candidate moves (:func:`race`, docs/computer.md "Racing"): sampled
+#: tables per round, before the candidates clearly behind are dropped
+RACE_ROUND = 25
+#: a candidate is dropped when the leader's mean beats its own by this many standard errors of their
+#: paired difference over the same tables
+RACE_Z = 2.5
+#: the playouts a decision may spend: ``samples`` tables for each distinct move, and for at least this
+#: many moves (so a decision between two or three close moves gets more tables than a fixed share)
+RACE_FLOOR = 4
 #: a version of the expert's judgement: stored with every analysis (a change of the policy, the
 #: objective or the samples makes analyses not comparable)
 ENGINE_VERSION = "expert-3"
@@ -204,13 +213,14 @@ class Playouts:
         self.same = choices(self.legal, view.left, view.right)
         self.distinct = [index for index, first in enumerate(self.same) if first == index]
 
-    def sample(self, rng: random.Random) -> list[float]:
-        """One sampled table: the objective after each distinct move and the round played out on it."""
+    def sample(self, rng: random.Random, places: Sequence[int] | None = None) -> list[float]:
+        """One sampled table: the objective after each distinct move (or each of ``places``, positions
+        in ``distinct``) and the round played out on it."""
         view = self.view
         hands, bazaar = self.deals.draw(rng)
         base = _machine(view, self.options, hands, bazaar, self.must_lead)
         values = []
-        for index in self.distinct:
+        for index in self.distinct if places is None else [self.distinct[place] for place in places]:
             tile, end = self.legal[index]
             g = _clone(base)
             place_tile(g, g.table, view.seat, tile, end)  # type: ignore[arg-type]
@@ -294,17 +304,70 @@ def judge(view: SeatView, played: Move, rng: random.Random, budget: int, thresho
     return Judgement(playouts.legal[playouts.distinct[best_place]], loss, low, high, n)
 
 
+def race(view: SeatView, rng: random.Random, samples: int | None = None) -> tuple[Move, int]:
+    """The distinct move with the best mean objective after a race, and the tables it took.
+
+    The candidates are played out on the same sampled tables, ``RACE_ROUND`` at a time; after each
+    round every candidate whose paired difference to the leader (the leader's value minus its own, on
+    the same tables) has a mean above ``RACE_Z`` standard errors is dropped, and the survivors go on.
+    The race ends when one candidate is left or the budget is spent: ``samples`` (default
+    :data:`DEFAULT_SAMPLES`) tables for each distinct move, counted for at least ``RACE_FLOOR`` moves.
+    So a decision whose moves part at once costs a round, and a close one between few moves gets more
+    tables than a fixed share would give it, for no more than the fixed share of the costliest
+    decisions."""
+    samples = samples or DEFAULT_SAMPLES
+    playouts = Playouts(view)
+    count = len(playouts.distinct)
+    budget = samples * max(count, RACE_FLOOR)
+    alive = list(range(count))
+    sums = [0.0] * count
+    #: the sums of the products of two candidates' values over the same tables (what a paired
+    #: difference's variance needs)
+    products = [[0.0] * count for _ in range(count)]
+    n = spent = 0
+    while len(alive) > 1 and spent + len(alive) <= budget:
+        for _ in range(min(RACE_ROUND, (budget - spent) // len(alive))):
+            values = playouts.sample(rng, alive)
+            for i, place in enumerate(alive):
+                value = values[i]
+                sums[place] += value
+                row = products[place]
+                for j, other in enumerate(alive):
+                    row[other] += value * values[j]
+            n += 1
+            spent += len(alive)
+        alive = _survivors(alive, sums, products, n)
+    best = max(alive, key=lambda place: (sums[place], -place))
+    return playouts.legal[playouts.distinct[best]], n
+
+
+def _survivors(alive: list[int], sums: list[float], products: list[list[float]], n: int) -> list[int]:
+    """The candidates not clearly behind the leader after ``n`` tables (:func:`race`)."""
+    if n < 2:
+        return alive
+    leader = max(alive, key=lambda place: (sums[place], -place))
+    lead_mean, lead_square = sums[leader] / n, products[leader][leader]
+    kept = []
+    for place in alive:
+        if place != leader:
+            mean = lead_mean - sums[place] / n
+            square = lead_square - 2 * products[leader][place] + products[place][place]
+            spread = math.sqrt(max(0.0, square - n * mean * mean) / (n - 1))
+            if mean > 0 and mean > RACE_Z * spread / math.sqrt(n):
+                continue
+        kept.append(place)
+    return kept
+
+
 def choose_expert(view: SeatView, rng: random.Random, samples: int | None = None) -> Move:
-    """The legal move with the best mean objective (the first of equals); a forced move (one legal move,
-    or only equivalent ones) at once."""
+    """The legal move that wins the race of the distinct moves (:func:`race`); a forced move (one legal
+    move, or only equivalent ones) at once."""
     if is_forced(view.legal, view.left, view.right):
         return view.legal[0]
     # the generator for the samples: seeded from the caller's, so a seeded caller repeats its choice
     own = random.Random(rng.getrandbits(64))
-    scored = evaluate(view, own, samples)
-    best = max(value for _, value in scored)
-    return next(move for move, value in scored if value == best)
+    return race(view, own, samples)[0]
 
 
 __all__ = ["DEFAULT_SAMPLES", "ENGINE_VERSION", "Judgement", "Playouts", "choose_expert", "evaluate", "judge",
-           "objective", "sample_hands"]
+           "objective", "race", "sample_hands"]
