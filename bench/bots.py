@@ -28,6 +28,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import emit, percentile, use_database  # noqa: E402
 from goat.engine import computer  # noqa: E402
 from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
+from goat.engine.seat import SeatView  # noqa: E402
 
 #: the levels that decide from the seat's view (the others need only the legal moves)
 VIEW_LEVELS = ("strong", "expert")
@@ -94,9 +96,10 @@ class Tally:
 
 
 def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, tested: str, opponent: str,
-              tally: Tally) -> None:
-    """One game: ``tested`` at ``tested_seat``, ``opponent`` everywhere else; adds its outcome to ``tally``.
-    Needs Django set up (the selectors build the seat's view; nothing is stored)."""
+              tally: Tally, watch: Callable[[SeatView], None] | None = None) -> None:
+    """One game: ``tested`` at ``tested_seat``, ``opponent`` everywhere else; adds its outcome to ``tally``
+    (and hands ``watch`` the tested seat's every seat view it decides from). Needs Django set up (the
+    selectors build the seat's view; nothing is stored)."""
     from django.utils import timezone
 
     from goat.games import selectors
@@ -119,7 +122,10 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
             state = session.state
             view = selectors.game_view(game=fake, state=state, seat=seat)
             seen = [selectors.redact(e, seat) for e in round_events]
-            tile_text, end = computer.choose(computer.seat_view(view, seen), level, rng)
+            seat_view = computer.seat_view(view, seen)
+            if watch is not None and seat == tested_seat:
+                watch(seat_view)
+            tile_text, end = computer.choose(seat_view, level, rng)
             command = PlayTile(seat, tile_text, end)
             if seat == tested_seat:
                 took = time.perf_counter() - started

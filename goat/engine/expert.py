@@ -78,10 +78,12 @@ class PublicPolicy:
     another seat's sampled hand, so no seat of a playout plays with open cards (docs/computer.md,
     "Strategy fusion")."""
 
-    __slots__ = ("lacks",)
+    __slots__ = ("lacks", "seat")
 
-    def __init__(self, lacks: Sequence[int]) -> None:
+    def __init__(self, lacks: Sequence[int], seat: int) -> None:
         self.lacks = list(lacks)
+        #: the deciding seat (whose move the playout values)
+        self.seat = seat
 
     def forced(self, g: GameMachine, kind: str, seat: int) -> None:
         """A draw or a knock: the seat showed it holds nothing on the ends (a draw brings unseen tiles,
@@ -224,7 +226,7 @@ class Playouts:
             tile, end = self.legal[index]
             g = _clone(base)
             place_tile(g, g.table, view.seat, tile, end)  # type: ignore[arg-type]
-            policy = PublicPolicy(self.lacks)
+            policy = PublicPolicy(self.lacks, view.seat)
             play_round_out(g, policy.choose, policy.forced)
             values.append(objective(g, view.seat))
         return values

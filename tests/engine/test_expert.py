@@ -112,15 +112,15 @@ def test_the_playout_policy_sheds_the_heaviest_tile_unless_the_record_shows_the_
     for following in (["0-2", "4-4", "1-3"], ["0-2", "0-6", "1-3"]):
         g = _playout_table(following)
         # whatever seat 1's sampled hand holds: the policy does not read it
-        assert expert.PublicPolicy([0, 0]).choose(g, 0, legal_moves(g)) == (PARSE["5-6"], "right")
+        assert expert.PublicPolicy([0, 0], 0).choose(g, 0, legal_moves(g)) == (PARSE["5-6"], "right")
     # seat 1 showed it lacks 4 and 5 (it knocked on them): the lighter 2-4 blocks it and is played
     g = _playout_table(["0-2", "0-6", "1-3"])
-    assert expert.PublicPolicy([0, 1 << 4 | 1 << 5]).choose(g, 0, legal_moves(g)) == (PARSE["2-4"], "left")
+    assert expert.PublicPolicy([0, 1 << 4 | 1 << 5], 0).choose(g, 0, legal_moves(g)) == (PARSE["2-4"], "left")
 
 
 def test_the_playout_policy_learns_the_lacks_from_the_playout_s_draws_and_knocks():
     g = _playout_table(["0-2", "0-6", "1-3"])  # ends 2 and 5
-    policy = expert.PublicPolicy([0, 1 << 3])
+    policy = expert.PublicPolicy([0, 1 << 3], 0)
     policy.forced(g, "knock", 1)
     assert policy.lacks == [0, 1 << 2 | 1 << 3 | 1 << 5]
     policy.forced(g, "draw", 1)  # a draw brings unseen tiles: only the ends drawn for are known
