@@ -31,17 +31,12 @@ from bench.bots import Tally, _django, play_game  # noqa: E402
 VARIANTS: dict[str, dict] = {
     "fixed": {"fixed": True},
     "race": {},
-    "race-z2": {"RACE_Z": 2.0},
-    "race-z3": {"RACE_Z": 3.0},
-    "race-floor6": {"RACE_FLOOR": 6},
-    "race-floor8": {"RACE_FLOOR": 8},
+    "race-strongopp": {"policy": "strong-others"},
+    "race-strongall": {"policy": "strong-all"},
     "race-block12": {"POLICY_BLOCK": 12},
     "race-block4": {"POLICY_BLOCK": 4},
     "race-double0": {"POLICY_DOUBLE": 0},
     "race-double8": {"POLICY_DOUBLE": 8},
-    "fixed-300": {"fixed": True, "DEFAULT_SAMPLES": 300},
-    "race-strongopp": {"policy": "strong-others"},
-    "race-strongall": {"policy": "strong-all"},
 }
 
 

@@ -46,7 +46,7 @@ RACE_ROUND = 25
 RACE_Z = 2.5
 #: the playouts a decision may spend: ``samples`` tables for each distinct move, and for at least this
 #: many moves (so a decision between two or three close moves gets more tables than a fixed share)
-RACE_FLOOR = 4
+RACE_FLOOR = 6
 #: a version of the expert's judgement: stored with every analysis (a change of the policy, the
 #: objective or the samples makes analyses not comparable)
 ENGINE_VERSION = "expert-3"

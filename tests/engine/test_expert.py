@@ -176,3 +176,58 @@ def test_the_judged_loss_is_the_difference_of_the_means_on_the_same_tables():
     scored = dict(expert.evaluate(view, random.Random(9), 200))
     assert found.samples == 200
     assert found.loss == pytest.approx(max(scored.values()) - scored[view.legal[1]], abs=1e-9)
+
+
+class _Scripted:
+    """Playouts whose tables give each distinct move a scripted value (the race's bookkeeping alone)."""
+
+    def __init__(self, view: SeatView, script) -> None:
+        self.legal = list(view.legal)
+        self.distinct = list(range(len(self.legal)))
+        self.script, self.tables, self.playouts = script, 0, 0
+
+    def sample(self, rng, places=None):
+        places = self.distinct if places is None else places
+        self.tables += 1
+        self.playouts += len(places)
+        return [self.script(place, self.tables) for place in places]
+
+
+def _three_moves() -> SeatView:
+    hand = (PARSE["1-2"], PARSE["2-2"], PARSE["5-5"])
+    return _view(hand=hand, legal=((PARSE["1-2"], "left"), (PARSE["2-2"], "left"), (PARSE["5-5"], "right")))
+
+
+def test_the_race_drops_a_move_clearly_behind_and_gives_the_close_ones_the_rest_of_the_budget(monkeypatch):
+    # move 1 is 10 points behind on every table: dropped after the first round; moves 0 and 2 differ by
+    # noise around the same mean, so they race on to the budget (150 tables for each of 4 moves: 600 playouts)
+    scripted = _Scripted(_three_moves(), lambda place, n: 0.0 if place == 1 else float(n * (1 + place) % 7))
+    monkeypatch.setattr(expert, "Playouts", lambda view: scripted)
+    monkeypatch.setattr(expert, "RACE_FLOOR", 4)
+    move, tables = expert.race(_three_moves(), random.Random(1), 150)
+    assert move in (_three_moves().legal[0], _three_moves().legal[2])
+    assert scripted.playouts <= 150 * 4 and scripted.playouts > 150 * 4 - 2
+    assert tables == scripted.tables == expert.RACE_ROUND + (600 - 3 * expert.RACE_ROUND) // 2
+
+
+def test_the_race_ends_when_one_move_is_clearly_ahead(monkeypatch):
+    scripted = _Scripted(_three_moves(), lambda place, n: 5.0 * (place == 2) + (n % 3))
+    monkeypatch.setattr(expert, "Playouts", lambda view: scripted)
+    assert expert.race(_three_moves(), random.Random(1), 150) == (_three_moves().legal[2], expert.RACE_ROUND)
+
+
+def test_a_move_is_kept_while_its_paired_difference_to_the_leader_is_within_the_race_s_bound():
+    # over the same 4 tables: move 1 trails move 0 by 1 every time (no spread: dropped); move 2 by 1 on
+    # average, with a spread the 4 tables cannot settle (kept); the leader is kept
+    values = [[3.0, 5.0, 4.0, 6.0], [2.0, 4.0, 3.0, 5.0], [5.0, 1.0, 6.0, 2.0]]
+    sums = [sum(row) for row in values]
+    products = [[sum(a * b for a, b in zip(x, y, strict=True)) for y in values] for x in values]
+    assert expert._survivors([0, 1, 2], sums, products, 4) == [0, 2]
+    assert expert._survivors([0, 1, 2], sums, products, 1) == [0, 1, 2]  # one table settles nothing
+
+
+def test_the_expert_s_race_is_reproducible_and_plays_a_legal_move():
+    view = _view()
+    first = expert.race(view, random.Random(5), 60)
+    assert first == expert.race(view, random.Random(5), 60)
+    assert first[0] in view.legal and 1 <= first[1] <= 60 * expert.RACE_FLOOR // 2
