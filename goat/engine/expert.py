@@ -9,9 +9,10 @@ cheap policy for every seat that reads only what that seat could know (:class:`P
 seat of a playout sees another's sampled hand, which limits strategy fusion). Each candidate's value
 is the mean of an objective that scores the round's end as the ruleset does (the engine's own round
 scoring: going out, fish, remembered points, the carried pot, the goat limit or the fixed rounds) on
-a win-chance scale fitted to measured games. The best mean is played. The same samples serve every
-candidate (common random numbers), so their difference is what the move changes, not the luck of
-the draw.
+a win-chance scale fitted to measured games. The candidates race (:func:`race`): the tables come in
+rounds, a candidate clearly behind the leader is dropped, the survivors get the rest of the budget,
+and the best mean is played. The same samples serve every candidate (common random numbers), so
+their difference is what the move changes, not the luck of the draw.
 
 It reads nothing but the seat view, so two deals that look alike to the seat give the same choice
 for the same random generator; the generator is the caller's (seeded in tests and benches).
@@ -47,9 +48,10 @@ RACE_Z = 2.5
 #: the playouts a decision may spend: ``samples`` tables for each distinct move, and for at least this
 #: many moves (so a decision between two or three close moves gets more tables than a fixed share)
 RACE_FLOOR = 6
-#: a version of the expert's judgement: stored with every analysis (a change of the policy, the
-#: objective or the samples makes analyses not comparable)
-ENGINE_VERSION = "expert-3"
+#: a version of the expert (its play and its judgement): stored with every analysis, which is kept per
+#: version (a change of the policy, the objective, the samples or the choice among the moves makes
+#: another version)
+ENGINE_VERSION = "expert-4"
 
 #: the analysis's sampled tables per batch (:func:`judge`)
 JUDGE_BATCH = 100
