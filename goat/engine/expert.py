@@ -47,7 +47,7 @@ RACE_ROUND = 25
 RACE_Z = 2.5
 #: the playouts a decision may spend: ``samples`` tables for each distinct move, and for at least this
 #: many moves (so a decision between two or three close moves gets more tables than a fixed share)
-RACE_FLOOR = 6
+RACE_FLOOR = 4
 #: a version of the expert (its play and its judgement): stored with every analysis, which is kept per
 #: version (a change of the policy, the objective, the samples or the choice among the moves makes
 #: another version)
