@@ -390,6 +390,11 @@ def _named_list(template: str, names: list[str | None]) -> list[Part]:
     return parts_of(template % {"players": ", ".join(_mark(i) for i in range(len(real)))}, real)
 
 
+def _nth(values, index: int):
+    """``values[index]``, or None when ``values`` is None or shorter."""
+    return values[index] if values is not None and 0 <= index < len(values) else None
+
+
 def _seat_model(view: dict[str, Any], s: dict[str, Any], hand: list[str] | None = None,
                 highlight: str | None = None) -> dict[str, Any]:
     """A seat as the table shows it; ``hand``: its tiles when the table is face up (a replay), with
@@ -411,6 +416,7 @@ def _seat_model(view: dict[str, Any], s: dict[str, Any], hand: list[str] | None 
         "open": bool(s.get("open")), "score": s.get("score", 0), "remembered": s.get("remembered", 0),
         "to_move": view["status"] == "running" and view.get("turn") == s["seat"],
         "goat": s["seat"] in result.get("goats", ()), "winner": s["seat"] in result.get("winners", ()),
+        "rating_points": _nth(result.get("rating_points"), s["seat"]),
         "hand": tiles(hand, highlight=highlight) if hand is not None else None,
     }
 
