@@ -2,15 +2,16 @@
 
     python bench/expert_regret.py [--games G] [--oracle N] [--repeats R] [--variants a,b,...] [--jobs J]
 
-The decision points are the real ones of ``G`` two-seat domino-3rounds games of ``strong`` against
-``strong`` (seed 57, as bench/bots.py plays them: the views the tested seat decides from, those with
-more than one distinct move). Each is judged once with ``N`` sampled tables per distinct move (the
-"oracle", its own seed); each variant of the expert's sampling (``VARIANTS``: a fixed share of
-tables per move, or the race of goat.engine.expert.race with its settings) then chooses ``R`` times
-with other seeds, and its regret is the oracle's value of the best move less the oracle's value of
-the chosen one, in the objective's points (percentage points of the chance of winning the game).
-The oracle and the variants share the playout policy and the objective, so the figure measures only
-how the samples are spent; what the policy is worth needs games (bench/expert_screen.py).
+The decision points are the real ones of ``G`` games of ``strong`` against ``strong`` (two-seat
+domino-3rounds, or four-seat goat-classic with ``--ruleset goat-classic``; seed 57, as bench/bots.py
+plays them: the views the tested seat decides from, those with more than one distinct move). Each is
+judged once with ``N`` sampled tables per distinct move (the "oracle", its own seed); each variant of
+the expert's sampling (``VARIANTS``: a fixed share of tables per move, or the race of
+goat.engine.expert.race with its settings) then chooses ``R`` times with other seeds, and its regret
+is the oracle's value of the best move less the oracle's value of the chosen one, in the objective's
+points (percentage points of the chance of winning the game; in goat scoring, hundredths of what a
+game pays at most). The oracle and the variants share the playout policy and the objective, so the
+figure measures only how the samples are spent; what the policy is worth needs games (bench/expert_screen.py).
 
 Printed per variant: the mean regret per decision with its 95% interval, the share of decisions
 where it chose a move the oracle puts more than 1 point behind, the mean tables per decision, and
@@ -48,7 +49,7 @@ VARIANTS: dict[str, tuple] = {
 }
 
 
-def collect(games: int, seed: int) -> list:
+def collect(games: int, seed: int, ruleset: str = "domino-3rounds") -> list:
     """The seat views with more than one distinct move that the tested seat decided from."""
     from goat.engine.seat import is_forced
 
@@ -59,7 +60,8 @@ def collect(games: int, seed: int) -> list:
             views.append(view)
 
     for index in range(games):
-        play_game(random.Random(seed * 1_000_003 + index), "domino-3rounds", 2, index % 2, "strong", "strong",
+        seats = 2 if ruleset == "domino-3rounds" else 4
+        play_game(random.Random(seed * 1_000_003 + index), ruleset, seats, index % seats, "strong", "strong",
                   Tally(), watch)
     return views
 
@@ -102,13 +104,14 @@ def main() -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--seed", type=int, default=57)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--ruleset", default="domino-3rounds", help="domino-3rounds (two seats) or goat-classic (four)")
     args = parser.parse_args()
     names = args.variants.split(",")
     for name in names:
         if name not in VARIANTS:
             parser.error(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
     _django()
-    views = collect(args.games, args.seed)
+    views = collect(args.games, args.seed, args.ruleset)
     print(f"{len(views)} decisions from {args.games} games; oracle {args.oracle} tables per move, "
           f"{args.repeats} choices per decision and variant", flush=True)
     from concurrent.futures import ProcessPoolExecutor
