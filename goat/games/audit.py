@@ -25,8 +25,9 @@ AUDIT_PERMISSION = selectors.AUDIT_PERMISSION
 def audit_record_hidden_view(*, user, game: Game, what: str) -> HiddenInfoView | None:
     """Record that ``user`` saw ``what`` of ``game``'s hidden information (hands, bazaar).
 
-    Only a RUNNING game's hidden information is secret (RULES/API: nothing is redacted once a game
-    ended, and a waiting game has nothing dealt), so other games record nothing and return ``None``.
+    Only a RUNNING game's hidden information is secret (docs/api.md "Events and what is hidden":
+    nothing is redacted once a game ended, and a waiting game has nothing dealt), so other games record
+    nothing and return ``None``.
     """
     if game.status != GameStatus.RUNNING:
         return None

@@ -1,7 +1,7 @@
 """Reads: what a caller may see of a game. Hidden information is removed here and nowhere else.
 
 While a game runs a player sees their own hand, the counts of the others' hands and of the bazaar,
-and in the event log another seat's hand and drawn tiles are replaced (RULES/API "Redaction"). Once
+and in the event log another seat's hand and drawn tiles are replaced (docs/api.md "Events and what is hidden"). Once
 the game has ended nothing is hidden. Auditors (the ``goat.audit_game`` permission; superusers have
 every permission) see everything too, except in a running game where they hold a seat: there they
 see what any player sees (docs/api.md). ``sees_everything`` is that rule, for the API,

@@ -70,7 +70,7 @@ def _mark(index: int) -> str:
 
 def caption_html(event: dict[str, Any], players: list[str | None]) -> SafeString:
     """``describe(event, players)`` as HTML in which each player's name links to their page (every name
-    is a link, SITE.md): the sentence is made with stand-ins for the names, escaped, and each stand-in
+    is a link, docs/site.md): the sentence is made with stand-ins for the names, escaped, and each stand-in
     replaced by its link."""
     names = [name for name in players if name]
     data = event.get("data") or {}
