@@ -25,7 +25,7 @@ from goat.web import words
 from goat.web.admin_site import RulesetWords, coded_filter
 from goat.web.errors import ServiceError
 
-from . import schedules, services
+from . import access, schedules, services
 from .checks import TournamentCreateSerializer
 from .models import Bye, Prize, Registration, Standing, Table, Tournament, TournamentSchedule, TournamentStatus
 
@@ -185,8 +185,7 @@ class TournamentAdmin(RulesetWords, admin.ModelAdmin):
     # -- the organiser's actions: services behind a confirmation page ---------------------------------
 
     def has_manage_permission(self, request) -> bool:
-        return bool(request.user.is_active and request.user.is_staff
-                    and request.user.has_perm("tournaments.view_tournament"))
+        return access.may_manage(request.user)
 
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name

@@ -12,14 +12,14 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from goat.games import selectors
+from goat.games import access
 from goat.games.models import Game, GameStatus, HiddenInfoView
 from goat.games.verification import Verification, game_verify
 
 logger = logging.getLogger(__name__)
 
 #: the permission that the replay, verify and export views require
-AUDIT_PERMISSION = selectors.AUDIT_PERMISSION
+AUDIT_PERMISSION = access.AUDIT_PERMISSION
 
 
 def audit_record_hidden_view(*, user, game: Game, what: str) -> HiddenInfoView | None:

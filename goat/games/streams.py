@@ -45,7 +45,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
 
 from goat.engine.state import GameState
-from goat.games import audit, eventstore, notify, selectors
+from goat.games import access, audit, eventstore, notify, selectors
 from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, GameStatus, Seat
 from goat.live import fanout, streaming
@@ -112,7 +112,7 @@ def _audit_ask(user) -> None:
     keeps a user's permissions on the user object once asked, so the redaction for them, on the
     loop, then runs no query. Asked for a viewer without a seat only: a seat's view is its own,
     auditor or not (selectors.sees_everything)."""
-    user.has_perm(selectors.AUDIT_PERMISSION)
+    access.may_audit(user)
 
 
 def _for_viewer(shared, user) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
@@ -239,7 +239,7 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
             view, events, ended = await _game_read_async(game_id, user, after)
             last = view["version"]
             # an auditor without a seat sees the running game unredacted: not what the messages carry
-            reads = view["your_seat"] is None and player_id is not None and user.has_perm(selectors.AUDIT_PERMISSION)
+            reads = view["your_seat"] is None and player_id is not None and access.may_audit(user)
             if events is None:
                 yield streaming.encode(fmt, "state", view, last)
             elif events:

@@ -22,8 +22,8 @@ from goat.web.problems import problem_example, problem_responses
 from goat.web.schema import ID_SCHEMA, UNAUTHENTICATED
 
 from .. import schedules
+from ..access import IsStaff
 from ..models import TournamentSchedule
-from .views import IsStaff
 
 # --- schedules (staff) -----------------------------------------------------------------------------
 

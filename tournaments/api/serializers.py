@@ -90,7 +90,6 @@ class WithdrawnSerializer(serializers.Serializer):
     withdrawn_by = serializers.CharField(help_text="The player themself, or the staff member.")
 
 
-WITHDRAW_OTHERS = "Only staff can withdraw another player."
 
 
 class RegisterBodySerializer(StrictSerializer):
