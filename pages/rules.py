@@ -18,7 +18,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_noop as _
 
 from goat.engine.rulesets import PRESETS, RULESETS
-from goat.web import words
+from goat.games import words
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 BEGIN = "<!-- rules pages: begin (written by `python manage.py rules_docs` from pages/rules.py) -->"

@@ -19,10 +19,10 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, gettext_lazy
 
 from goat.engine.errors import InvalidOptions
-from goat.games.admin import GameAdmin
+from goat.games import words
+from goat.games.admin import GameAdmin, RulesetWords
 from goat.games.models import Game
-from goat.web import words
-from goat.web.admin_site import RulesetWords, coded_filter
+from goat.web.admin_site import coded_filter
 from goat.web.errors import ServiceError
 
 from . import access, schedules, services
