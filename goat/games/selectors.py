@@ -26,7 +26,7 @@ from goat.games import access, eventstore
 from goat.games.eventstore import LoadedGame, StoredEvent
 from goat.games.models import Game, Seat
 from goat.web import replica
-from goat.web.errors import ServiceError
+from goat.web.errors import WebError
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
 
@@ -44,7 +44,7 @@ def game_get(*, game_id: int, viewer=None) -> Game:
         replica.read_primary()
         game = _game_row(game_id)
     if game is None or (viewer is not None and not game_visible(game, viewer)):
-        raise ServiceError("not_found", GAME_NOT_FOUND, status=404)
+        raise WebError.NOT_FOUND(GAME_NOT_FOUND)
     return game
 
 
