@@ -37,8 +37,8 @@ from goat.engine import computer, expert
 from goat.engine.fold import Fold
 from goat.engine.seat import is_forced
 from goat.engine.tiles import PARSE, TEXT
-from goat.games import eventstore, selectors, services
-from goat.games.errors import GameError
+from goat.games import eventstore, selectors
+from goat.games.errors import GAME_NOT_ENDED, GameError
 from goat.games.models import AnalysisStatus, Game, GameAnalysis, GameStatus
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def _ended_game(game_id: int) -> Game:
     if game.status == GameStatus.CANCELLED:
         raise GameError.GAME_CANCELLED(GAME_CANCELLED)
     if not game.ended:
-        raise GameError.GAME_NOT_ENDED(services.GAME_NOT_ENDED)
+        raise GameError.GAME_NOT_ENDED(GAME_NOT_ENDED)
     return game
 
 

@@ -4,7 +4,7 @@ said here, once). ``refusal`` turns an engine error into the ServiceError the AP
 
 from __future__ import annotations
 
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from goat.engine.errors import RulesError
 from goat.web.errors import ErrorCode, ServiceError, error_code
@@ -27,6 +27,10 @@ class GameError:
     TOO_MANY_COMPUTER_GAMES = ErrorCode(
         "too_many_computer_games", 409, pgettext_lazy("problem title", "Too many computer games"))
     VERSION_MISMATCH = ErrorCode("version_mismatch", 412, pgettext_lazy("problem title", "Version mismatch"))
+
+
+#: the detail of ``GAME_NOT_ENDED`` wherever a finished game's record, verification or analysis is asked too early
+GAME_NOT_ENDED = gettext_lazy("The game has not ended yet.")
 
 
 class RulesRefusal:

@@ -34,7 +34,7 @@ from goat.engine.rules import PLAY, pending
 from goat.engine.state import GameState
 from goat.engine.status import PLAYED
 from goat.games import eventstore, notify, projections, selectors, signals
-from goat.games.errors import PRECONDITIONS, GameError, RulesRefusal, refusal
+from goat.games.errors import GAME_NOT_ENDED, PRECONDITIONS, GameError, RulesRefusal, refusal
 from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.games.rules_texts import rules_detail
@@ -51,7 +51,6 @@ logger = logging.getLogger(__name__)
 MAX_TRIES = 3
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
-GAME_NOT_ENDED = gettext_lazy("The game has not ended yet.")
 GAME_FULL = gettext_lazy("Every seat of this game is taken.")
 COMPUTER_SEAT = gettext_lazy("This seat is a computer player's: only the computer moves for it.")
 COMPUTER_PLAYER = gettext_lazy("A computer player takes seats only in the games that ask for it.")
@@ -69,7 +68,7 @@ def _release_seat(game: Game, player, seat: int, options) -> None:
     signals.seat_freed.send(sender=Game, game=game, player=player, seat=seat, options=options)
 
 
-def _decided(state: GameState | None, command) -> tuple[GameState, list[dict[str, Any]]]:
+def _decide_or_refuse(state: GameState | None, command) -> tuple[GameState, list[dict[str, Any]]]:
     """``engine.decide``, its refusals of a precondition (goat.games.errors.PRECONDITIONS) as ServiceErrors; a
     rule's refusal stays the engine's error (422, rendered as problem details as it is). Either way its
     detail is said in the caller's language (goat/games/rules_texts.py)."""
@@ -188,14 +187,14 @@ def computer_move_queue(*, game_id: int, version: int) -> Callable[[], None]:
     return send
 
 
-def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[LoadedGame], Any]
+def _command_run(game_id: int, actor, expected_version: int | None, build: Callable[[LoadedGame], Any]
             ) -> tuple[LoadedGame, list[StoredEvent]]:
     """Load, decide ``build(loaded)`` and commit; on a lost race decide again (without an expected version)."""
     for attempt in range(1, MAX_TRIES + 1):
         loaded = _load(game_id, actor)
         if expected_version is not None and loaded.game.version != expected_version:
             raise _version_mismatch(loaded.game.version, expected_version)
-        state, events = _decided(loaded.state, build(loaded))
+        state, events = _decide_or_refuse(loaded.state, build(loaded))
         try:
             return _commit(loaded, state, events, actor)
         except StreamConflict:
@@ -336,7 +335,7 @@ def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> Lo
     """Seat ``player`` at the next free seat (inside the caller's transaction)."""
     game, state = loaded.game, loaded.state
     # the engine refuses a game that is not waiting (a waiting game has a free seat) ...
-    state, more = _decided(state, engine.TakeSeat(player=player.get_username(), client_seed=client_seed))
+    state, more = _decide_or_refuse(state, engine.TakeSeat(player=player.get_username(), client_seed=client_seed))
     if loaded.seat is not None:  # ... and the Seat table says who is seated (a username can change)
         raise GameError.ALREADY_SEATED(gettext(ALREADY_SEATED))
     seat: int = more[0]["seat"]
@@ -395,7 +394,7 @@ def game_leave(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
                 seat = _seat_of(loaded)
                 # by the name in the events (the Seat table said whose seat it is)
                 name: str = loaded.state.players[seat]  # type: ignore[assignment]
-                state, events = _decided(loaded.state, engine.LeaveSeat(player=name))
+                state, events = _decide_or_refuse(loaded.state, engine.LeaveSeat(player=name))
                 deleted, _ = Seat.objects.filter(game=loaded.game, seat=seat, player=player).delete()
                 if not deleted:  # the same player's other leave freed it first (it waited on the row)
                     raise GameError.NOT_SEATED(gettext(NOT_SEATED))
@@ -432,7 +431,7 @@ def _computers_leave_alone(game: Game, state: GameState, events: list) -> tuple[
 def _cancel(loaded: LoadedGame, reason: str) -> None:
     """Cancel ``loaded``'s game for ``reason`` (the engine's CancelGame) and return every seated
     player's stake, in the caller's transaction (StreamConflict if the game moved on)."""
-    state, events = _decided(loaded.state, engine.CancelGame(reason=reason))
+    state, events = _decide_or_refuse(loaded.state, engine.CancelGame(reason=reason))
     for seat in Seat.objects.filter(game=loaded.game).select_related("player").order_by("seat"):
         _release_seat(loaded.game, seat.player, seat.seat, loaded.state.options)
     _commit(loaded, state, events, None)
@@ -503,7 +502,7 @@ def game_play_tile(*, game_id: int, player, tile: str, end: str | None = None,
     def build(loaded: LoadedGame):
         return engine.PlayTile(seat=_seat_of(loaded, computer=computer), tile=tile, end=end)
 
-    return _decide(game_id, player, expected_version, build)
+    return _command_run(game_id, player, expected_version, build)
 
 
 @metrics.command_counted("resign")
@@ -513,7 +512,7 @@ def game_resign(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]
     def build(loaded: LoadedGame):
         return engine.Resign(seat=_seat_of(loaded))
 
-    return _decide(game_id, player, None, build)
+    return _command_run(game_id, player, None, build)
 
 
 def game_time_out(*, game_id: int, expected_version: int, now=None) -> bool:
