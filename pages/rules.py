@@ -1,5 +1,5 @@
 """The rules for players, per ruleset: the one source of the /rules/ pages and of docs/rules.md's section
-"The rules pages" (SITE.md "A newcomer understands the page").
+"The rules pages" (docs/site.md "Principles": a newcomer understands the page).
 
 Each ruleset's page is its facts, read from the engine's presets (goat.engine.rulesets.PRESETS, so a
 number on the page is the number the engine plays by), and short sections of prose in English, marked

@@ -30,7 +30,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
-from goat.games import audit, selectors, words
+from goat.games import access, audit, selectors, words
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
 from goat.games.table import game_scoresheet, replay_model
 from goat.games.words import word
@@ -42,9 +42,7 @@ EVENTS_PER_PAGE = 50
 
 
 def _require_audit(request) -> None:
-    if not request.user.has_perm(audit.AUDIT_PERMISSION):
-        raise PermissionDenied(gettext(
-            "You need the permission “Can audit games” for the replay, verification and exports."))
+    access.audit_required(request.user)
 
 
 SEATED = gettext_lazy(
@@ -157,10 +155,10 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         return actions
 
     def has_view_permission(self, request, obj=None):
-        return super().has_view_permission(request, obj) or request.user.has_perm(audit.AUDIT_PERMISSION)
+        return super().has_view_permission(request, obj) or access.may_audit(request.user)
 
     def has_audit_permission(self, request):
-        return request.user.has_perm(audit.AUDIT_PERMISSION)
+        return access.may_audit(request.user)
 
     @admin.display(description=gettext_lazy("options"))
     def options_shown(self, game):
@@ -234,7 +232,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         return super().change_view(request, object_id, form_url, extra_context)
 
     def _audit_context(self, request, game: Game) -> dict:
-        can_audit = request.user.has_perm(audit.AUDIT_PERMISSION)
+        can_audit = access.may_audit(request.user)
         can_reveal = game.status == GameStatus.RUNNING and selectors.sees_everything(game, request.user)
         reveal = can_reveal and request.GET.get("hidden") == "1"
         if reveal:

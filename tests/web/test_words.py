@@ -1,4 +1,4 @@
-"""Every page in both languages reads as a person expects (../shared/SITE.md "Fourth edition"):
+"""Every page in both languages reads as a person expects (docs/site.md "Principles"):
 
 * numbers a machine reads (SVG geometry, ``data-*`` values, JSON islands) are never localised: a
   Russian page writes ``cy="154.5"``, never ``cy="154,5"``;
