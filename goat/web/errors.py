@@ -26,7 +26,7 @@ class ServiceError(Exception):
     ``status`` is the HTTP status the API answers with (422 unless said), ``headers`` extra response
     headers, ``errors`` an optional field -> messages map (rendered like a validation error).
 
-        raise ServiceError("some_code", "What was refused, in words.", status=403)
+        raise ServiceError(code, "What was refused, in words.", status=403)
     """
 
     def __init__(
@@ -52,7 +52,7 @@ _DECLARED: dict[str, ErrorCode] = {}
 
 @dataclass(frozen=True)
 class ErrorCode:
-    """A code an app answers with: its string (API.md's stable ``code``), HTTP status and title."""
+    """A code an app answers with: its string (the stable ``code`` of docs/api.md), HTTP status and title."""
 
     code: str
     status: int
