@@ -14,7 +14,7 @@ class WebConfig(AppConfig):
     def ready(self) -> None:
         from goat.web import (
             checks,  # noqa: F401 - registers the system checks
-            problem_texts,  # noqa: F401 - declares the API plumbing's error codes
+            errors,  # noqa: F401 - declares the API plumbing's error codes (WebError)
         )
 
         _create_data_folders()
