@@ -73,7 +73,7 @@ class TileField(StrictCharField):
 
 
 class GameCreateSerializer(StrictSerializer):
-    ruleset = RulesetField(max_length=32, help_text="goat-classic, goat-gamesburg or domino-3rounds.")
+    ruleset = RulesetField(max_length=32, help_text="goat-classic, goat-gamesburg, domino-3rounds or goat-pairs (4 seats).")
     seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, help_text="Number of players, 2 to 4.")
     options = OptionsField(
         required=False, default=dict,
@@ -141,6 +141,9 @@ class SeatViewSerializer(serializers.Serializer):
     computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
     bot = serializers.BooleanField(help_text="Whether a bot account holds the seat (docs/api.md \"Bots\").")
     tiles = serializers.IntegerField(help_text="Tiles in the hand.")
+    team = serializers.IntegerField(allow_null=True, help_text=(
+        "The seat's pair in goat-pairs: 0 (seats 0 and 2) or 1 (seats 1 and 3), partners opposite; "
+        "null in the rulesets where everyone plays for themselves."))
     open = serializers.BooleanField()
     score = serializers.IntegerField()
     remembered = serializers.IntegerField()
@@ -158,12 +161,22 @@ class LegalMoveSerializer(serializers.Serializer):
     end = serializers.CharField()
 
 
+class PairResultSerializer(serializers.Serializer):
+    goats = serializers.ListField(child=serializers.IntegerField(), help_text="The losing pair's two seats.")
+    winners = serializers.ListField(child=serializers.IntegerField(), help_text="The winning pair's two seats.")
+    margin = serializers.IntegerField(help_text="The goats' points minus the winners'.")
+    dry = serializers.BooleanField(help_text="A dry goat («сухой козёл»): the winners reached the end with 0 points.")
+
+
 class ResultSerializer(serializers.Serializer):
     reason = serializers.CharField(help_text="limit, rounds, timeout or resigned.")
     goats = serializers.ListField(child=serializers.IntegerField())
     winners = serializers.ListField(child=serializers.IntegerField())
     rating_points = serializers.ListField(child=serializers.IntegerField())
     chips = serializers.ListField(child=serializers.IntegerField())
+    pair = PairResultSerializer(required=False, allow_null=True, help_text=(
+        "goat-pairs only: the losing pair, the winners' margin and the dry goat; null when both pairs "
+        "reached the limit at once. Absent in the other rulesets."))
 
 
 class GameViewSerializer(serializers.Serializer):
