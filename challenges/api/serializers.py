@@ -24,7 +24,8 @@ class ChallengeCreateSerializer(StrictSerializer):
         help_text="Usernames of the players you challenge (up to 3); empty: an open challenge, its seats taken "
                   "by whoever holds its link.")
     ruleset = RulesetField(max_length=32, required=False,
-                           help_text="goat-classic, goat-gamesburg, domino-3rounds or goat-pairs (4 seats) (required unless again_of).")
+                           help_text=("goat-classic, goat-gamesburg, domino-3rounds or goat-pairs (4 seats) "
+                                                      "(required unless again_of)."))
     seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, required=False,
                                help_text="Number of players, 2 to 4; default: you and the opponents named. Seats "
                                          "beyond the named opponents are taken by holders of the link.")

@@ -46,6 +46,8 @@ TEMPLATES = (
     gettext_noop('{end!r} is not an end of the line; say "left" or "right".'),
     gettext_noop("client_seed must be a string of at most {most} characters."),
     gettext_noop("{player!r} does not hold seat {seat}."),
+    gettext_noop("{ruleset} is played by two pairs: seats must be {n}."),
+    gettext_noop("{ruleset} does not take option {option!r} = {value!r}: it is {fixed!r}."),
 )
 
 #: code -> the sentence, with the parameters the engine passes along in ``error.context``; a code with

@@ -73,7 +73,8 @@ class TileField(StrictCharField):
 
 
 class GameCreateSerializer(StrictSerializer):
-    ruleset = RulesetField(max_length=32, help_text="goat-classic, goat-gamesburg, domino-3rounds or goat-pairs (4 seats).")
+    ruleset = RulesetField(max_length=32, help_text=(
+        "goat-classic, goat-gamesburg, domino-3rounds or goat-pairs (4 seats)."))
     seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, help_text="Number of players, 2 to 4.")
     options = OptionsField(
         required=False, default=dict,
