@@ -25,7 +25,7 @@ class ChallengeCreateSerializer(StrictSerializer):
                   "by whoever holds its link.")
     ruleset = RulesetField(max_length=32, required=False,
                            help_text=("goat-classic, goat-gamesburg, domino-3rounds or goat-pairs (4 seats) "
-                                                      "(required unless again_of)."))
+                                      "(required unless again_of)."))
     seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, required=False,
                                help_text="Number of players, 2 to 4; default: you and the opponents named. Seats "
                                          "beyond the named opponents are taken by holders of the link.")
