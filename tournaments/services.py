@@ -26,6 +26,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from goat import engine
 from goat.engine.errors import InvalidOptions
+from goat.engine.rulesets import is_paired
 from goat.games import notify, projections, signals
 from goat.games import services as games
 from goat.games.models import Game
@@ -69,6 +70,8 @@ ALREADY_REGISTERED = gettext_lazy("You are already registered for this tournamen
 NOT_REGISTERED = gettext_lazy("You are not registered for this tournament.")
 INSUFFICIENT_CHIPS = gettext_lazy("The entry fee is {fee} chips; your balance is {balance}.")
 NO_ANTE = gettext_lazy("Tournament games have no ante: the entry fee is the stake.")
+#: tournaments seat players one by one; fixed pairs are a plan (docs/tournaments.md), not built
+NO_PAIRS = gettext_lazy("Tournaments of goat-pairs are not offered yet: a tournament seats players, not pairs.")
 COMPUTER_PLAYER = gettext_lazy("Computer players play unrated games only; they do not enter tournaments.")
 INVITE_CODE_REQUIRED = gettext_lazy("This tournament is by invitation: send its invite code.")
 INVITE_CODE_WRONG = gettext_lazy("That is not this tournament's invite code.")
@@ -110,6 +113,8 @@ def tournament_options(*, ruleset: str, table_size: int, options: dict | None) -
 
     A tournament's games have no ante (its preset's ante is dropped; an explicit one is refused)."""
     options = dict(options or {})
+    if is_paired(ruleset):
+        raise InvalidOptions(detail=NO_PAIRS)
     if options.get("ante"):
         raise InvalidOptions(detail=NO_ANTE)
     options["ante"] = 0
