@@ -5,10 +5,10 @@ of the ruleset; a tournament of pairs is refused (not offered yet)."""
 from __future__ import annotations
 
 import pytest
-from apitest import assert_problem, token_client
 from openskill.models import PlackettLuce
 from ratings_play import play_game
 
+from apitest import assert_problem, token_client
 from ratings.models import GameSkillChange, RatingEntry, SkillRating
 from ratings.skill import skill_ranks
 
