@@ -162,6 +162,17 @@ def _open_weight(view: SeatView) -> float:
     return W_OPEN * (theirs - mate) / max(1, theirs + mate)
 
 
+def fish_pips(view: SeatView, rest: int, partner: int) -> float:
+    """In a game of pairs, what a fish now would leave the seat's pair holding less the opponents: its
+    own tiles ``rest`` (a tile set) plus the partner's count of the unseen tiles' mean pips, less the
+    opponents' counts of it (negative: the pair likely holds fewer pips and the fish charges the others)."""
+    unseen = [tile for tile in range(len(PIPS)) if view.unseen & BIT[tile]]
+    mean = sum(PIPS[tile] for tile in unseen) / max(1, len(unseen))
+    ours = sum(PIPS[tile] for tile in range(len(PIPS)) if rest & BIT[tile]) + view.counts[partner] * mean
+    theirs = sum(count for s, count in enumerate(view.counts) if s not in (view.seat, partner)) * mean
+    return ours - theirs
+
+
 def move_scores(view: SeatView) -> list[tuple[float, Move]]:
     """Each legal move with the strong player's score of it (higher is better)."""
     held, unseen = view.held, view.unseen
@@ -176,11 +187,17 @@ def move_scores(view: SeatView) -> list[tuple[float, Move]]:
         mine = (rest & fits).bit_count()
         open_ = (unseen & fits).bit_count()
         ends = 1 << left | 1 << right
-        blocked = nxt != partner and ((view.lacks[nxt] & ends) == ends or not open_)
+        if partner is not None and not open_ and not mine:
+            # nobody can play on: a fish, good for the pair only if it likely holds fewer pips
+            blocked = fish_pips(view, rest, partner) < 0
+            fish_lost = not blocked
+        else:
+            blocked = nxt != partner and ((view.lacks[nxt] & ends) == ends or not open_)
+            fish_lost = False
         # a partner, not an opponent: leaving it ends it showed it lacks blocks the pair
         partner_blocked = partner is not None and (view.lacks[partner] & ends) == ends
         score = (W_PIPS * PIPS[tile] + W_DOUBLE * bool(DOUBLES & BIT[tile]) + W_MINE * mine - w_open * open_
-                 + W_BLOCK * blocked - W_BLOCK * partner_blocked)
+                 + W_BLOCK * blocked - W_BLOCK * partner_blocked - W_BLOCK * fish_lost)
         scored.append((score, (tile, end)))
     return scored
 
