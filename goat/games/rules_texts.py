@@ -22,6 +22,8 @@ SENTENCES = (
     gettext_noop("Every seat of this game is taken."),
     gettext_noop("This game is not waiting for players."),
     gettext_noop("The game has started; its seats can no longer be left."),
+    gettext_noop("That seat is taken: choose a free one."),
+    gettext_noop("This game has no such seat."),
     gettext_noop("This game has no move clock."),
     gettext_noop("options must be an object of option names to values."),
     gettext_noop("the redeal rule is only defined for hands of at most 7 tiles."),

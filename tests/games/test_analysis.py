@@ -265,3 +265,29 @@ def test_the_request_is_throttled_and_the_read_is_not(players, ended, queued, mo
     assert_problem(refused, 429, "throttled")
     assert int(refused["Retry-After"]) >= 1
     assert all(client.get(url(ended)).status_code == 202 for _ in range(4))
+
+
+def test_a_pairs_game_is_analysed_by_the_pairs_expected_result_from_each_seats_view():
+    """goat-pairs (docs/rules.md §12): every tile judged, from its seat's view (the partner's hand is
+    redealt like the opponents' and the judgement stays), by the pair's objective (the playouts score
+    rounds by the pair: a judged seat's view carries the ruleset)."""
+    people = factories.make_players("masha", "alex", "olya", "kolyan")
+    game = factories.finished_game(people, ruleset="goat-pairs", options={"limit": 30, "move_time": 0}, seed=5)
+    rng = random.Random(9)
+    events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
+    fold, round_events, judged = Fold(check=False), [], 0
+    for event in events:
+        if event["type"] == "tile_played" and judged < 4:
+            state = fold.state
+            other = redealt(state, event["seat"], rng)
+            first = analysis.judge(game, state, event, round_events, 8)
+            assert analysis.judge(game, other, event, round_events, 8) == first
+            judged += not first["forced"]
+        fold.push(event)
+        if event["type"] == "round_dealt":
+            round_events = []
+        round_events.append(event)
+    assert judged >= 2
+    result = analysis.game_analyse(game, samples=4)
+    assert len(result["moves"]) == sum(e["type"] == "tile_played" for e in events)
+    assert sorted(p["player"] for p in result["players"]) == sorted(p.username for p in people)

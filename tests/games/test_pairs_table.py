@@ -105,3 +105,33 @@ def test_the_partner_is_marked_at_the_table_and_their_hand_is_hidden():
     for tile in state.hands_str()[2]:  # the partner's tiles: nowhere in what masha is sent
         low, high = tile.split("-")
         assert f'"{tile}"' not in body and f'"{high}-{low}"' not in body
+
+
+def test_a_joiner_chooses_a_seat_and_so_a_partner():
+    """A goat-pairs table in the lobby: the seat taken chooses the partner (the seat opposite); a seat
+    someone holds is 409 seat_taken, a seat the game lacks 422 invalid_seat; nothing is stored by a
+    refusal."""
+    masha, alex, olya, kolyan = make_players(*NAMES)
+    created = token_client(masha).post("/api/games/", {"ruleset": "goat-pairs", "seats": 4, "options": FAST},
+                                       format="json").json()
+    url = f"/api/games/{created['id']}/join/"
+    joined = token_client(olya).post(url, {"seat": 2}, format="json")
+    assert joined.status_code == 200, joined.content
+    assert joined.json()["your_seat"] == 2
+    assert_problem(token_client(alex).post(url, {"seat": 2}, format="json"), 409, "seat_taken")
+    assert_problem(token_client(alex).post(url, {"seat": 4}, format="json"), 400, "invalid")
+    version = Game.objects.get(pk=created["id"]).version
+    assert token_client(kolyan).post(url, {"seat": 3}, format="json").json()["your_seat"] == 3
+    assert token_client(alex).post(url, {}, format="json").json()["your_seat"] == 1
+    view = token_client(olya).get(f"/api/games/{created['id']}/").json()
+    assert view["status"] == "running" and [s["player"] for s in view["seats"]] == list(NAMES)
+    assert Game.objects.get(pk=created["id"]).version > version
+
+
+def test_a_chosen_seat_the_game_lacks_is_refused():
+    masha, alex = make_players("masha", "alex")
+    created = token_client(masha).post("/api/games/", {"ruleset": "goat-classic", "seats": 2, "options": FAST},
+                                       format="json").json()
+    response = token_client(alex).post(f"/api/games/{created['id']}/join/", {"seat": 3}, format="json")
+    assert_problem(response, 422, "invalid_seat")
+    assert Game.objects.get(pk=created["id"]).seat_set.count() == 1

@@ -113,6 +113,11 @@ class GameJoinSerializer(StrictSerializer):
         help_text="Your contribution to the verifiable deal (docs/rules.md §3): letters, digits, spaces and "
                   "- _ . , : ; ! ? + = # @ * ~ ( ) [ ] ' / (400 invalid_client_seed for another character).",
     )
+    seat = StrictIntegerField(
+        min_value=0, max_value=MAX_SEATS - 1, required=False, default=None, allow_null=True,
+        help_text="The seat to take (0-based); default: the lowest free one. In goat-pairs the seat chooses "
+                  "the partner (the seat opposite). 409 seat_taken when someone holds it, 422 invalid_seat "
+                  "when the game has no such seat.")
 
 
 class MoveSerializer(StrictSerializer):
