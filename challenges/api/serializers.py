@@ -38,6 +38,11 @@ class ChallengeCreateSerializer(StrictSerializer):
     private = StrictBooleanField(required=False, default=False,
                                  help_text="Make its game a private table (always so with seats by link): shown "
                                            "to its players and staff only until it ends, never listed.")
+    partner = StrictCharField(
+        max_length=150, required=False,
+        help_text="goat-pairs: the username of your partner, who sits opposite you (seat 2); `opponents` then "
+                  "names the other pair, both of them, and the seating is fixed (you at seat 0, the opponents "
+                  "at seats 1 and 3 in the order named).")
     again_of = StrictIntegerField(min_value=1, max_value=2**63 - 1, required=False,
                                   help_text="An ended game you played: play it again with the same people (its "
                                             "ruleset, seats, options and other players, unless given here).")
