@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
+from goat.games.access import sees_private_games
 from goat.players.models import BotAccount
 from goat.web.errors import ServiceError
 
@@ -37,7 +38,7 @@ def challenge_status(challenge: Challenge, now=None) -> str:
 def challenge_visible(challenge: Challenge, user) -> bool:
     """Whether ``user`` may see ``challenge``: its challenger, a player it names (or who came by its
     link), staff."""
-    if user.pk == challenge.challenger_id or user.is_staff:
+    if user.pk == challenge.challenger_id or sees_private_games(user):
         return True
     return ChallengeEntry.objects.filter(challenge=challenge, player=user).exists()
 

@@ -1,4 +1,4 @@
-"""The expert's analysis of a finished game (API.md "Computer analysis", docs/computer.md).
+"""The expert's analysis of a finished game (docs/api.md "Computer analysis", docs/computer.md).
 
 ``analysis_request`` (POST) stores one ``GameAnalysis`` per game and engine version and queues ONE
 task on the ``analysis`` queue (``goat.tasks.analyse_game``) when it is new; a request while it is

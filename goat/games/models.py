@@ -12,7 +12,7 @@ from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from goat.engine import status as engine_status
-from goat.web import words
+from goat.games import words
 
 
 class GameStatus(models.TextChoices):
@@ -284,7 +284,7 @@ class GameAnalysis(models.Model):
     claimed_until = models.DateTimeField(_("claimed until"), null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
-    #: ``{"moves": [...], "players": [...]}`` once done (API.md "Computer analysis")
+    #: ``{"moves": [...], "players": [...]}`` once done (docs/api.md "Computer analysis")
     result = models.JSONField(_("result"), null=True, blank=True)
 
     class Meta:

@@ -1,11 +1,10 @@
-"""The tournaments API's recurring schedules (staff): their serializers, template check and views;
-the admin checks a template with the same ``schedule_template_validate``."""
+"""The tournaments API's recurring schedules (staff): their serializers and views. What a schedule's
+fields must be is checked by tournaments.schedules.schedule_fields, which the admin calls too."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -22,40 +21,11 @@ from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
 from goat.web.schema import ID_SCHEMA, UNAUTHENTICATED
 
-from .. import schedules, services
+from .. import schedules
+from ..access import IsStaff
 from ..models import TournamentSchedule
-from .serializers import TournamentCreateSerializer
-from .views import IsStaff
 
 # --- schedules (staff) -----------------------------------------------------------------------------
-
-
-def schedule_template_validate(template: Any, first_start) -> dict[str, Any]:
-    """A schedule's template checked as a tournament would be at creation (every field but ``starts_at``,
-    the options resolved by the engine): 400 ``invalid`` with ``errors.template`` (or ``invalid_options``)
-    when it would not make a tournament. Returns what is stored: the validated fields, the invite code
-    as its digest."""
-    if not isinstance(template, dict):
-        message = gettext("Must be an object of tournament fields.")
-        raise ServiceError("invalid", f"template: {message}", status=400, errors={"template": [message]})
-    if "starts_at" in template:
-        message = "Every tournament field except starts_at: each occurrence starts at first_start + k * every."
-        raise ServiceError("invalid", f"template: {message}", status=400, errors={"template": [message]})
-    serializer = TournamentCreateSerializer(data={**template, "starts_at": first_start})
-    if not serializer.is_valid():
-        messages = [f"{name}: {message}" for name, problems in serializer.errors.items()
-                    for message in (problems if isinstance(problems, list) else [problems])]
-        raise ServiceError("invalid", "template: " + " ".join(messages), status=400, errors={"template": messages})
-    data = dict(serializer.validated_data)
-    data.pop("starts_at")
-    services.tournament_options(ruleset=data["ruleset"], table_size=data["table_size"],
-                                options=data.get("options"))  # InvalidOptions: 400 invalid_options
-    entry = dict(data.get("entry") or {})
-    code = entry.pop("invite_code", None)
-    if code:
-        entry["invite_code_digest"] = services.invite_code_digest(code)
-    data["entry"] = entry
-    return data
 
 
 def schedule_dict(schedule: TournamentSchedule) -> dict[str, Any]:
@@ -112,23 +82,6 @@ SCHEDULE_ID = OpenApiParameter("schedule_id", ID_SCHEMA, OpenApiParameter.PATH, 
 EVERY_TOO_SHORT = "The period must be at least 5 minutes (PT5M)."
 
 
-def _schedule_fields(data: dict[str, Any], schedule: TournamentSchedule | None = None) -> dict[str, Any]:
-    """Validated model fields from a create or update body (400 naming the field)."""
-    fields: dict[str, Any] = {}
-    if "active" in data:
-        fields["active"] = data["active"]
-    if "first_start" in data:
-        fields["first_start"] = data["first_start"]
-    if "every" in data or "announce_before" in data:
-        every = data.get("every", schedules.iso_text(schedule.every) if schedule else None)
-        ahead = data.get("announce_before", schedules.iso_text(schedule.announce_before) if schedule else "PT0S")
-        fields["every"], fields["announce_before"] = schedules.schedule_durations(every=every, announce_before=ahead)
-    if "template" in data:
-        first = fields.get("first_start") or (schedule.first_start if schedule else None)
-        fields["template"] = schedule_template_validate(data["template"], first)
-    return fields
-
-
 class ScheduleListCreateView(generics.ListAPIView):
     serializer_class = ScheduleSerializer
     pagination_class = Pagination
@@ -177,7 +130,7 @@ class ScheduleListCreateView(generics.ListAPIView):
     def post(self, request: Request) -> Response:
         body = ScheduleCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        fields = _schedule_fields(body.validated_data)
+        fields = schedules.schedule_fields(body.validated_data)
         schedule = schedules.schedule_create(created_by=request.user, **fields)
         return Response(schedule_dict(schedule), status=status.HTTP_201_CREATED)
 
@@ -224,7 +177,7 @@ class ScheduleDetailView(APIView):
         schedule = self._get(schedule_id)
         body = ScheduleUpdateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        fields = _schedule_fields(body.validated_data, schedule)
+        fields = schedules.schedule_fields(body.validated_data, schedule)
         if fields:
             schedule = schedules.schedule_update(schedule_id=schedule.pk, **fields)
         return Response(schedule_dict(schedule))

@@ -29,7 +29,8 @@ from goat.web.problems import problem_example, problem_responses
 from goat.web.replica import PublicReadView
 from goat.web.schema import IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED
 
-from .. import selectors, services
+from .. import access, selectors, services
+from ..access import IsStaff, IsStaffForPost
 from ..models import Standing, Tournament
 from .schema import (
     CROSSTABLE_EXAMPLE,
@@ -44,7 +45,6 @@ from .schema import (
 from .serializers import (
     STATUS_CHOICE,
     STATUSES,
-    WITHDRAW_OTHERS,
     CrosstableRowSerializer,
     PlayerTournamentSerializer,
     RegisterBodySerializer,
@@ -67,15 +67,6 @@ def _tournament_or_404(tournament_id: int) -> Tournament:
 
 
 # --- views -------------------------------------------------------------------------------------
-
-
-class IsStaffForPost(permissions.BasePermission):
-    """Anyone authenticated reads; only staff create."""
-
-    message = "Only staff can create tournaments."
-
-    def has_permission(self, request, view):
-        return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
 
 
 class TournamentListCreateView(PublicReadView, generics.ListAPIView):
@@ -232,13 +223,6 @@ class TournamentRegistrationView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class IsStaff(permissions.BasePermission):
-    message = "Only staff can do this."
-
-    def has_permission(self, request, view):
-        return bool(request.user and request.user.is_staff)
-
-
 class CancelSerializer(StrictSerializer):
     reason = StrictCharField(min_length=1, max_length=500, help_text="Why; shown on the tournament's pages.")
 
@@ -327,7 +311,7 @@ class TournamentWithdrawView(APIView):
             OpenApiExample("staff withdraws bob", request_only=True, value={"player": "bob"}),
             OpenApiExample("withdrawn", value=WITHDRAW_EXAMPLE, response_only=True, status_codes=["200"]),
             UNAUTHENTICATED,
-            problem_example(403, "permission_denied", WITHDRAW_OTHERS),
+            problem_example(403, "permission_denied", access.WITHDRAW_OTHERS),
             problem_example(404, "not_registered", services.NOT_REGISTERED),
             problem_example(409, "tournament_not_running", services.NOT_RUNNING.format(status="finished")),
             problem_example(409, "already_withdrawn", services.ALREADY_WITHDRAWN.format(player="bob")),
@@ -342,8 +326,8 @@ class TournamentWithdrawView(APIView):
         if name is not None:
             named = user_by_username(name)
             if named is None or named.pk != request.user.pk:
-                if not request.user.is_staff:
-                    raise ServiceError("permission_denied", WITHDRAW_OTHERS, status=403)
+                if not access.may_withdraw(request.user, named):
+                    raise ServiceError("permission_denied", access.WITHDRAW_OTHERS, status=403)
                 if named is None:
                     raise ServiceError("not_registered", services.PLAYER_NOT_REGISTERED.format(player=name),
                                        status=404)

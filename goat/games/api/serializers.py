@@ -312,7 +312,7 @@ class SigningKeySerializer(serializers.Serializer):
     valid_until = serializers.CharField(allow_null=True, help_text="when it was retired; null for the current key")
 
 
-# --- Analysis (API.md "Computer analysis") --------------------------------------------------------
+# --- Analysis (docs/api.md "Computer analysis") ---------------------------------------------------
 
 
 class AnalysisMoveRefSerializer(serializers.Serializer):

@@ -321,8 +321,8 @@ class SigningKeysView(APIView):
 
 
 class GameAnalysisView(GameAPIView):
-    """API.md "Computer analysis": GET for anyone once the game ended, POST for a signed-in player
-    (throttled by the ``analysis`` scope; the GET is not)."""
+    """docs/api.md "Computer analysis of a finished game": GET for anyone once the game ended, POST for a
+    signed-in player (throttled by the ``analysis`` scope; the GET is not)."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
     throttle_scope = "analysis"
