@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 
 from goat.games.access import sees_private_games
 from goat.players.models import BotAccount
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 
 from .models import Challenge, ChallengeEntry, ChallengeStatus
 
@@ -24,7 +24,7 @@ __all__ = ["challenge_get", "challenge_link", "challenge_not_found", "challenge_
 
 def challenge_not_found() -> ServiceError:
     """404 ``not_found``: no challenge the caller may see (one they may not is not told apart)."""
-    return ServiceError("not_found", NOT_FOUND, status=404)
+    return WebError.NOT_FOUND(NOT_FOUND)
 
 
 def challenge_status(challenge: Challenge, now=None) -> str:

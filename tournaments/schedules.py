@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 
 from . import services
 from .checks import TournamentCreateSerializer
@@ -44,7 +44,7 @@ MISSED_AFTER = timedelta(minutes=10)
 
 
 def _invalid(field: str, message: str) -> ServiceError:
-    return ServiceError("invalid", f"{field}: {message}", status=400, errors={field: [message]})
+    return WebError.INVALID(f"{field}: {message}", errors={field: [message]})
 
 
 def iso_duration(field: str, value: Any) -> timedelta:
@@ -97,7 +97,7 @@ def schedule_update(*, schedule_id: int, **changes: Any) -> TournamentSchedule:
     caller). Tournaments already created keep what they were created with."""
     schedule = TournamentSchedule.objects.select_for_update().filter(pk=schedule_id).first()
     if schedule is None:
-        raise ServiceError("not_found", NO_SCHEDULE, status=404)
+        raise WebError.NOT_FOUND(NO_SCHEDULE)
     for name, value in changes.items():
         setattr(schedule, name, value)
     schedule.save(update_fields=list(changes))
@@ -154,15 +154,15 @@ def schedule_template_validate(template: Any, first_start) -> dict[str, Any]:
     as its digest."""
     if not isinstance(template, dict):
         message = gettext("Must be an object of tournament fields.")
-        raise ServiceError("invalid", f"template: {message}", status=400, errors={"template": [message]})
+        raise WebError.INVALID(f"template: {message}", errors={"template": [message]})
     if "starts_at" in template:
         message = "Every tournament field except starts_at: each occurrence starts at first_start + k * every."
-        raise ServiceError("invalid", f"template: {message}", status=400, errors={"template": [message]})
+        raise WebError.INVALID(f"template: {message}", errors={"template": [message]})
     serializer = TournamentCreateSerializer(data={**template, "starts_at": first_start})
     if not serializer.is_valid():
         messages = [f"{name}: {message}" for name, problems in serializer.errors.items()
                     for message in (problems if isinstance(problems, list) else [problems])]
-        raise ServiceError("invalid", "template: " + " ".join(messages), status=400, errors={"template": messages})
+        raise WebError.INVALID("template: " + " ".join(messages), errors={"template": messages})
     data = dict(serializer.validated_data)
     data.pop("starts_at")
     services.tournament_options(ruleset=data["ruleset"], table_size=data["table_size"],

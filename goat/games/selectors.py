@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy
@@ -25,8 +25,9 @@ from goat.engine.tiles import tile_str, tiles_str
 from goat.games import access, eventstore
 from goat.games.eventstore import LoadedGame, StoredEvent
 from goat.games.models import Game, Seat
+from goat.games.shapes import GameSummarySerializer
 from goat.web import replica
-from goat.web.errors import ServiceError
+from goat.web.errors import WebError
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
 
@@ -44,7 +45,7 @@ def game_get(*, game_id: int, viewer=None) -> Game:
         replica.read_primary()
         game = _game_row(game_id)
     if game is None or (viewer is not None and not game_visible(game, viewer)):
-        raise ServiceError("not_found", GAME_NOT_FOUND, status=404)
+        raise WebError.NOT_FOUND(GAME_NOT_FOUND)
     return game
 
 
@@ -322,3 +323,10 @@ def player_games(*, player) -> QuerySet[Game]:
     one count, one page and one query for the seats of the page's games). GET /api/players/me/games/,
     the player page and the play page's "my games"."""
     return games_listed().filter(seat_set__player=player)
+
+
+def game_summary(game: Game) -> dict[str, Any]:
+    """``game`` as GET /api/games/ lists it (goat.games.shapes: the list's one shape), for the lobby's
+    live rows: its seats and their players are read (one query)."""
+    prefetch_related_objects([game], seats_prefetch())
+    return dict(GameSummarySerializer(game).data)

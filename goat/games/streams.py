@@ -50,7 +50,7 @@ from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, GameStatus, Seat
 from goat.live import fanout, streaming
 from goat.web import metrics
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 from goat.web.query import ascii_whole_number
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def _after(request: HttpRequest) -> int | None:
     version = ascii_whole_number(raw if name == "after" else raw.strip())
     if version is None or version >= 10**10:
         message = gettext("A game version: a whole number from 0.")
-        raise ServiceError("invalid", f"{name}: {message}", status=400, errors={name: [message]})
+        raise WebError.INVALID(f"{name}: {message}", errors={name: [message]})
     return version
 
 
@@ -151,10 +151,10 @@ def _game_check(game_id: int, user, after: int | None) -> None:
     game = games.first()
     seat = game.caller_seat if game is not None and signed_in else None
     if game is None or not selectors.game_visible(game, user, seat):  # a private table's, while it runs
-        raise ServiceError("not_found", gettext("No game with that id."), status=404)
+        raise WebError.NOT_FOUND(gettext("No game with that id."))
     if after is not None and after > game.version:
         message = gettext("The game is only at version %(version)s.") % {"version": game.version}
-        raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
+        raise WebError.INVALID(f"after: {message}", errors={"after": [message]})
     if selectors.sees_everything(game, user, seat):  # an auditor sees it unredacted: who looked is recorded
         audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
 
@@ -359,7 +359,7 @@ def _lobby(request: HttpRequest) -> bool:
     if raw in ("1", "true"):
         return True
     message = gettext("1 (follow the lobby) or 0.")
-    raise ServiceError("invalid", f"lobby: {message}", status=400, errors={"lobby": [message]})
+    raise WebError.INVALID(f"lobby: {message}", errors={"lobby": [message]})
 
 
 @streaming.require_get

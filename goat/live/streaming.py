@@ -39,7 +39,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from goat.live import fanout
 from goat.web import metrics
 from goat.web.auth import TokenAuthentication
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
 from goat.web.throttling import AnonRateThrottle, client_ip
 
@@ -72,7 +72,7 @@ def token_user(request: HttpRequest):
     try:
         found = TokenAuthentication().authenticate(request)
     except exceptions.AuthenticationFailed as exc:
-        raise ServiceError("authentication_failed", str(exc.detail), status=401,
+        raise WebError.AUTHENTICATION_FAILED(str(exc.detail),
                            headers={"WWW-Authenticate": "Token"}) from None
     finally:
         close_old_connections()
@@ -96,7 +96,7 @@ async def stream_user(request: HttpRequest):
     credentials."""
     user, key = await stream_caller(request)
     if user is None:
-        raise ServiceError("not_authenticated", gettext("Authentication credentials were not provided."), status=401,
+        raise WebError.NOT_AUTHENTICATED(gettext("Authentication credentials were not provided."),
                            headers={"WWW-Authenticate": "Token"})
     return user, key
 
@@ -123,7 +123,7 @@ def _anonymous_admit(request: HttpRequest) -> None:
     throttle = AnonRateThrottle()
     if not throttle.allow_request(SimpleNamespace(user=AnonymousUser(), META=request.META), None):
         wait = throttle.wait()
-        raise ServiceError("throttled", gettext("Request was throttled."), status=429,
+        raise WebError.THROTTLED(gettext("Request was throttled."),
                            headers={"Retry-After": str(max(1, math.ceil(wait or 1)))})
 
 
@@ -169,7 +169,7 @@ async def slot_claim(key: str) -> str:
     limit = settings.GOAT_STREAMS_PER_TOKEN
     claim = await sync_to_async(fanout.stream_claim, thread_sensitive=False)(key, limit)
     if claim is None:
-        raise ServiceError("too_many_streams", TOO_MANY.format(limit=limit), status=429,
+        raise WebError.TOO_MANY_STREAMS(TOO_MANY.format(limit=limit),
                            headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
     return claim
 

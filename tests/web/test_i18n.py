@@ -301,7 +301,9 @@ def test_every_code_the_project_raises_has_a_title_in_both_languages():
 
     from django.utils import translation
 
-    from goat.web.problem_texts import TITLES
+    from goat.web.errors import declared_codes
+
+    titles = {code: declared.title for code, declared in declared_codes().items()}
 
     patterns = [
         r'(?:ServiceError|IllegalMove|RulesError|InvalidEvent|InvalidOptions|StateFormatError|UnknownStateFormat)'
@@ -309,6 +311,7 @@ def test_every_code_the_project_raises_has_a_title_in_both_languages():
         r'^\s+code(?:: str)? = "([a-z_]+)"',
         r'problem\w*\([^()]*?\bcode="([a-z_]+)"',
         r'\((?:exceptions\.\w+|InvalidCharacters), "([a-z_]+)"\)',
+        r'\b[A-Z]\w*(?:Error|Refusal)\.([A-Z_]+)\(',  # an app's declared code, raised (goat.web.errors.ErrorCode)
     ]
     codes = set()
     for entry in ROOT.iterdir():
@@ -316,11 +319,11 @@ def test_every_code_the_project_raises_has_a_title_in_both_languages():
             for source in entry.rglob("*.py"):
                 text = source.read_text(encoding="utf-8")
                 for pattern in patterns:
-                    codes.update(re.findall(pattern, text, flags=re.M | re.S))
+                    codes.update(code.lower() for code in re.findall(pattern, text, flags=re.M | re.S))
     assert {"not_found", "not_your_turn", "username_taken", "throttled", "invalid"} <= codes
-    assert sorted(codes - set(TITLES)) == [], "add their titles to goat/web/problem_texts.py (and Russian)"
+    assert sorted(codes - set(titles)) == [], "declare them in their app's errors.py, with a title (and Russian)"
     with translation.override("ru"):
-        untranslated = [code for code in codes if str(TITLES[code]) == code.replace("_", " ").capitalize()]
+        untranslated = [code for code in codes if str(titles[code]) == code.replace("_", " ").capitalize()]
     assert untranslated == []
 
 

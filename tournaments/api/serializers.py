@@ -162,3 +162,43 @@ class PlayerTournamentSerializer(serializers.Serializer):
     points = serializers.IntegerField()
     games = serializers.IntegerField()
     withdrawn = serializers.BooleanField()
+
+
+class CancelSerializer(StrictSerializer):
+    reason = StrictCharField(min_length=1, max_length=500, help_text="Why; shown on the tournament's pages.")
+
+
+class WithdrawSerializer(StrictSerializer):
+    player = StrictCharField(max_length=150, required=False,
+                             help_text="Staff: the username to withdraw. A player withdraws themself without it.")
+
+
+class ScheduleCreateSerializer(StrictSerializer):
+    template = serializers.DictField(help_text="Every tournament field (as POST /api/tournaments/) except "
+                                               "starts_at; checked now, not when the beat runs.")
+    first_start = serializers.DateTimeField(help_text="The first occurrence's start (ISO 8601).")
+    every = serializers.CharField(max_length=64, help_text="ISO 8601 duration, at least PT5M (PT1H … P7D).")
+    announce_before = serializers.CharField(max_length=64, required=False, default="PT0S",
+                                            help_text="ISO 8601 duration: each occurrence is created this long "
+                                                      "before its start (at most P31D and 100 periods).")
+
+
+class ScheduleUpdateSerializer(StrictSerializer):
+    active = serializers.BooleanField(required=False, help_text="false stops the schedule; created tournaments "
+                                                                "stay as they are.")
+    template = serializers.DictField(required=False)
+    first_start = serializers.DateTimeField(required=False)
+    every = serializers.CharField(max_length=64, required=False)
+    announce_before = serializers.CharField(max_length=64, required=False)
+
+
+class ScheduleSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    template = serializers.DictField(help_text="The tournament fields (an invite code shows as invite_only).")
+    first_start = serializers.DateTimeField()
+    every = serializers.CharField(help_text="ISO 8601 duration.")
+    announce_before = serializers.CharField(help_text="ISO 8601 duration.")
+    active = serializers.BooleanField()
+    created_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    tournaments = serializers.IntegerField(help_text="How many tournaments it has created.")

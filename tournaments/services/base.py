@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy
 
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 
 from ..models import Tournament
 
@@ -12,7 +12,7 @@ TOURNAMENT_NOT_FOUND = gettext_lazy("No tournament with that id.")
 
 
 def not_found() -> ServiceError:
-    return ServiceError("not_found", TOURNAMENT_NOT_FOUND, status=404)
+    return WebError.NOT_FOUND(TOURNAMENT_NOT_FOUND)
 
 
 def locked(tournament_id: int) -> Tournament:

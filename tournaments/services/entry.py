@@ -12,12 +12,13 @@ from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext_lazy
 
 from goat.games import services as games
+from goat.players.errors import PlayerError
 from goat.players.services import player_is_bot, player_is_computer
-from goat.web.errors import ServiceError
 from goat.web.throttling import secret_attempt
 from ratings.chips import chips_move
 from ratings.models import ChipKind
 from ratings.selectors import player_ruleset_stats
+from tournaments.errors import TournamentError
 
 from ..models import Registration, Tournament, TournamentFormat, TournamentStatus
 from . import lifecycle, live, standings
@@ -79,7 +80,7 @@ def _invite_code_check(tournament: Tournament, player, invite_code: str) -> None
     secret_attempt(guesser=("invite_player", str(player.pk)), target=("invite_tournament", str(tournament.pk)),
                    right=right)
     if not right:
-        raise ServiceError("invite_code_wrong", INVITE_CODE_WRONG, status=403)
+        raise TournamentError.INVITE_CODE_WRONG(INVITE_CODE_WRONG)
 
 
 def entry_check(tournament: Tournament, player, invite_code: str | None) -> None:
@@ -89,20 +90,20 @@ def entry_check(tournament: Tournament, player, invite_code: str | None) -> None
     and rating on the tournament ruleset's all-time board (422 ``entry_condition_not_met`` naming it)."""
     if tournament.invite_code_digest:
         if not invite_code:
-            raise ServiceError("invite_code_required", INVITE_CODE_REQUIRED, status=403)
+            raise TournamentError.INVITE_CODE_REQUIRED(INVITE_CODE_REQUIRED)
         _invite_code_check(tournament, player, invite_code)
     conditions = (tournament.entry_min_games, tournament.entry_min_rating, tournament.entry_max_rating)
     if all(c is None for c in conditions):
         return
     stats = player_ruleset_stats(player=player, ruleset=tournament.ruleset)
     if tournament.entry_min_games is not None and stats["games"] < tournament.entry_min_games:
-        raise ServiceError("entry_condition_not_met", ENTRY_MIN_GAMES.format(
+        raise TournamentError.ENTRY_CONDITION_NOT_MET(ENTRY_MIN_GAMES.format(
             need=tournament.entry_min_games, ruleset=tournament.ruleset, have=stats["games"]))
     if tournament.entry_min_rating is not None and stats["rating"] < tournament.entry_min_rating:
-        raise ServiceError("entry_condition_not_met", ENTRY_MIN_RATING.format(
+        raise TournamentError.ENTRY_CONDITION_NOT_MET(ENTRY_MIN_RATING.format(
             need=tournament.entry_min_rating, ruleset=tournament.ruleset, have=stats["rating"]))
     if tournament.entry_max_rating is not None and stats["rating"] > tournament.entry_max_rating:
-        raise ServiceError("entry_condition_not_met", ENTRY_MAX_RATING.format(
+        raise TournamentError.ENTRY_CONDITION_NOT_MET(ENTRY_MAX_RATING.format(
             need=tournament.entry_max_rating, ruleset=tournament.ruleset, have=stats["rating"]))
 
 
@@ -111,17 +112,17 @@ def tournament_register(*, tournament_id: int, player, now: datetime | None = No
                         invite_code: str | None = None) -> Registration:
     now = now or timezone.now()
     if player_is_computer(player=player):  # computer players play unrated games only
-        raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+        raise PlayerError.COMPUTER_PLAYER(COMPUTER_PLAYER)
     if player_is_bot(player=player):  # a bot plays through challenges only
-        raise ServiceError("bot_account", games.BOT_ACCOUNT, status=403)
+        raise PlayerError.BOT_ACCOUNT(games.BOT_ACCOUNT)
     tournament = locked(tournament_id)
     if not registration_open(tournament, now):
-        raise ServiceError("registration_closed", REGISTRATION_CLOSED)
+        raise TournamentError.REGISTRATION_CLOSED(REGISTRATION_CLOSED)
     if Registration.objects.filter(tournament=tournament, player=player).exists():
-        raise ServiceError("already_registered", ALREADY_REGISTERED, status=409)
+        raise TournamentError.ALREADY_REGISTERED(ALREADY_REGISTERED)
     entry_check(tournament, player, invite_code)
     if Registration.objects.filter(tournament=tournament).count() >= tournament.max_players:
-        raise ServiceError("tournament_full", TOURNAMENT_FULL.format(max_players=tournament.max_players))
+        raise TournamentError.TOURNAMENT_FULL(TOURNAMENT_FULL.format(max_players=tournament.max_players))
     fee = tournament.entry_fee
     if fee > 0:  # through ratings' public chip service (the account lock, the balance check, the ledger)
         chips_move(player=player, amount=-fee, kind=ChipKind.ENTRY_FEE, at=now, refusal=INSUFFICIENT_CHIPS)
@@ -142,9 +143,9 @@ def tournament_withdraw(*, tournament_id: int, player, now: datetime | None = No
     tournament = locked(tournament_id)
     registration = Registration.objects.filter(tournament=tournament, player=player).first()
     if registration is None:
-        raise ServiceError("not_registered", NOT_REGISTERED, status=404)
+        raise TournamentError.NOT_REGISTERED(NOT_REGISTERED)
     if tournament.status != TournamentStatus.SCHEDULED:
-        raise ServiceError("registration_closed", REGISTRATION_CLOSED)
+        raise TournamentError.REGISTRATION_CLOSED(REGISTRATION_CLOSED)
     if registration.fee_paid > 0:
         chips_move(player=player, amount=registration.fee_paid, kind=ChipKind.ENTRY_REFUND, at=now)
         Tournament.objects.filter(pk=tournament.pk).update(prize_pool=F("prize_pool") - registration.fee_paid)

@@ -19,6 +19,7 @@ from goat.games import services as games
 from goat.web.errors import ServiceError
 from ratings.chips import chips_move
 from ratings.models import ChipKind
+from tournaments.errors import TournamentError
 
 from ..core import BYE_POINTS, bye_player, opponents_met, prize_amounts, swiss_pairing, table_sizes
 from ..models import (
@@ -135,7 +136,7 @@ def tournament_start_now(*, tournament_id: int, now: datetime | None = None) -> 
     now = now or timezone.now()
     tournament = locked(tournament_id)
     if tournament.status != TournamentStatus.SCHEDULED:
-        raise ServiceError("tournament_not_scheduled", NOT_SCHEDULED.format(status=tournament.status), status=409)
+        raise TournamentError.TOURNAMENT_NOT_SCHEDULED(NOT_SCHEDULED.format(status=tournament.status))
     _start_locked(tournament, now)  # which tells the tournament's streams
     return tournament
 

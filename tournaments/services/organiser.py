@@ -13,6 +13,7 @@ from goat.games import services as games
 from goat.web.errors import ServiceError
 from ratings.chips import chips_move
 from ratings.models import ChipKind
+from tournaments.errors import TournamentError
 
 from ..models import Registration, Seating, Standing, Table, Tournament, TournamentRound, TournamentStatus
 from . import lifecycle, live, standings
@@ -55,7 +56,7 @@ def tournament_cancel(*, tournament_id: int, reason: str, now: datetime | None =
     now = now or timezone.now()
     tournament = locked(tournament_id)
     if tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.RUNNING):
-        raise ServiceError("tournament_ended", TOURNAMENT_ENDED.format(status=tournament.status), status=409)
+        raise TournamentError.TOURNAMENT_ENDED(TOURNAMENT_ENDED.format(status=tournament.status))
     for game_id in (Table.objects.filter(tournament=tournament, game__ended_at__isnull=True)
                     .order_by("id").values_list("game_id", flat=True)):
         games.game_cancel(game_id=game_id, reason=CANCEL_REASON)
@@ -96,14 +97,13 @@ def tournament_withdraw_running(*, tournament_id: int, player, by, now: datetime
     if registration is None:
         detail = (gettext("You are not registered for this tournament.") if by == player else
                   gettext("%(player)s is not registered for this tournament.") % {"player": player.get_username()})
-        raise ServiceError("not_registered", detail, status=404)
+        raise TournamentError.NOT_REGISTERED(detail)
     if tournament.status == TournamentStatus.SCHEDULED:
-        raise ServiceError("tournament_not_running", NOT_RUNNING_SCHEDULED.replace("{id}", str(tournament.pk)),
-                           status=409)
+        raise TournamentError.TOURNAMENT_NOT_RUNNING(NOT_RUNNING_SCHEDULED.replace("{id}", str(tournament.pk)))
     if tournament.status != TournamentStatus.RUNNING:
-        raise ServiceError("tournament_not_running", NOT_RUNNING.format(status=tournament.status), status=409)
+        raise TournamentError.TOURNAMENT_NOT_RUNNING(NOT_RUNNING.format(status=tournament.status))
     if registration.withdrawn_at is not None:
-        raise ServiceError("already_withdrawn", ALREADY_WITHDRAWN.format(player=player.get_username()), status=409)
+        raise TournamentError.ALREADY_WITHDRAWN(ALREADY_WITHDRAWN.format(player=player.get_username()))
     registration.withdrawn_at = now
     registration.withdrawn_by = by
     registration.save(update_fields=["withdrawn_at", "withdrawn_by"])
