@@ -82,8 +82,10 @@ class RulesRefusal:
     WRONG_SEQ = ErrorCode("wrong_seq", 422, pgettext_lazy("problem title", "Wrong seq"))
 
 
-#: the engine's refusals of a command's precondition (who may act on the game at all): a service answers
-#: them as its own refusals; the others are the rules' and rendered as the engine's errors
+#: the engine's refusals of a command's precondition, answered by a service as its own refusals with their
+#: status: the caller holds no seat (403), the game is past joining and leaving (409), or it is not running
+#: (422; the tournaments' withdrawal tells a game that ended meanwhile by it); the others are the rules'
+#: and rendered as the engine's errors
 PRECONDITIONS = frozenset({"not_seated", "already_seated", "game_not_waiting", "game_not_running"})
 
 
