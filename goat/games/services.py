@@ -60,9 +60,6 @@ COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no
 BOT_ACCOUNT = gettext_lazy("A bot plays through challenges only: it creates and joins no game of the lobby.")
 CASUAL_ANTE = gettext_lazy("An unrated game has no ante: leave out 'ante' or make it 0.")
 
-#: the engine's refusals of a command's precondition, answered as ServiceErrors with their status: the
-#: caller holds no seat (403), the game is past joining and leaving (409), or it is not running (422;
-#: the tournaments' withdrawal tells a game that ended meanwhile by it)
 
 def _release_seat(game: Game, player, seat: int, options) -> None:
     signals.seat_freed.send(sender=Game, game=game, player=player, seat=seat, options=options)
