@@ -61,6 +61,9 @@ def scan(*, now=None) -> dict[str, int]:
     by_id = {g.pk: g for g in games}
     done = {a.game_id: a.result for a in GameAnalysis.objects.filter(
         game_id__in=list(by_id), engine=expert.ENGINE_VERSION, status=AnalysisStatus.DONE)}
+    # games the engine could not judge are never asked for again
+    failed = set(GameAnalysis.objects.filter(game_id__in=list(by_id), engine=expert.ENGINE_VERSION,
+                                             status=AnalysisStatus.FAILED).values_list("game_id", flat=True))
     seatings = {g.pk: _players(g) for g in games}
     wanted: list[int] = []
     by_ruleset: dict[str, list[Game]] = defaultdict(list)
@@ -93,7 +96,7 @@ def scan(*, now=None) -> dict[str, int]:
                 _report_collusion(finding, ruleset, by_id, done)
                 wanted += [gid for gid in _together(finding, ruleset_seatings) if gid not in done]
     requested = 0
-    for gid in dict.fromkeys(wanted):
+    for gid in dict.fromkeys(gid for gid in wanted if gid not in failed):
         if requested >= settings.GOAT_FAIRPLAY_ANALYSE_LIMIT:
             break
         analysis.analysis_request(game_id=gid)
