@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from goat.engine.status import RUNNING
 from goat.games import records, verification
 from goat.games import selectors as games
 from goat.games import table as tables
@@ -93,16 +92,9 @@ def game(*, game: Game, user) -> dict[str, Any]:
     state = games.game_state(game=game)
     seat = games.viewer_seat(game, user)
     view = games.game_view(game=game, state=state, seat=seat)
-    seats = [{**s, "to_move": view["turn"] == s["seat"] and view["status"] == RUNNING,
-              "client_seed": state.client_seeds[s["seat"]] if s["seat"] < len(state.client_seeds) else None}
-             for s in view["seats"]]
-    result = view["result"] or {}
-    for s in seats:
-        s["goat"] = s["seat"] in result.get("goats", ())
-        s["winner"] = s["seat"] in result.get("winners", ())
-        rating_points = result.get("rating_points") or ()
-        s["rating_points"] = rating_points[s["seat"]] if s["seat"] < len(rating_points) else None
     model = tables.table_model(game=game, user=user, state=state, view=view, seat=seat)
+    seats = [{**s, "client_seed": state.client_seeds[s["seat"]] if s["seat"] < len(state.client_seeds) else None}
+             for s in model["seats"]]
     return {
         "game": game, "view": view, "seats": seats, "ended": game.ended, "model": model,
         "clock_seconds": view["remaining_ms"] // 1000 if view["remaining_ms"] is not None else None,

@@ -76,7 +76,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _game_or_404(game_id, request.user)
     context = selectors.game(game=game, user=request.user)
     if game.ended:
-        context["replay"] = tables.table_replay(game=game, step=_step(request, game.version), user=request.user)
+        context["replay"] = tables.replay_model(game=game, step=_step(request, game.version), user=request.user)
         context["fairness"] = selectors.fairness(game=game, view=context["view"])
         context["analysis"] = analysis.analysis_page(game=game)
         context["replay"]["judgement"] = analysis.judgement_at(context["analysis"], context["replay"]["step"])

@@ -32,7 +32,7 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from goat.games import audit, selectors
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
-from goat.games.table import game_scoresheet, table_replay
+from goat.games.table import game_scoresheet, replay_model
 from goat.web import words
 from goat.web.admin_site import coded_column, coded_filter
 from goat.web.csvfiles import csv_writer
@@ -303,7 +303,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
             "title": gettext("Replay of game %(game)s") % {"game": game.pk},
             "game": game,
             "change_url": reverse("admin:goat_game_change", args=[game.pk]),
-            "replay": (replay := table_replay(game=game, step=step, user=request.user)),
+            "replay": (replay := replay_model(game=game, step=step, user=request.user)),
             "event_json": json.dumps(replay["event"]["data"], ensure_ascii=False) if replay["event"] else "",
         }
         return TemplateResponse(request, "admin/goat/game/replay.html", context)

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from goat.engine import status as engine_status
+from goat.engine.tiles import tiles_str
 from goat.games import selectors
 from goat.games.captions import caption
 from goat.games.models import Game
@@ -66,74 +67,6 @@ def describe(event: dict[str, Any], players: list[str | None]) -> str:
 def _mark(index: int) -> str:
     """A stand-in for the ``index``-th name of a caption: text no name, translation or escaping holds."""
     return f"\x02{index}\x03"
-
-
-def caption_html(event: dict[str, Any], players: list[str | None]) -> SafeString:
-    """``describe(event, players)`` as HTML in which each player's name links to their page (every name
-    is a link, SITE.md): the sentence is made with stand-ins for the names, escaped, and each stand-in
-    replaced by its link."""
-    names = [name for name in players if name]
-    data = event.get("data") or {}
-    if data.get("player"):
-        names.append(data["player"])
-    names = list(dict.fromkeys(names))
-    marked = {name: _mark(i) for i, name in enumerate(names)}
-    shown = {**event, "data": {**data, "player": marked[data["player"]]}} if data.get("player") else event
-    text = str(escape(describe(shown, [marked.get(name) if name else name for name in players])))
-    for name, mark in marked.items():
-        text = text.replace(mark, str(player_link(name)))
-    return mark_safe(text)  # escaped above; the links escape their names
-
-
-def table_live(view: dict[str, Any]) -> dict[str, Any]:
-    """The table of ``view`` (``selectors.game_view``, redacted for its viewer): the line, the
-    viewer's own hand (empty for anyone not seated) and the number of tiles in the bazaar."""
-    line = view["line"]
-    return {"line": tiles(line["tiles"]), "ends": (line["left"], line["right"]) if line["tiles"] else None,
-            "hand": tiles(view["hand"]), "bazaar_count": view["bazaar"]}
-
-
-def table_replay(*, game: Game, step: int, user) -> dict[str, Any]:
-    """``game``'s table after event ``step`` (0 … version) with every hand and the bazaar face up, as
-    the API's replay shows it (``selectors.full_state``): the event that led there and its caption,
-    the tile it moved, where each round was dealt and the links to the steps around it.
-
-    Only for a ``user`` who sees everything (``selectors.sees_everything``: anyone once the game has
-    ended, an auditor not seated at it before); anyone else gets ``PermissionDenied``."""
-    if not selectors.sees_everything(game, user):
-        raise PermissionDenied("the replay shows hidden tiles")
-    log = selectors.event_log(game=game)
-    out: dict[str, Any] = {
-        "step": step, "last": game.version, "prev": max(step - 1, 0), "next": min(step + 1, game.version),
-        "rounds": [{"round": e["data"].get("round"), "step": e["seq"]} for e in log
-                   if e["type"] == "round_dealt" and not e["data"].get("void")],
-        "event": None, "state": None, "caption": _("Before the first event."),
-    }
-    if step == 0:
-        return out
-    event = log[step - 1]
-    state = selectors.game_state(game=game, upto=step)
-    full = selectors.full_state(state, game=game)
-    players = [s["player"] for s in full["seats"]]
-    line = tiles(full["line"]["tiles"])
-    if event["type"] == "tile_played" and line:
-        line[0 if event["data"].get("end") == "left" else -1]["highlight"] = True
-    drawn = event["data"].get("tile") if event["type"] == "tile_drawn" else None
-    to_move = full["pending"]["seat"] if full["pending"]["action"] is not None else None
-    table = state.table
-    winners = full["rounds"][-1].get("winners") if full["rounds"] and table is not None and table.ended else None
-    out.update(
-        event=event, caption=describe(event, players), caption_html=caption_html(event, players), state=full,
-        line=line,
-        ends=(full["line"]["left"], full["line"]["right"]) if line else None,
-        hands=[{**s, "count": len(full["hands"][s["seat"]]), "to_move": to_move == s["seat"],
-                "tiles": tiles(full["hands"][s["seat"]], highlight=drawn if event["seat"] == s["seat"] else None)}
-               for s in full["seats"]],
-        bazaar=tiles(full["bazaar_tiles"]), bazaar_count=len(full["bazaar_tiles"]),
-        round_ended=table.ended if table is not None else None,
-        round_winners=[players[s] or "–" for s in winners] if winners else None,
-    )
-    return out
 
 
 # --- the table model: what a person sees of a game at a step, computed once ----------------------------
@@ -457,7 +390,15 @@ def _named_list(template: str, names: list[str | None]) -> list[Part]:
     return parts_of(template % {"players": ", ".join(_mark(i) for i in range(len(real)))}, real)
 
 
-def _seat_model(view: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:
+def _nth(values, index: int):
+    """``values[index]``, or None when ``values`` is None or shorter."""
+    return values[index] if values is not None and 0 <= index < len(values) else None
+
+
+def _seat_model(view: dict[str, Any], s: dict[str, Any], hand: list[str] | None = None,
+                highlight: str | None = None) -> dict[str, Any]:
+    """A seat as the table shows it; ``hand``: its tiles when the table is face up (a replay), with
+    ``highlight`` the tile the step's event drew."""
     result = view.get("result") or {}
     tags = []
     if s["seat"] == view.get("your_seat"):
@@ -472,8 +413,11 @@ def _seat_model(view: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:
         "tags": ", ".join(str(t) for t in tags), "computer": bool(s.get("computer")), "bot": bool(s.get("bot")),
         "tiles": s.get("tiles", 0), "tiles_text": _tiles_text(s.get("tiles", 0)),
         "points": s.get("points", 0), "points_text": _points_text(s.get("points", 0)),
+        "open": bool(s.get("open")), "score": s.get("score", 0), "remembered": s.get("remembered", 0),
         "to_move": view["status"] == "running" and view.get("turn") == s["seat"],
         "goat": s["seat"] in result.get("goats", ()), "winner": s["seat"] in result.get("winners", ()),
+        "rating_points": _nth(result.get("rating_points"), s["seat"]),
+        "hand": tiles(hand, highlight=highlight) if hand is not None else None,
     }
 
 
@@ -515,10 +459,15 @@ def _moves(view: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def line_model(view: dict[str, Any]) -> dict[str, Any]:
+def line_model(view: dict[str, Any], highlight: int | None = None) -> dict[str, Any]:
+    """The line: its tiles (``highlight``: the index of the tile the step's event placed, in a replay),
+    its two ends as numbers and as text."""
     line = view["line"]
     has = bool(line.get("tiles"))
-    return {"tiles": list(line.get("tiles") or ()), "left": line.get("left") if has else None,
+    labels = list(line.get("tiles") or ())
+    return {"tiles": labels, "highlight": highlight if has else None,
+            "faces": tiles(labels, highlight=labels[highlight] if has and highlight is not None else None),
+            "left": line.get("left") if has else None,
             "right": line.get("right") if has else None,
             "ends_text": (_("ends: %(left)s and %(right)s") % {"left": line["left"], "right": line["right"]}
                           if has else ""),
@@ -526,19 +475,35 @@ def line_model(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def table_model(*, game: Game, user, state=None, view: dict[str, Any] | None = None,
-                seat: int | None | object = ...) -> dict[str, Any]:
+                seat: int | None | object = ..., step: int | None = None,
+                events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """What ``user`` sees of ``game`` now, computed once for every page that draws a table (see above):
     the view's version and status; the seats with their names, counts and marks; the line with its
     ends as text; the viewer's hand and legal moves; the notes of what just happened; the result; the
     scoresheet with its legend; and the meta line. ``state``, ``view`` and ``seat`` when the caller
-    has them already (the same selectors otherwise)."""
-    state = state if state is not None else selectors.game_state(game=game)
-    if seat is ...:
-        seat = selectors.viewer_seat(game, user)
-    view = view if view is not None else selectors.game_view(game=game, state=state, seat=seat)
+    has them already (the same selectors otherwise).
+
+    With ``step`` (0 … version) the table after that event, face up: every seat's ``hand`` and the
+    ``bazaar`` in its order, as the replay shows it (``replay_model``); only for a ``user`` who sees
+    everything (``selectors.sees_everything``), anyone else gets ``PermissionDenied``. ``events``: the
+    unredacted log up to ``step`` when the caller has read it."""
+    face_up = step is not None
+    if face_up:
+        if not selectors.sees_everything(game, user):
+            raise PermissionDenied("the replay shows hidden tiles")
+        state = state if state is not None else selectors.game_state(game=game, upto=step)
+        seat = None
+        view = selectors.game_view(game=game, state=state, seat=None)
+        log = events if events is not None else selectors.event_log(game=game)[:step]
+        recent = log[-NOTES_EVENTS:]
+    else:
+        state = state if state is not None else selectors.game_state(game=game)
+        if seat is ...:
+            seat = selectors.viewer_seat(game, user)
+        view = view if view is not None else selectors.game_view(game=game, state=state, seat=seat)
+        recent = (selectors.events_for(game=game, user=user, after=max(0, game.version - NOTES_EVENTS), seat=seat)
+                  if game.version else [])
     players = [s.get("player") for s in view["seats"]]
-    recent = (selectors.events_for(game=game, user=user, after=max(0, game.version - NOTES_EVENTS), seat=seat)
-              if game.version else [])
     sheet = selectors.scoresheet(game=game, state=state)
     ended_round = view["status"] in engine_status.ENDED and state.table is not None and state.table.ended
     meta = [words.ruleset(view["ruleset"]), words.game_status(view["status"])]
@@ -548,14 +513,21 @@ def table_model(*, game: Game, user, state=None, view: dict[str, Any] | None = N
                     % {"tiles": view["bazaar"]})
     if view.get("rated") is False:
         meta.append(_("Unrated game"))
-    return {
+    last = recent[-1] if face_up and recent else None
+    hands = state.hands_str() if face_up else None
+    kind = last["type"] if last is not None else None
+    drawn = last["data"].get("tile") if last is not None and kind == "tile_drawn" else None
+    placed = (0 if last["data"].get("end") == "left" else -1) if last is not None and kind == "tile_played" else None
+    model = {
         "model": 1,
         "id": game.pk, "version": view["version"], "status": view["status"], "ruleset": view["ruleset"],
         "round": view["round"], "your_seat": view.get("your_seat"), "turn": view.get("turn"),
         "meta": " · ".join(str(m) for m in meta),
         "state_line": _state_line(view, players),
-        "seats": [_seat_model(view, s) for s in view["seats"]],
-        "line": line_model(view),
+        "seats": [_seat_model(view, s, hands[s["seat"]] if hands is not None else None,
+                              drawn if last is not None and last["seat"] == s["seat"] else None)
+                  for s in view["seats"]],
+        "line": line_model(view, placed),
         "hand": list(view.get("hand") or ()),
         "moves": _moves(view),
         "no_moves": _("No move for you now."), "no_clock": _("no clock"),
@@ -563,7 +535,43 @@ def table_model(*, game: Game, user, state=None, view: dict[str, Any] | None = N
                        seats=len(view["seats"]), ended_round=ended_round),
         "result": result_model(view, recent, players),
         "scoresheet": scoresheet_model(sheet, options=view["options"], ruleset=view["ruleset"]),
+        "fish_pot": view["fish_pot"],
+        "fish_pot_text": _("fish pot: %(pot)s") % {"pot": view["fish_pot"]},
+        "face_up": face_up,
     }
+    if face_up:
+        bazaar = tiles_str(state.table.bazaar) if state.table is not None else []
+        model["bazaar"] = tiles(bazaar)
+        over = state.table is not None and bool(state.table.ended) and bool(sheet["rounds"])
+        model["round_over"] = _round_end_note(sheet["rounds"][-1], players, step or 0)["parts"] if over else []
+        winners = [players[s] for s in (sheet["rounds"][-1].get("winners") or ())] if over else []
+        model["round_winners"] = (
+            [{"text": ngettext("round winner:", "round winners:", len(winners)) + " "},
+             *_named_list("%(players)s", winners)] if winners else [])
+    return model
+
+
+def replay_model(*, game: Game, step: int, user) -> dict[str, Any]:
+    """``game``'s replay at ``step`` (0 … version), for the admin and the game page: where the step is
+    (the links around it, where each round was dealt), the event that led there and its caption, and
+    the table after it, face up (``table_model`` with ``step``). Only for a ``user`` who sees
+    everything; anyone else gets ``PermissionDenied``."""
+    if not selectors.sees_everything(game, user):
+        raise PermissionDenied("the replay shows hidden tiles")
+    log = selectors.event_log(game=game)
+    out: dict[str, Any] = {
+        "step": step, "last": game.version, "prev": max(step - 1, 0), "next": min(step + 1, game.version),
+        "rounds": [{"round": e["data"].get("round"), "step": e["seq"]} for e in log
+                   if e["type"] == "round_dealt" and not e["data"].get("void")],
+        "event": None, "table": None, "caption": [{"text": _("Before the first event.")}],
+    }
+    if step == 0:
+        return out
+    event = log[step - 1]
+    model = table_model(game=game, user=user, step=step, events=log[:step])
+    out.update(event=event, table=model,
+               caption=caption_parts(event, [s["player"] for s in model["seats"]]))
+    return out
 
 
 def game_scoresheet(game: Game) -> dict[str, Any] | None:

@@ -7,10 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.template.loader import render_to_string
 from factories import finished_game, make_players, play, start_game
 
+from goat.engine.tiles import tiles_str
 from goat.games import selectors, table
 from goat.games.models import GameEvent
 
@@ -42,55 +44,62 @@ def test_the_live_table_holds_the_viewers_own_hand_only():
     players = make_players("ann", "ben")
     game = play(start_game(players), players, seed=3, max_moves=3)
     state = selectors.game_state(game=game)
-    for seat in (0, 1):
-        live = table.table_live(selectors.game_view(game=game, state=state, seat=seat))
-        assert [t["label"] for t in live["hand"]] == state.hands_str()[seat]
-        assert [t["label"] for t in live["line"]] == state.table.line_str()
-        assert live["bazaar_count"] == len(state.table.bazaar)
-    spectator = table.table_live(selectors.game_view(game=game, state=state, seat=None))
-    assert spectator["hand"] == []
+    for seat, user in enumerate(players):
+        live = table.table_model(game=game, user=user)
+        assert live["hand"] == state.hands_str()[seat] and not live["face_up"]
+        assert live["line"]["tiles"] == state.table.line_str()
+        assert all(s["hand"] is None for s in live["seats"]) and "bazaar" not in live
+    spectator = table.table_model(game=game, user=AnonymousUser())
+    assert spectator["hand"] == [] and all(s["hand"] is None for s in spectator["seats"])
 
 
 @pytest.mark.django_db
 def test_the_replay_of_a_running_game_is_refused_to_everyone_but_an_auditor(django_user_model):
-    from django.contrib.auth.models import AnonymousUser, Permission
+    from django.contrib.auth.models import Permission
 
     players = make_players("ann", "ben")
     game = play(start_game(players), players, seed=3, max_moves=3)
     for user in (AnonymousUser(), players[0], django_user_model.objects.create_user(username="eve", password="x")):
         with pytest.raises(PermissionDenied):
-            table.table_replay(game=game, step=game.version, user=user)
+            table.replay_model(game=game, step=game.version, user=user)
+        with pytest.raises(PermissionDenied):
+            table.table_model(game=game, user=user, step=game.version)
     auditor = django_user_model.objects.create_user(username="judge", password="x", is_staff=True)
     auditor.user_permissions.add(Permission.objects.get(codename="audit_game"))
     auditor = django_user_model.objects.get(pk=auditor.pk)
-    step = table.table_replay(game=game, step=game.version, user=auditor)
-    assert [[t["label"] for t in h["tiles"]] for h in step["hands"]] == selectors.game_state(game=game).hands_str()
+    step = table.replay_model(game=game, step=game.version, user=auditor)
+    hands = [[t["label"] for t in s["hand"]] for s in step["table"]["seats"]]
+    assert hands == selectors.game_state(game=game).hands_str()
 
 
 @pytest.mark.django_db
 def test_a_replay_step_shows_every_hand_the_bazaar_and_what_the_event_moved():
-    from django.contrib.auth.models import AnonymousUser
-
     players = make_players("ann", "ben")
     game = finished_game(players, options={"limit": 25, "move_time": 0}, seed=4)
     drawn = GameEvent.objects.filter(game=game, type="tile_drawn").order_by("seq").first()
     played = GameEvent.objects.filter(game=game, type="tile_played").order_by("seq")[2]
     for event in filter(None, (drawn, played)):
-        step = table.table_replay(game=game, step=event.seq, user=AnonymousUser())
+        step = table.replay_model(game=game, step=event.seq, user=AnonymousUser())
+        model = step["table"]
         state = selectors.game_state(game=game, upto=event.seq)
-        assert [t["label"] for t in step["line"]] == state.table.line_str()
-        assert [[t["label"] for t in h["tiles"]] for h in step["hands"]] == state.hands_str()
-        assert step["bazaar_count"] == len(step["bazaar"]) == len(state.table.bazaar)
-        lit = [t["label"] for t in step["line"] if t["highlight"]]
-        lit += [t["label"] for h in step["hands"] for t in h["tiles"] if t["highlight"]]
+        assert [t["label"] for t in model["line"]["faces"]] == model["line"]["tiles"] == state.table.line_str()
+        assert [[t["label"] for t in s["hand"]] for s in model["seats"]] == state.hands_str()
+        assert [t["label"] for t in model["bazaar"]] == tiles_str(state.table.bazaar)
+        lit = [t["label"] for t in model["line"]["faces"] if t["highlight"]]
+        lit += [t["label"] for s in model["seats"] for t in s["hand"] if t["highlight"]]
         if event.type == "tile_played":
             line = state.table.line_str()
             assert lit == [line[0] if event.data["end"] == "left" else line[-1]]
         else:
             assert lit == [event.data["tile"]]
-        assert step["caption"] and step["event"]["seq"] == event.seq
-    first = table.table_replay(game=game, step=0, user=AnonymousUser())
-    assert first["state"] is None and first["caption"]
+        assert table.parts_text(step["caption"]) and step["event"]["seq"] == event.seq
+        # the same model as any table: the scoresheet so far and the notes, from the events up to the step
+        assert len(model["scoresheet"]["rows"]) == len(state.rounds)
+        assert max(n["seq"] for n in model["notes"]) <= event.seq
+    first = table.replay_model(game=game, step=0, user=AnonymousUser())
+    assert first["table"] is None and table.parts_text(first["caption"])
+    last = table.replay_model(game=game, step=game.version, user=AnonymousUser())
+    assert last["table"]["result"] is not None and last["table"]["round_over"]
 
 
 def test_tiles_are_drawn_by_one_template_only():
