@@ -146,14 +146,14 @@ def simulate(args, samples: int, started: float) -> dict:
         help_rows = [stats.Help(*row) for row in run["helps"]]
         seatings = run["seatings"]
         skill = {name: SKILL_MODEL.rating(mu=mu, sigma=sigma) for name, (mu, sigma) in run["skill"].items()}
-        game_no, before = run["games"], run["games_each"]
+        game_no, before, spent = run["games"], run["games_each"], run.get("seconds", 0)
         args.seed, args.share, args.together = run["seed"], run["share"], run["together"]
     else:
         rng = random.Random(args.seed)
         players = population(args)
         analysed, help_rows, seatings = [], [], {}
         skill = {p.name: SKILL_MODEL.rating() for p in players}
-        game_no, before = 0, 0
+        game_no, before, spent = 0, 0, 0
     round_no = -1
     for round_no in range(args.games):  # noqa: B007 - the rounds played are reported
         for seated in tables(players, rng, args.together):
@@ -178,7 +178,8 @@ def simulate(args, samples: int, started: float) -> dict:
         if args.minutes is not None and time.perf_counter() - started > args.minutes * 60:
             break
     return {"seed": args.seed, "samples": samples, "share": args.share, "together": args.together,
-            "games": game_no, "games_each": before + round_no + 1, "players": [p.__dict__ for p in players],
+            "games": game_no, "games_each": before + round_no + 1,
+            "seconds": spent + round(time.perf_counter() - started), "players": [p.__dict__ for p in players],
             "analysed": analysed, "helps": [[h.game, h.seq, h.player, h.other, h.helped, h.chance] for h in help_rows],
             "seatings": seatings, "ordinal": {name: rating.ordinal() for name, rating in skill.items()},
             "skill": {name: [rating.mu, rating.sigma] for name, rating in skill.items()}, "rng": rng.getstate()}
@@ -188,6 +189,7 @@ def pooled(runs: list[dict]) -> dict:
     """Runs of different seeds as one population: each run's players and games renamed apart."""
     out: dict = {"seed": [r["seed"] for r in runs], "samples": runs[0]["samples"], "share": runs[0]["share"],
                  "together": runs[0]["together"], "games": 0, "games_each": [r["games_each"] for r in runs],
+                 "seconds": sum(r.get("seconds") or 0 for r in runs),
                  "players": [], "analysed": [], "helps": [], "seatings": {}, "ordinal": {}}
     for r in runs:
         tag = f"s{r['seed']}:"
@@ -268,10 +270,11 @@ def main() -> int:
     colluder_pairs = sorted({tuple(sorted((p.name, p.partner))) for p in players if p.kind == "colluder"})
     honest_pairs = [pair for pair in pairs if all(kinds[n].kind != "colluder" for n in pair)]
     mixed_pairs = [pair for pair in pairs if pair not in colluder_pairs and pair not in honest_pairs]
+    honest_scores = [assist[n].score for n in honest if n in assist]
     out = {
         "bench": "fairplay", "ruleset": RULESET, "seats": SEATS, "samples": samples, "games": game_no,
         "games_each": rounds, "share": run["share"], "together": run["together"], "seed": run["seed"],
-        "seconds": round(time.perf_counter() - started),
+        "seconds": run.get("seconds"),
         "thresholds": {"assist_z": stats.ASSIST_Z, "assist_min_decisions": stats.ASSIST_MIN_DECISIONS,
                        "collusion_z": stats.COLLUSION_Z, "seating_z": stats.SEATING_Z,
                        "collusion_min_decisions": stats.COLLUSION_MIN_DECISIONS},
@@ -292,6 +295,9 @@ def main() -> int:
             "score_max": max(assist[p.name].score for p in players
                              if p.kind == "honest" and p.level == level and p.name in assist)}
             for level in HONEST_LEVELS},
+        "honest_scores": {"mean": round(statistics.mean(honest_scores), 2),
+                          "sd": round(statistics.stdev(honest_scores), 2) if len(honest_scores) > 1 else None,
+                          "max": max(honest_scores)} if honest_scores else None,
         "assisted_scores": sorted(assist[p.name].score for p in players if p.kind == "assisted"),
         "colluding_pairs": [{"pair": pair, "help_z": pairs[pair].help_z, "seating_z": pairs[pair].seating_z,
                              "decisions": pairs[pair].decisions} for pair in colluder_pairs],
