@@ -459,7 +459,8 @@ games_analysis_request = extend_schema(
     summary="Ask for a finished game's analysis",
     description="Queues the expert's analysis of an ended game: 202 `{\"status\": \"queued\"}` (or "
                 "`running`: a request while one is queued or running gets the same job), 200 with the analysis "
-                "when it exists, or with `failed` when the engine could not judge the game (idempotent). Stored once per game and engine version. Any signed-in player; "
+                "when it exists, or with `failed` when the engine could not judge the game (idempotent). "
+                "Stored once per game and engine version. Any signed-in player; "
                 "throttled (429). 409 `game_not_ended` while the game waits or runs, 409 `game_cancelled`.",
     parameters=[GAME_ID],
     request=None,
