@@ -135,6 +135,7 @@ def _report_assistance(finding: stats.AssistanceFinding, ruleset: str, games: di
         "average_loss": finding.average_loss, "best_share": finding.best_share,
         "population_average_loss": finding.population_loss, "population_best_share": finding.population_best_share,
         "population_players": finding.population_players, "z_best": finding.z_best, "z_loss": finding.z_loss,
+        "grade": finding.grade, "population_grade": finding.population_grade,
         "threshold": stats.ASSIST_Z, "minimum_decisions": stats.ASSIST_MIN_DECISIONS,
     }
     _upsert(ReportKind.ASSISTANCE, finding.player, [finding.player], ruleset=ruleset, score=finding.score,

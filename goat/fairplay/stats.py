@@ -149,6 +149,9 @@ class AssistanceFinding:
     score: float
     confidence: float
     flagged: bool
+    #: the player's mean grade, and the band's at decisions of the same difficulty as the player's
+    grade: float = 0.0
+    population_grade: float = 0.0
 
 
 def _population(others: Sequence[Quality]) -> tuple[float, float, float, float, float]:
@@ -186,9 +189,10 @@ def _grade_excess(mine: Quality, mean: Mapping[int, float], var: Mapping[int, fl
     return excess / n, variance / (n * n), int(n)
 
 
-def grade_score(mine: Quality, others: Sequence[Quality]) -> float:
-    """The player's mean grade against the population's at decisions of the same difficulty class,
-    in standard errors that count how much honest players differ beyond chance (``tau``)."""
+def grade_score(mine: Quality, others: Sequence[Quality]) -> tuple[float, float, float]:
+    """``(score, mean grade, the population's mean grade at the same decisions)``: the player's mean
+    grade against the population's at decisions of the same difficulty class, in standard errors that
+    count how much honest players differ beyond chance (``tau``)."""
     pooled: dict[int, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for q in others:
         for cls, row in q.grades.items():
@@ -198,13 +202,14 @@ def grade_score(mine: Quality, others: Sequence[Quality]) -> float:
     var = {cls: max(1e-6, sq / count - mean[cls] ** 2) for cls, (count, _, sq) in pooled.items() if count}
     excess, variance, n = _grade_excess(mine, mean, var)
     if not n:
-        return 0.0
+        return 0.0, 0.0, 0.0
     rows = []
     for q in others:
         if q.decisions >= BAND_MIN_DECISIONS:
             e, v, _ = _grade_excess(q, mean, var)
             rows.append((e, v))
-    return excess / math.sqrt(_tau(rows) + variance)
+    expected = sum(mine.grades[cls][0] * mean[cls] for cls in mine.grades if cls in mean) / n
+    return excess / math.sqrt(_tau(rows) + variance), expected + excess, expected
 
 
 def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any]) -> list[AssistanceFinding]:
@@ -231,11 +236,12 @@ def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any]) -> l
         n = mine.decisions
         z_best = (mine.best_share - p0) / math.sqrt(tau_b + max(p0 * (1 - p0), 1e-6) / n)
         z_loss = (m0 - mine.average_loss) / math.sqrt(tau_l + s0 * s0 / n)
-        score = grade_score(mine, others)
+        score, grade_mean, expected = grade_score(mine, others)
         findings.append(AssistanceFinding(
             player, group, n, len(mine.games), round(mine.average_loss, 3), round(mine.best_share, 4), round(m0, 3),
             round(p0, 4), len(others), round(z_best, 2), round(z_loss, 2), round(score, 2),
-            round(confidence(score), 4), n >= ASSIST_MIN_DECISIONS and score >= ASSIST_Z))
+            round(confidence(score), 4), n >= ASSIST_MIN_DECISIONS and score >= ASSIST_Z,
+            round(grade_mean, 3), round(expected, 3)))
     return findings
 
 
