@@ -167,6 +167,12 @@ def rows_of(name: str, f: dict) -> list[tuple]:
                 ("HTTP moves vs the DRF floor", f"{f['moves_per_s']} req/s",
                  f"DRF floor {f['drf_floor_per_s']} req/s", f"{f['moves_to_drf_floor']:.3f}", f["drf_floor_target"],
                  verdict(f["drf_floor_pass"]))]
+    if name == "play_table":
+        return [("play page: the table model per update",
+                 f"GET /play/{{id}}/table/ {f['early_model_ms']} / {f['late_model_ms']} ms "
+                 f"(move 20 / 300, {f['database']})",
+                 f"GET /api/games/{{id}}/ {f['early_view_ms']} / {f['late_view_ms']} ms",
+                 f"{f['early_ratio']:.3f} / {f['late_ratio']:.3f}", "(none: reported)", "—")]
     if name == "api":
         late_ok = f["late_early_ratio"] <= 1.2
         return [("scaling (a): move latency late vs early",
@@ -255,6 +261,7 @@ def main(argv=None) -> int:
         # bench run alone minutes later; the cause was not pinned down)
         ("http_load", "http_load.py", quick, True, 900),
         ("api", "api.py", ["--baseline", "100"] if args.quick else [], True, 900),
+        ("play_table", "play_table.py", ["--repeat", "30"] if args.quick else [], True, 600),
         ("eventstore_vs_peer", "eventstore_vs_peer.py", quick, True, 1200),
         ("scaling", "scaling.py", quick, True, 3600),
         # last: its worker purges the broker's queues (bench/ticker.py)

@@ -11,7 +11,10 @@ class ChallengesConfig(AppConfig):
     def ready(self) -> None:
         from goat.games import signals
 
-        from . import tasks  # noqa: F401 (registers the tasks in every process: the beat sends one by name)
+        from . import (
+            errors,  # noqa: F401 (declares the challenges' error codes)
+            tasks,  # noqa: F401 (registers the tasks in every process: the beat sends one by name)
+        )
         from .notify import challenges_catch_up
 
         # a feed that lost its subscription asks what it missed: the challenges that name its player

@@ -16,10 +16,11 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy
 
+from challenges.errors import ChallengeError
 from goat.games.models import Seat
+from goat.players.errors import PlayerError
 from goat.players.models import BotAccount
 from goat.players.services import player_is_computer
-from goat.web.errors import ServiceError
 
 HAS_GAMES = gettext_lazy("Only an account that has played no game can become a bot.")
 COMPUTER = gettext_lazy("A computer player cannot become a bot.")
@@ -40,9 +41,9 @@ def bot_upgrade(*, player, rulesets: list[str] | None = None) -> BotAccount:
             bot.save(update_fields=["rulesets"])
         return bot
     if player_is_computer(player=player):
-        raise ServiceError("computer_player", COMPUTER, status=403)
+        raise PlayerError.COMPUTER_PLAYER(COMPUTER)
     if Seat.objects.filter(player=player).exists():
-        raise ServiceError("account_has_games", HAS_GAMES, status=409)
+        raise ChallengeError.ACCOUNT_HAS_GAMES(HAS_GAMES)
     try:
         with transaction.atomic():
             return BotAccount.objects.create(user=player, rulesets=rulesets or [])
@@ -59,5 +60,5 @@ def bot_required(player) -> BotAccount:
     """``player``'s bot account, else 403 ``not_a_bot``."""
     bot = BotAccount.objects.filter(user_id=player.pk).select_related("user").first()
     if bot is None:
-        raise ServiceError("not_a_bot", NOT_A_BOT, status=403)
+        raise ChallengeError.NOT_A_BOT(NOT_A_BOT)
     return bot

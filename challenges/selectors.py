@@ -10,8 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
+from goat.games.access import sees_private_games
 from goat.players.models import BotAccount
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 
 from .models import Challenge, ChallengeEntry, ChallengeStatus
 
@@ -23,7 +24,7 @@ __all__ = ["challenge_get", "challenge_link", "challenge_not_found", "challenge_
 
 def challenge_not_found() -> ServiceError:
     """404 ``not_found``: no challenge the caller may see (one they may not is not told apart)."""
-    return ServiceError("not_found", NOT_FOUND, status=404)
+    return WebError.NOT_FOUND(NOT_FOUND)
 
 
 def challenge_status(challenge: Challenge, now=None) -> str:
@@ -37,7 +38,7 @@ def challenge_status(challenge: Challenge, now=None) -> str:
 def challenge_visible(challenge: Challenge, user) -> bool:
     """Whether ``user`` may see ``challenge``: its challenger, a player it names (or who came by its
     link), staff."""
-    if user.pk == challenge.challenger_id or user.is_staff:
+    if user.pk == challenge.challenger_id or sees_private_games(user):
         return True
     return ChallengeEntry.objects.filter(challenge=challenge, player=user).exists()
 

@@ -26,13 +26,16 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext_lazy
 
+from challenges.errors import ChallengeError
 from goat import engine
 from goat.engine import deal as dealing
 from goat.games import services as games
+from goat.games.errors import GameError, RulesRefusal
 from goat.games.models import Game
 from goat.players.backends import user_by_username
+from goat.players.errors import PlayerError
 from goat.players.services import player_is_computer
-from goat.web.errors import ServiceError
+from goat.web.errors import WebError
 from goat.web.rates import rate_refund
 from goat.web.throttling import rate_limit, secret_attempt
 
@@ -65,9 +68,9 @@ def _open_check(challenge: Challenge) -> None:
     """409 ``challenge_expired`` / ``challenge_not_open`` unless ``challenge`` is open."""
     status = challenge_status(challenge)
     if status == ChallengeStatus.EXPIRED:
-        raise ServiceError("challenge_expired", EXPIRED, status=409)
+        raise ChallengeError.CHALLENGE_EXPIRED(EXPIRED)
     if status != ChallengeStatus.OPEN:
-        raise ServiceError("challenge_not_open", NOT_OPEN, status=409)
+        raise ChallengeError.CHALLENGE_NOT_OPEN(NOT_OPEN)
 
 
 def _opponent(name: str, challenger):
@@ -75,15 +78,15 @@ def _opponent(name: str, challenger):
     user = user_by_username(name)
     if user is None:
         message = UNKNOWN_PLAYER.format(name=name)
-        raise ServiceError("unknown_player", message, status=422, errors={"opponents": [message]})
+        raise ChallengeError.UNKNOWN_PLAYER(message, errors={"opponents": [message]})
     if user.pk == challenger.pk:
-        raise ServiceError("cannot_challenge_self", SELF, status=422, errors={"opponents": [str(SELF)]})
+        raise ChallengeError.CANNOT_CHALLENGE_SELF(SELF, errors={"opponents": [str(SELF)]})
     if not user.is_active:
         message = CLOSED_ACCOUNT.format(name=user.get_username())
-        raise ServiceError("account_closed", message, status=422, errors={"opponents": [message]})
+        raise ChallengeError.ACCOUNT_CLOSED(message, errors={"opponents": [message]})
     if player_is_computer(player=user):
         message = COMPUTER.format(name=user.get_username())
-        raise ServiceError("computer_player", message, status=422, errors={"opponents": [message]})
+        raise PlayerError.COMPUTER_PLAYER(message, errors={"opponents": [message]}, status=422)
     return user
 
 
@@ -101,13 +104,12 @@ def _caps_check(challenger, opponents: list) -> None:
          .values_list("pk", flat=True))
     limit_out = settings.GOAT_CHALLENGES_OPEN_OUT
     if _open_challenges().filter(challenger=challenger).count() >= limit_out:
-        raise ServiceError("too_many_challenges", TOO_MANY_OUT.format(limit=limit_out), status=409)
+        raise ChallengeError.TOO_MANY_CHALLENGES(TOO_MANY_OUT.format(limit=limit_out))
     limit_in = settings.GOAT_CHALLENGES_OPEN_IN
     for opponent in opponents:
         waiting = _open_challenges().filter(entries__player=opponent, entries__answer=Answer.PENDING).count()
         if waiting >= limit_in:
-            raise ServiceError("too_many_challenges",
-                               TOO_MANY_IN.format(name=opponent.get_username(), limit=limit_in), status=409)
+            raise ChallengeError.TOO_MANY_CHALLENGES(TOO_MANY_IN.format(name=opponent.get_username(), limit=limit_in))
 
 
 def _again(game_id: int, challenger) -> tuple[Game, list]:
@@ -115,7 +117,7 @@ def _again(game_id: int, challenger) -> tuple[Game, list]:
     game = Game.objects.filter(pk=game_id, status__in=("finished", "interrupted")).first()
     seats = list(game.seat_set.select_related("player").order_by("seat")) if game is not None else []
     if game is None or challenger.pk not in {seat.player_id for seat in seats}:
-        raise ServiceError("not_seated", NOT_AGAIN, status=403)
+        raise GameError.NOT_SEATED(NOT_AGAIN)
     others = [seat.player for seat in seats if seat.player_id != challenger.pk and not game.computer_seat(seat.seat)]
     return game, others
 
@@ -133,7 +135,7 @@ def challenge_create(*, challenger, opponents: list[str] | None = None, ruleset:
     (always so with seats by link, and when played again from a private one). Every refusal leaves
     nothing behind."""
     if player_is_computer(player=challenger):
-        raise ServiceError("computer_player", games.COMPUTER_PLAYER, status=403)
+        raise PlayerError.COMPUTER_PLAYER(games.COMPUTER_PLAYER)
     names = list(opponents or [])
     again = None
     if again_of is not None:
@@ -148,15 +150,15 @@ def challenge_create(*, challenger, opponents: list[str] | None = None, ruleset:
     if users is None:
         folded = [name.casefold() for name in names]
         if len(set(folded)) != len(folded):
-            raise ServiceError("invalid", f"opponents: {DUPLICATE}", status=400, errors={"opponents": [str(DUPLICATE)]})
+            raise WebError.INVALID(f"opponents: {DUPLICATE}", errors={"opponents": [str(DUPLICATE)]})
         users = [_opponent(name, challenger) for name in names]
     if ruleset is None:
         message = "This field is required."
-        raise ServiceError("invalid", f"ruleset: {message}", status=400, errors={"ruleset": [message]})
+        raise WebError.INVALID(f"ruleset: {message}", errors={"ruleset": [message]})
     seats = seats or max(2, len(users) + 1)
     if len(users) > seats - 1:
         message = TOO_MANY_OPPONENTS.format(seats=seats, room=seats - 1, count=len(users))
-        raise ServiceError("too_many_opponents", message, status=422, errors={"opponents": [message]})
+        raise ChallengeError.TOO_MANY_OPPONENTS(message, errors={"opponents": [message]})
     if not rated and isinstance(options, dict) and "ante" not in options:
         options = {**options, "ante": 0}
     elif not rated and options is None:
@@ -165,7 +167,7 @@ def challenge_create(*, challenger, opponents: list[str] | None = None, ruleset:
     state, _events = engine.decide(None, engine.CreateGame(ruleset=ruleset, seats=seats,
                                                            server_seed_hex=dealing.new_server_seed(), options=options))
     if not rated and state.options.ante > 0:
-        raise ServiceError("invalid_options", games.CASUAL_ANTE, status=400)
+        raise RulesRefusal.INVALID_OPTIONS(games.CASUAL_ANTE)
     _bots_check(users, ruleset, rated)
     _caps_check(challenger, users)
     now = timezone.now()
@@ -205,7 +207,7 @@ def _bots_check(users: list, ruleset: str, rated: bool) -> None:
         if bot_declines(player=user, ruleset=ruleset):
             message = gettext_lazy("{name} is a bot that does not play {ruleset}.").format(
                 name=user.get_username(), ruleset=ruleset)
-            raise ServiceError("bot_declines_ruleset", message, status=422, errors={"opponents": [message]})
+            raise ChallengeError.BOT_DECLINES_RULESET(message, errors={"opponents": [message]})
 
 
 def _locked(challenge_id: int) -> Challenge:
@@ -230,13 +232,13 @@ def challenge_accept(*, challenge_id: int, player, code: str | None = None) -> C
         _code_check(challenge, player, code)
     _open_check(challenge)
     if player.pk == challenge.challenger_id:
-        raise ServiceError("cannot_challenge_self", SELF, status=422)
+        raise ChallengeError.CANNOT_CHALLENGE_SELF(SELF)
     if entry is not None and entry.answer == Answer.ACCEPTED:
         return challenge
     _bots_check([player], challenge.ruleset, challenge.rated)
     now = timezone.now()
     if entry is None and not _link_seat_free(challenge):
-        raise ServiceError("challenge_full", FULL, status=409)
+        raise ChallengeError.CHALLENGE_FULL(FULL)
     if entry is None:
         entry = ChallengeEntry.objects.create(challenge=challenge, player=player, named=False,
                                               answer=Answer.ACCEPTED, answered_at=now)
@@ -266,7 +268,7 @@ def _code_check(challenge: Challenge, player, code: str) -> None:
     secret_attempt(guesser=("challenge_code_player", str(player.pk)), target=("challenge_code", str(challenge.pk)),
                    right=right)
     if not right:
-        raise ServiceError("challenge_code_wrong", CODE_WRONG, status=403)
+        raise ChallengeError.CHALLENGE_CODE_WRONG(CODE_WRONG)
 
 
 def challenge_by_code(*, code: str, player) -> Challenge | None:
@@ -302,7 +304,7 @@ def challenge_decline(*, challenge_id: int, player, reason: str = DeclineReason.
     if entry is None and player.pk != challenge.challenger_id:
         raise _not_found()
     if entry is None or not entry.named:
-        raise ServiceError("permission_denied", NOT_NAMED, status=403)
+        raise WebError.PERMISSION_DENIED(NOT_NAMED)
     _open_check(challenge)
     now = timezone.now()
     entry.answer, entry.reason, entry.answered_at = Answer.DECLINED, reason, now
@@ -320,7 +322,7 @@ def challenge_cancel(*, challenge_id: int, player) -> Challenge:
     if player.pk != challenge.challenger_id:
         if not ChallengeEntry.objects.filter(challenge=challenge, player=player).exists():
             raise _not_found()
-        raise ServiceError("permission_denied", NOT_CHALLENGER, status=403)
+        raise WebError.PERMISSION_DENIED(NOT_CHALLENGER)
     _open_check(challenge)
     challenge.status, challenge.closed_at = ChallengeStatus.CANCELLED, timezone.now()
     challenge.save(update_fields=["status", "closed_at"])

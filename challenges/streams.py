@@ -22,8 +22,7 @@ from django.utils import timezone
 from goat.games import notify
 from goat.games.models import Game
 from goat.games.streams import FeedSent
-from goat.live import fanout, streaming
-from goat.web import metrics
+from goat.live import streaming
 from goat.web.errors import ServiceError
 
 from . import bots
@@ -65,32 +64,27 @@ def _bot_check(user) -> None:
     bots.bot_required(user)
 
 
-async def _body(user, key: str, claim: str) -> AsyncIterator[bytes]:
-    fmt = streaming.NDJSON
-    try:
-        async with fanout.listen(notify.player_channel(user.pk), hold=(key, claim)) as listener:
-            since = timezone.now()
-            sent = FeedSent()
-            for item in await sync_to_async(_hello, thread_sensitive=False)(user):
-                message = bot_message(item)
-                if message is not None and sent.first(*message):
-                    yield streaming.encode(fmt, *message)
-            async for batch in streaming.heard(listener):
-                if batch is None:
-                    yield streaming.keepalive(fmt)
-                    continue
-                metrics.stream_delivered(listener.sent_take())
-                items = [item for item in batch if not fanout.is_resync(item)]
-                if len(items) < len(batch):  # the subscription is back: what did it miss?
-                    items = [*await sync_to_async(_missed, thread_sensitive=False)(user, since), *items]
-                for item in items:
-                    message = bot_message(item)
-                    if message is not None and sent.first(*message):
-                        yield streaming.encode(fmt, *message)
-    except fanout.Closed:
-        return
-    finally:
-        await streaming.slot_release(key, claim)
+class BotFeed:
+    """The bot stream (a ``streaming.Feed``): what is already there, then the feed renamed for bots."""
+
+    def __init__(self, user) -> None:
+        self.user = user
+        self.sent = FeedSent()
+
+    async def opening(self) -> list[tuple[str, dict[str, Any]]]:
+        hello = await sync_to_async(_hello, thread_sensitive=False)(self.user)
+        return [message for message in map(self.relayed, hello) if message is not None]
+
+    async def missed(self, since) -> list[dict[str, Any]]:
+        return await sync_to_async(_missed, thread_sensitive=False)(self.user, since)
+
+    def relayed(self, item: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        message = bot_message(item)
+        return message if message is not None and self.sent.first(*message) else None
+
+
+def _body(user, key: str, claim: str) -> AsyncIterator[bytes]:
+    return streaming.relay(BotFeed(user), [notify.player_channel(user.pk)], streaming.NDJSON, key, claim)
 
 
 @streaming.require_get

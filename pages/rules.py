@@ -1,5 +1,5 @@
 """The rules for players, per ruleset: the one source of the /rules/ pages and of docs/rules.md's section
-"The rules pages" (SITE.md "A newcomer understands the page").
+"The rules pages" (docs/site.md "Principles": a newcomer understands the page).
 
 Each ruleset's page is its facts, read from the engine's presets (goat.engine.rulesets.PRESETS, so a
 number on the page is the number the engine plays by), and short sections of prose in English, marked
@@ -18,7 +18,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_noop as _
 
 from goat.engine.rulesets import PRESETS, RULESETS
-from goat.web import words
+from goat.games import words
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 BEGIN = "<!-- rules pages: begin (written by `python manage.py rules_docs` from pages/rules.py) -->"

@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from goat.games import access as games_access
 from goat.games import analysis
 from goat.games import selectors as games
 from goat.games import table as tables
@@ -38,7 +39,8 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
     except ServiceError:
         raise Http404(_("No player with this username.")) from None
     listed = games.player_games(player=user)
-    if request.user.pk != user.pk and not request.user.is_staff:  # a private table's game: once it has ended
+    # a private table's game: once it has ended, unless the reader is its player or staff
+    if request.user.pk != user.pk and not games_access.sees_private_games(request.user):
         listed = games.games_public(listed)
     page = page_of(request, listed, size=PLAYER_GAMES_PAGE)
     return render(request, "pages/player.html", {

@@ -28,15 +28,15 @@ from django.views.decorators.http import require_GET, require_POST
 
 from goat.engine import status as engine_status
 from goat.engine.computer import DEFAULT_LEVEL, LEVELS
-from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
+from goat.engine.rulesets import DEFAULT_RULESET, MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
 from goat.games import selectors
 from goat.games.models import Game, GameStatus
 from goat.games.table import table_model, tile_set
+from goat.games.words import game_status, ruleset
 from goat.players import services as players
 from goat.web import timezones
 from goat.web.errors import ServiceError
 from goat.web.throttling import throttle_wait
-from goat.web.words import game_status, ruleset
 
 from . import challenges
 
@@ -141,7 +141,7 @@ def page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, A
             "computer_choices": list(range(0, MAX_SEATS)),
             "computer_levels": computer_levels(),
             "move_times": MOVE_TIMES,
-            "default_move_time": PRESETS[RULESETS[0]]["move_time"],
+            "default_move_time": PRESETS[DEFAULT_RULESET]["move_time"],
             "strings": {**_script_strings(), **challenges.challenge_strings()},
             **challenges.challenge_context(request, game_id),
             "tile_set": tile_set() if game_id is not None else (),

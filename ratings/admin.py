@@ -3,8 +3,9 @@
 from django.contrib import admin
 from django.utils.translation import gettext, gettext_lazy
 
-from goat.web import words
-from goat.web.admin_site import RulesetWords, coded_filter
+from goat.games import words
+from goat.games.admin import RulesetWords
+from goat.web.admin_site import coded_filter
 
 from .leaderboards import ALL_RULESETS
 from .models import ChipAccount, ChipLedgerEntry, GameSkillChange, LeaderboardRow, RatingEntry, SkillRating

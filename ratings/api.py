@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from goat.engine import RULESETS
+from goat.engine.rulesets import DEFAULT_RULESET
 from goat.players import services as players
 from goat.web.pagination import Pagination
 from goat.web.problems import problem_example, problem_responses
@@ -16,7 +17,7 @@ from goat.web.replica import PublicReadView
 from goat.web.schema import UNAUTHENTICATED
 
 from . import selectors
-from .models import LeaderboardRow, RatingEntry, SkillRating
+from .models import LeaderboardRow, RatingEntry, RatingReason, SkillRating
 
 # --- serializers -------------------------------------------------------------------------------
 
@@ -24,7 +25,7 @@ from .models import LeaderboardRow, RatingEntry, SkillRating
 class RatingEntrySerializer(serializers.Serializer):
     game = serializers.IntegerField(source="game_id")
     points = serializers.IntegerField()
-    reason = serializers.ChoiceField(choices=["finished", "timeout", "resigned"])
+    reason = serializers.ChoiceField(choices=RatingReason.values)
     at = serializers.DateTimeField()
 
 
@@ -53,7 +54,7 @@ class RatingBoardQuerySerializer(serializers.Serializer):
 
 
 class SkillBoardQuerySerializer(serializers.Serializer):
-    ruleset = serializers.ChoiceField(choices=list(RULESETS), default="goat-classic")
+    ruleset = serializers.ChoiceField(choices=list(RULESETS), default=DEFAULT_RULESET)
 
 
 # --- views -------------------------------------------------------------------------------------
@@ -165,9 +166,9 @@ class SkillLeaderboardView(RankedListView):
         summary="Skill leaderboard",
         description=(
             "Players by openskill (Plackett-Luce) ordinal `mu - 3*sigma` in one ruleset "
-            "(default `goat-classic`). Ties: fewer games first, then username."
+            f"(default `{DEFAULT_RULESET}`). Ties: fewer games first, then username."
         ),
-        parameters=[OpenApiParameter("ruleset", str, enum=list(RULESETS), description="Default `goat-classic`.")],
+        parameters=[OpenApiParameter("ruleset", str, enum=list(RULESETS), description=f"Default `{DEFAULT_RULESET}`.")],
         responses={200: SkillRowSerializer, **problem_responses(400, 401, 404)},
         examples=[
             _page_example("board", {"rank": 1, "player": "alice", "bot": False, "ordinal": 8.51, "mu": 27.1,

@@ -11,7 +11,10 @@ class RatingsConfig(AppConfig):
     def ready(self) -> None:
         from goat.players.signals import profile_sections
 
-        from . import tasks  # noqa: F401 (registers the tasks in every process, as the beat schedules them)
+        from . import (
+            errors,  # noqa: F401 (declares the ratings' error codes)
+            tasks,  # noqa: F401 (registers the tasks in every process, as the beat schedules them)
+        )
         from .selectors import player_profile_section
         from .services import ratings_register
 

@@ -21,10 +21,11 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 
 from goat.engine.errors import ALREADY_SEATED, NOT_SEATED
+from goat.games.errors import GameError
 from goat.games.eventstore import events_load
 from goat.games.models import Game
 from goat.games.projections import EndedGame
-from goat.web.errors import ServiceError
+from ratings.errors import RatingError
 
 from .models import ChipAccount, ChipKind, ChipLedgerEntry
 
@@ -67,7 +68,7 @@ def chips_move(*, player, amount: int, kind: str, at: datetime | None = None, ga
     account = _chip_account_locked(player)
     if amount < 0 and account.balance < -amount:
         detail = refusal.format(ante=-amount, fee=-amount, balance=account.balance)
-        raise ServiceError("insufficient_chips", detail, status=422)
+        raise RatingError.INSUFFICIENT_CHIPS(detail)
     ChipLedgerEntry.objects.create(player=player, game_id=game_id, amount=amount, kind=kind, at=at or timezone.now())
     ChipAccount.objects.filter(pk=account.pk).update(balance=F("balance") + amount)
     return account.balance + amount
@@ -80,12 +81,12 @@ def chips_stake_for_seat(*, game: Game, player, seat: int, options, **_signal) -
         # one stake per player and game (the ledger's constraint): who left a game with an ante, and got
         # the stake back, does not come back to it
         if ChipLedgerEntry.objects.filter(player=player, game_id=game.pk, kind=ChipKind.REFUND).exists():
-            raise ServiceError("left_game", LEFT_BEFORE, status=409)
+            raise RatingError.LEFT_GAME(LEFT_BEFORE)
         try:
             with transaction.atomic():
                 chips_move(player=player, amount=-options.ante, kind=ChipKind.STAKE, game_id=game.pk)
         except IntegrityError:  # the same player's other join staked first (they raced past the seat check)
-            raise ServiceError("already_seated", gettext(ALREADY_SEATED), status=409) from None
+            raise GameError.ALREADY_SEATED(gettext(ALREADY_SEATED)) from None
 
 
 LEFT_BEFORE = gettext_lazy("You left this game; its stake was returned and you cannot take a seat at it again.")
@@ -101,7 +102,7 @@ def chips_refund_for_seat(*, game: Game, player, seat: int, options, **_signal) 
             with transaction.atomic():
                 chips_move(player=player, amount=options.ante, kind=ChipKind.REFUND, game_id=game.pk)
         except IntegrityError:  # the same player's other leave refunded it first
-            raise ServiceError("not_seated", gettext(NOT_SEATED), status=403) from None
+            raise GameError.NOT_SEATED(gettext(NOT_SEATED)) from None
 
 
 def chips_project(ended: EndedGame) -> None:

@@ -13,18 +13,19 @@ from django.db import models
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from goat.web import words
+from goat.engine import status
+from goat.games import words
 
 
 class RatingReason(models.TextChoices):
-    FINISHED = "finished", pgettext_lazy("rating reason", "Finished")
-    TIMEOUT = "timeout", pgettext_lazy("rating reason", "Timeout")
-    RESIGNED = "resigned", pgettext_lazy("rating reason", "Resigned")
+    FINISHED = status.FINISHED, pgettext_lazy("rating reason", "Finished")
+    TIMEOUT = status.REASON_TIMEOUT, pgettext_lazy("rating reason", "Timeout")
+    RESIGNED = status.REASON_RESIGNED, pgettext_lazy("rating reason", "Resigned")
 
 
-#: ``Game.result["reason"]`` -> ledger reason
-REASONS = {"limit": RatingReason.FINISHED, "rounds": RatingReason.FINISHED,
-           "timeout": RatingReason.TIMEOUT, "resigned": RatingReason.RESIGNED}
+#: ``Game.result["reason"]`` (goat.engine.status RESULT_REASONS) -> ledger reason
+REASONS = {status.REASON_LIMIT: RatingReason.FINISHED, status.REASON_ROUNDS: RatingReason.FINISHED,
+           status.REASON_TIMEOUT: RatingReason.TIMEOUT, status.REASON_RESIGNED: RatingReason.RESIGNED}
 
 
 class RatingEntry(models.Model):

@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from goat.engine import RULESETS
+from goat.engine.rulesets import DEFAULT_RULESET
 from goat.players import services as players
 from goat.web.pager import PAGE_SIZE, page_of, pager_links
 from goat.web.replica import public_read
@@ -20,7 +21,7 @@ def leaderboards_page(request: HttpRequest) -> HttpResponse:
     period = request.GET.get("period") if request.GET.get("period") in PERIODS else "all"
     ruleset = request.GET.get("ruleset") if request.GET.get("ruleset") in RULESETS else ""
     if board == "skill":
-        ruleset = ruleset or "goat-classic"
+        ruleset = ruleset or DEFAULT_RULESET
         rows = boards.skill_board(ruleset=ruleset)
     else:
         rows = boards.rating_board(period=period, ruleset=ruleset or None)

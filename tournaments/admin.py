@@ -19,13 +19,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, gettext_lazy
 
 from goat.engine.errors import InvalidOptions
-from goat.games.admin import GameAdmin
+from goat.games import words
+from goat.games.admin import GameAdmin, RulesetWords
 from goat.games.models import Game
-from goat.web import words
-from goat.web.admin_site import RulesetWords, coded_filter
+from goat.web.admin_site import coded_filter
 from goat.web.errors import ServiceError
 
-from . import schedules, services
+from . import access, schedules, services
+from .checks import TournamentCreateSerializer
 from .models import Bye, Prize, Registration, Standing, Table, Tournament, TournamentSchedule, TournamentStatus
 
 
@@ -184,8 +185,7 @@ class TournamentAdmin(RulesetWords, admin.ModelAdmin):
     # -- the organiser's actions: services behind a confirmation page ---------------------------------
 
     def has_manage_permission(self, request) -> bool:
-        return bool(request.user.is_active and request.user.is_staff
-                    and request.user.has_perm("tournaments.view_tournament"))
+        return access.may_manage(request.user)
 
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
@@ -352,8 +352,6 @@ class TournamentAddForm(forms.ModelForm):
         """The model's own checks are the service's: nothing to do here."""
 
     def clean(self):
-        from .api.serializers import TournamentCreateSerializer
-
         cleaned = super().clean()
         data = {name: cleaned.get(name) for name in TOURNAMENT_ADD_FIELDS if cleaned.get(name) not in (None, "")}
         if data.get("format") != "swiss":
@@ -397,22 +395,22 @@ class ScheduleForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        try:
-            every, ahead = schedules.schedule_durations(every=cleaned.get("every_iso"),
-                                                        announce_before=cleaned.get("announce_before_iso"))
+        body = {"every": cleaned.get("every_iso"), "announce_before": cleaned.get("announce_before_iso")}
+        if "template" in cleaned and cleaned.get("first_start"):
+            body.update(template=cleaned["template"], first_start=cleaned["first_start"])
+        try:  # the API's own check of a schedule's fields
+            fields = schedules.schedule_fields(body)
         except ServiceError as exc:
+            if "template" in (exc.errors or {}):
+                raise forms.ValidationError({"template": [exc.detail]}) from None
             raise forms.ValidationError({f"{name}_iso": messages for name, messages in (exc.errors or {}).items()
                                          }) from None
-        cleaned["every"], cleaned["announce_before"] = every, ahead
-        if "template" in cleaned and cleaned.get("first_start"):
-            from .api.schedules import schedule_template_validate  # the API's own check of a template
-
-            try:
-                cleaned["template"] = schedule_template_validate(cleaned["template"], cleaned["first_start"])
-            except (ServiceError, InvalidOptions) as exc:
-                raise forms.ValidationError({"template": [getattr(exc, "detail", str(exc))]}) from None
+        except InvalidOptions as exc:
+            raise forms.ValidationError({"template": [getattr(exc, "detail", str(exc))]}) from None
+        cleaned["every"], cleaned["announce_before"] = fields["every"], fields["announce_before"]
+        if "template" in fields:
+            cleaned["template"] = fields["template"]
         return cleaned
-
 
 
 @admin.register(TournamentSchedule)

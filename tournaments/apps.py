@@ -12,6 +12,8 @@ class TournamentsConfig(AppConfig):
         from goat.games.filters import game_filter_register
         from goat.web.query import IntegerFilter
 
+        from . import errors  # noqa: F401 (declares the tournaments' error codes)
+
         game_filter_register("tournament", IntegerFilter(
             field_name="tournament_table__tournament_id", min_value=1, max_value=2**63 - 1,
             help_text="Only games of this tournament (its tables' games).",

@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from goat.web import words
+from goat.games import words
 
 
 class TournamentFormat(models.TextChoices):

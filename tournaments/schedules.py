@@ -20,11 +20,12 @@ from typing import Any
 import isodate
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 
 from . import services
+from .checks import TournamentCreateSerializer
 from .models import Tournament, TournamentSchedule
 
 NO_SCHEDULE = gettext_lazy("No tournament schedule with that id.")
@@ -43,7 +44,7 @@ MISSED_AFTER = timedelta(minutes=10)
 
 
 def _invalid(field: str, message: str) -> ServiceError:
-    return ServiceError("invalid", f"{field}: {message}", status=400, errors={field: [message]})
+    return WebError.INVALID(f"{field}: {message}", errors={field: [message]})
 
 
 def iso_duration(field: str, value: Any) -> timedelta:
@@ -84,7 +85,7 @@ def schedule_durations(*, every: Any, announce_before: Any) -> tuple[timedelta, 
 @transaction.atomic
 def schedule_create(*, created_by, template: dict[str, Any], first_start: datetime, every: timedelta,
                     announce_before: timedelta, active: bool = True) -> TournamentSchedule:
-    """A schedule with a template already validated (tournaments.api.schedules.schedule_template_validate); the API
+    """A schedule with a template already validated (``schedule_fields``); the API
     and the admin both create schedules here."""
     return TournamentSchedule.objects.create(template=template, first_start=first_start, every=every,
                                              announce_before=announce_before, created_by=created_by, active=active)
@@ -96,7 +97,7 @@ def schedule_update(*, schedule_id: int, **changes: Any) -> TournamentSchedule:
     caller). Tournaments already created keep what they were created with."""
     schedule = TournamentSchedule.objects.select_for_update().filter(pk=schedule_id).first()
     if schedule is None:
-        raise ServiceError("not_found", NO_SCHEDULE, status=404)
+        raise WebError.NOT_FOUND(NO_SCHEDULE)
     for name, value in changes.items():
         setattr(schedule, name, value)
     schedule.save(update_fields=list(changes))
@@ -144,3 +145,49 @@ def schedules_run(*, now: datetime | None = None) -> list[int]:
     now = now or timezone.now()
     ids = list(TournamentSchedule.objects.filter(active=True).order_by("id").values_list("pk", flat=True))
     return [pk for schedule_id in ids for pk in schedule_run(schedule_id=schedule_id, now=now)]
+
+
+def schedule_template_validate(template: Any, first_start) -> dict[str, Any]:
+    """A schedule's template checked as a tournament would be at creation (every field but ``starts_at``,
+    the options resolved by the engine): 400 ``invalid`` with ``errors.template`` (or ``invalid_options``)
+    when it would not make a tournament. Returns what is stored: the validated fields, the invite code
+    as its digest."""
+    if not isinstance(template, dict):
+        message = gettext("Must be an object of tournament fields.")
+        raise WebError.INVALID(f"template: {message}", errors={"template": [message]})
+    if "starts_at" in template:
+        message = "Every tournament field except starts_at: each occurrence starts at first_start + k * every."
+        raise WebError.INVALID(f"template: {message}", errors={"template": [message]})
+    serializer = TournamentCreateSerializer(data={**template, "starts_at": first_start})
+    if not serializer.is_valid():
+        messages = [f"{name}: {message}" for name, problems in serializer.errors.items()
+                    for message in (problems if isinstance(problems, list) else [problems])]
+        raise WebError.INVALID("template: " + " ".join(messages), errors={"template": messages})
+    data = dict(serializer.validated_data)
+    data.pop("starts_at")
+    services.tournament_options(ruleset=data["ruleset"], table_size=data["table_size"],
+                                options=data.get("options"))  # InvalidOptions: 400 invalid_options
+    entry = dict(data.get("entry") or {})
+    code = entry.pop("invite_code", None)
+    if code:
+        entry["invite_code_digest"] = services.invite_code_digest(code)
+    data["entry"] = entry
+    return data
+
+
+def schedule_fields(data: dict[str, Any], schedule: TournamentSchedule | None = None) -> dict[str, Any]:
+    """Validated model fields from a schedule's create or update body (the API's, the admin's form's):
+    400 naming the field (``every``, ``announce_before``, ``template``), or ``invalid_options``."""
+    fields: dict[str, Any] = {}
+    if "active" in data:
+        fields["active"] = data["active"]
+    if "first_start" in data:
+        fields["first_start"] = data["first_start"]
+    if "every" in data or "announce_before" in data:
+        every = data.get("every", iso_text(schedule.every) if schedule else None)
+        ahead = data.get("announce_before", iso_text(schedule.announce_before) if schedule else "PT0S")
+        fields["every"], fields["announce_before"] = schedule_durations(every=every, announce_before=ahead)
+    if "template" in data:
+        first = fields.get("first_start") or (schedule.first_start if schedule else None)
+        fields["template"] = schedule_template_validate(data["template"], first)
+    return fields

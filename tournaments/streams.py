@@ -35,7 +35,7 @@ from django.http import HttpRequest, HttpResponse
 from rest_framework.utils.encoders import JSONEncoder
 
 from goat.live import fanout, streaming
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 from goat.web.pagination import Pagination
 
 from . import selectors, services
@@ -119,7 +119,7 @@ async def tournament_stream(request: HttpRequest, tournament_id: int) -> HttpRes
         _viewer, key = await streaming.stream_viewer(request)
         first = await _read_async(tournament_id)
         if first is None:
-            raise ServiceError("not_found", services.TOURNAMENT_NOT_FOUND, status=404)
+            raise WebError.NOT_FOUND(services.TOURNAMENT_NOT_FOUND)
         claim = await streaming.slot_claim(key)
     except ServiceError as exc:
         return streaming.refusal(exc)

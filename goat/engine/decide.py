@@ -20,7 +20,7 @@ from .moves import CHOICES, DEAL, DRAW, KNOCK, PLAY, Move, Waits, check_play, mo
 from .rounds import draw_tile, knock, next_deal, place_tile, start_round
 from .rulesets import resolve_options
 from .state import GameState
-from .status import WAITING
+from .status import CANCEL_LEFT, WAITING
 from .tiles import TEXT, Tile, as_tile, parse_tile
 
 
@@ -138,7 +138,7 @@ def _decide_on(g: GameMachine | None, command: Command) -> tuple[GameMachine, li
         events = [{"type": "seat_left", "seat": seat, "data": {"seat": seat, "player": command.player}}]
         g = dispatch(g, events[0], True)
         if all(player is None for player in g.players):  # the last one out cancels the game
-            events.append({"type": "game_cancelled", "seat": None, "data": {"reason": "left"}})
+            events.append({"type": "game_cancelled", "seat": None, "data": {"reason": CANCEL_LEFT}})
             g = dispatch(g, events[-1], True)
         return g, events, _advance(g, events)
     elif isinstance(command, CancelGame):

@@ -1,8 +1,9 @@
 """Typed rules errors. Each has a stable machine-readable ``code`` and a ``detail`` a player understands.
 
-``context`` holds the parameters the detail names (a tile, a seat), so that a layer above can say the
-same sentence in the player's language (goat/games/rules_texts.py). A detail built from values by
-``said`` also keeps its English ``template``, which that layer translates and fills with ``context``.
+``context`` holds the parameters the detail names (a tile, an end, a seat as people count it: from 1,
+``rulesets.seat_number``), so that a layer above can say the same sentence in the player's language
+(goat/games/rules_texts.py). A detail built from values by ``said`` also keeps its English
+``template``, which that layer translates and fills with ``context``.
 """
 
 from __future__ import annotations

@@ -15,9 +15,26 @@ from .errors import ALREADY_SEATED, NOT_RUNNING, NOT_WAITING, STARTED, IllegalMo
 from .machine import GameMachine, RoundMachine
 from .moves import DEAL, DRAW, KNOCK, PLAY, REVEAL, check_play, expect, pending
 from .rounds import draw_tile, interrupt, knock, next_deal, place_tile, start_round
-from .rulesets import SECOND_EDITION_OPENERS, Options, is_first_edition, resolve_options, with_first_edition
+from .rulesets import (
+    SECOND_EDITION_OPENERS,
+    Options,
+    is_first_edition,
+    resolve_options,
+    seat_number,
+    with_first_edition,
+)
 from .scoring import PlayerScore
-from .status import CANCELLED, OPEN, RUNNING, WAITING
+from .status import (
+    CANCEL_LEFT,
+    CANCEL_REASONS,
+    CANCEL_RUNNING_REASONS,
+    CANCELLED,
+    OPEN,
+    REASON_RESIGNED,
+    REASON_TIMEOUT,
+    RUNNING,
+    WAITING,
+)
 from .tiles import ALL_TILES, PARSE, TEXT, Tile, parse_tile, tile_set
 
 Event = dict[str, Any]  # {"type", "seat", "data"} (+ "seq", "at" once stored)
@@ -117,20 +134,13 @@ def _seat_left(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMac
         if seat.__class__ is not int or not 0 <= seat < g.seats:
             raise InvalidEvent("invalid_seat", f"seat {seat!r} is not a seat of this game.")
         if not isinstance(player, str) or g.players[seat] != player:
-            raise IllegalMove.said("not_seated", "{player!r} does not hold seat {seat}.", player=player, seat=seat)
+            raise IllegalMove.said("not_seated", "{player!r} does not hold seat {seat}.", player=player,
+                                   seat=seat_number(seat))
     g.players[seat] = None  # type: ignore[index]
     g.client_seeds[seat] = None  # type: ignore[index]
     g.stream = None
     g.version += 1
     return g
-
-
-#: why a game was cancelled: its last seated player left, or it did not fill in time (a waiting game);
-#: or the tournament it belongs to was cancelled (a waiting or running game); or nothing happened in it
-#: for the server's idle time (a running game; the server cancels only unclocked games with a computer)
-CANCEL_REASONS = ("left", "expired", "tournament_cancelled", "idle")
-#: the reasons that may also cancel a game that has started
-CANCEL_RUNNING_REASONS = ("tournament_cancelled", "idle")
 
 
 def _game_cancelled(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMachine:
@@ -146,7 +156,7 @@ def _game_cancelled(g: GameMachine, event: Mapping[str, Any], check: bool) -> Ga
             raise IllegalMove("game_not_waiting", NOT_WAITING)
         if reason not in CANCEL_REASONS:
             raise InvalidEvent("malformed_event", f"game_cancelled needs a reason of {list(CANCEL_REASONS)}.")
-        if reason == "left" and any(player is not None for player in g.players):
+        if reason == CANCEL_LEFT and any(player is not None for player in g.players):
             raise InvalidEvent("seats_taken", "a game is cancelled as left only once no seat is taken.")
     g.status = CANCELLED
     g.version += 1
@@ -255,7 +265,7 @@ def _timed_out(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMac
         expect(g, (PLAY,), seat, "timed_out")
         if g.options.move_time <= 0:
             raise IllegalMove("no_clock", "This game has no move clock.")
-    interrupt(g, seat, "timeout")
+    interrupt(g, seat, REASON_TIMEOUT)
     return g
 
 
@@ -265,7 +275,7 @@ def _resigned(g: GameMachine, event: Mapping[str, Any], check: bool) -> GameMach
         if g.status != RUNNING:
             raise IllegalMove("game_not_running", NOT_RUNNING)
         expect(g, (PLAY,), None, "resigned")
-    interrupt(g, seat, "resigned")
+    interrupt(g, seat, REASON_RESIGNED)
     return g
 
 

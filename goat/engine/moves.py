@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Protocol
 
 from .errors import NOT_RUNNING, IllegalMove, InvalidEvent, RulesError
-from .rulesets import Options
+from .rulesets import Options, seat_number
 from .status import RUNNING, WAITING
 from .tiles import ALL_TILES, BIT, EVERY_TILE, SHOWS, TEXT, TILE_COUNT, Tile
 
@@ -228,6 +228,11 @@ _FORCED_WHAT = {DEAL: "the next deal", DRAW: "seat {who} drawing from the bazaar
                 REVEAL: "the seed reveal"}
 
 
+def _person(seat: object) -> object:
+    """A seat in a sentence, as people count it (``seat_number``); anything else as given."""
+    return seat_number(seat) if isinstance(seat, int) and not isinstance(seat, bool) else seat
+
+
 def expect(state: GameView, kinds: tuple[str, ...], seat: object, etype: str) -> None:
     """Raise the right error when ``etype`` (by ``seat``) is not what the game waits for."""
     kind, who = pending(state)
@@ -240,15 +245,17 @@ def _unexpected(kind: str, who: int | None, seat: object, etype: str) -> RulesEr
     if kind == DONE:
         return InvalidEvent("event_after_end", f"the game is over; a {etype} cannot follow.")
     if kind in _FORCED_WHAT:
-        what = _FORCED_WHAT[kind].format(who=who)
+        what = _FORCED_WHAT[kind].format(who=_person(who))
         return InvalidEvent("forced_action_missing", f"the rules force {what} before any {etype}.")
     if etype in ("tile_played", "timed_out", "resigned"):
         if kind == PLAY:
-            return IllegalMove("not_your_turn", f"It is seat {who}'s turn, not seat {seat}'s.", turn=who, seat=seat)
+            return IllegalMove("not_your_turn", f"It is seat {_person(who)}'s turn, not seat {_person(seat)}'s.",
+                               turn=_person(who), seat=_person(seat))
         return IllegalMove("game_not_running", NOT_RUNNING)
     if etype == "tile_drawn":
-        return InvalidEvent("unforced_draw", f"seat {seat} may not draw now: a draw is only made when no tile fits.")
+        return InvalidEvent("unforced_draw",
+                            f"seat {_person(seat)} may not draw now: a draw is only made when no tile fits.")
     if etype == "knocked":
-        return InvalidEvent("unforced_knock", f"seat {seat} may not knock now: a knock is only made when nothing "
-                            "fits and no draw is allowed.")
+        return InvalidEvent("unforced_knock", f"seat {_person(seat)} may not knock now: a knock is only made when "
+                            "nothing fits and no draw is allowed.")
     return InvalidEvent("unexpected_event", f"a {etype} event cannot come now (the game waits for {kind}).")

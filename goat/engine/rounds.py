@@ -18,7 +18,7 @@ from .machine import GameMachine, RoundMachine
 from .rulesets import Options
 from .scoring import PlayerScore
 from .state import Result, RoundRecord
-from .status import FINISHED, INTERRUPTED, RUNNING
+from .status import FINISHED, INTERRUPTED, REASON_LIMIT, REASON_ROUNDS, RUNNING
 from .tiles import ALL_TILES, BIT, HALVES, SHOWS, SHOWS_NON_DOUBLE, Tile, ends_after, tile_set
 
 END_OUT, END_FISH = scoring.END_OUT, scoring.END_FISH
@@ -209,13 +209,13 @@ def game_result(options: Options, players: Sequence[PlayerScore], rounds_played:
         limit: int = options.limit  # type: ignore[assignment]
         if not scoring.goat_game_over(players, limit, options.remembered_counts is not False):
             return None
-        reason = "limit"
+        reason = REASON_LIMIT
         points = scoring.points(players, options.remembered_counts)  # D-8
         goats, winners = scoring.result_by_limit(points, limit)
     else:
         if rounds_played < options.rounds:  # type: ignore[operator]
             return None
-        reason = "rounds"
+        reason = REASON_ROUNDS
         points = scoring.points(players, options.remembered_counts)
         goats, winners = scoring.result_by_rounds(points)
     return Result(

@@ -18,6 +18,14 @@ from typing import Any, NamedTuple
 from .errors import InvalidOptions
 
 MIN_SEATS, MAX_SEATS = 2, 4
+#: the ruleset a game, a leaderboard or a form takes when none is named
+DEFAULT_RULESET = "goat-classic"
+
+
+def seat_number(seat: int) -> int:
+    """A seat as people count it, from 1: the engine, the API and the log count seats from 0; every text
+    a person reads (a refusal, a page, the admin) says ``seat_number(seat)``."""
+    return seat + 1
 
 OPENERS = ("doubles_from_one", "doubles_from_one_by_sum", "smallest_double")
 #: option values the second edition added: a first-edition record (no ``remembered_counts``) cannot hold them

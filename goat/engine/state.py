@@ -82,7 +82,7 @@ class RoundRecord(NamedTuple):
 class Result(NamedTuple):
     """How a game ended: the reason, the goats and winners, rating points and chips per seat."""
 
-    reason: str  # "limit" | "rounds" | "timeout" | "resigned"
+    reason: str  # one of status.RESULT_REASONS
     goats: tuple[int, ...]
     winners: tuple[int, ...]
     rating_points: tuple[int, ...]

@@ -101,13 +101,6 @@ def as_tile(value: object) -> Tile | None:
     return None
 
 
-def tile_from_index(value: object) -> Tile:
-    """The tile with canonical index ``value`` (0..27); ``ValueError`` for anything else."""
-    if value.__class__ is not int or not 0 <= value < TILE_COUNT:
-        raise ValueError(f"{value!r} is not a tile index")
-    return ALL_TILES[value]
-
-
 def tile_str(tile: int) -> str:
     """The canonical text ``"low-high"`` of a tile."""
     return TEXT[tile]

@@ -17,7 +17,7 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from goat.fairplay import services
 from goat.fairplay.models import REVIEW_PERMISSION, FairPlayReport, FairPlayReview, Outcome, ReportStatus
-from goat.web import words
+from goat.games import words
 from goat.web.admin_site import coded_column
 from goat.web.errors import ServiceError
 

@@ -11,4 +11,7 @@ class FairPlayConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from goat.fairplay import tasks  # noqa: F401 (registers the scan with the Celery app)
+        from goat.fairplay import (
+            errors,  # noqa: F401 (declares the fair-play error codes)
+            tasks,  # noqa: F401 (registers the scan with the Celery app)
+        )

@@ -30,22 +30,19 @@ from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
-from goat.games import audit, selectors
+from goat.games import access, audit, selectors, words
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
 from goat.games.table import game_scoresheet, replay_model
-from goat.web import words
+from goat.games.words import word
 from goat.web.admin_site import coded_column, coded_filter
 from goat.web.csvfiles import csv_writer
 from goat.web.query import ascii_whole_number
-from goat.web.words import word
 
 EVENTS_PER_PAGE = 50
 
 
 def _require_audit(request) -> None:
-    if not request.user.has_perm(audit.AUDIT_PERMISSION):
-        raise PermissionDenied(gettext(
-            "You need the permission “Can audit games” for the replay, verification and exports."))
+    access.audit_required(request.user)
 
 
 SEATED = gettext_lazy(
@@ -67,27 +64,18 @@ def _events_for_log(game: Game, *, reveal: bool) -> list[dict]:
     return events
 
 
-def scoresheet_table(game: Game) -> dict | None:
-    """The scoresheet (selectors.scoresheet) shaped as the seed-001 table: one row per round, for each
-    player the round points, remembered and total; fish rounds marked, with the pot carried; the round
-    winners of a domino-3rounds round (docs/rules.md §8). ``points`` follow the game's ``remembered_counts``."""
-    if game.version == 0:
-        return None
-    state = selectors.game_state(game=game)
-    sheet = selectors.scoresheet(game=game, state=state)
-    rows = []
-    for r in sheet["rounds"]:
-        cells = [
-            {"round_points": r["round_points"][s], "remembered": p["remembered"], "score": p["score"],
-             "points": p["points"], "open": p["open"], "went_out": r["end"] == "out" and r["seat"] == s,
-             "fisher": r["end"] == "fish" and r["seat"] == s, "round_winner": s in r.get("winners", ())}
-            for s, p in enumerate(r["players"])
-        ]
-        rows.append({"round": r["round"], "end": r["end"], "fish": r["end"] == "fish", "draw": r["draw"],
-                     "fish_pot": r["fish_pot"], "cells": cells, "winners": r.get("winners")})
-    return {"players": [t["player"] for t in sheet["totals"]], "rows": rows, "totals": sheet["totals"],
-            "fish_pot": sheet["fish_pot"], "remembered_counts": state.options.remembered_counts,
-            "round_winners": state.options.scoring == "rounds"}
+class RulesetWords:
+    """A ModelAdmin mixin: the row's ``ruleset`` shows by its name (goat.games.words) on its page and as
+    ``ruleset_words`` in a list."""
+
+    ruleset_words = coded_column("ruleset", words.RULESETS, gettext_lazy("ruleset"))
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*super().get_readonly_fields(request, obj), "ruleset_words"]  # type: ignore[misc]
+
+    def get_fields(self, request, obj=None):
+        fields = [name for name in super().get_fields(request, obj) if name != "ruleset_words"]  # type: ignore[misc]
+        return ["ruleset_words" if name == "ruleset" else name for name in fields]
 
 
 # --- filters ----------------------------------------------------------------------------------
@@ -167,10 +155,10 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         return actions
 
     def has_view_permission(self, request, obj=None):
-        return super().has_view_permission(request, obj) or request.user.has_perm(audit.AUDIT_PERMISSION)
+        return super().has_view_permission(request, obj) or access.may_audit(request.user)
 
     def has_audit_permission(self, request):
-        return request.user.has_perm(audit.AUDIT_PERMISSION)
+        return access.may_audit(request.user)
 
     @admin.display(description=gettext_lazy("options"))
     def options_shown(self, game):
@@ -244,7 +232,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         return super().change_view(request, object_id, form_url, extra_context)
 
     def _audit_context(self, request, game: Game) -> dict:
-        can_audit = request.user.has_perm(audit.AUDIT_PERMISSION)
+        can_audit = access.may_audit(request.user)
         can_reveal = game.status == GameStatus.RUNNING and selectors.sees_everything(game, request.user)
         reveal = can_reveal and request.GET.get("hidden") == "1"
         if reveal:
@@ -343,12 +331,14 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
         response["Content-Disposition"] = f'attachment; filename="game-{game.pk}-scoresheet.csv"'
         writer = csv_writer(response)
         writer.writerow(SCORESHEET_CSV_COLUMNS)
-        table = scoresheet_table(game)
-        for row in (table["rows"] if table else []):
-            for seat, cell in enumerate(row["cells"]):
-                writer.writerow([row["round"], row["end"], table["players"][seat], cell["round_points"],
-                                 cell["remembered"], cell["score"], cell["points"], row["fish_pot"],
-                                 "" if row["winners"] is None else ("yes" if cell["round_winner"] else "no")])
+        sheet = selectors.scoresheet(game=game, state=selectors.game_state(game=game)) if game.version else None
+        players = [t["player"] for t in sheet["totals"]] if sheet else []
+        for r in (sheet["rounds"] if sheet else []):
+            winners = r.get("winners")
+            for seat, p in enumerate(r["players"]):
+                writer.writerow([r["round"], r["end"], players[seat], r["round_points"][seat], p["remembered"],
+                                 p["score"], p["points"], r["fish_pot"],
+                                 "" if winners is None else ("yes" if seat in winners else "no")])
         return response
 
 

@@ -1,4 +1,4 @@
-"""The expert's analysis of a finished game (API.md "Computer analysis", docs/computer.md).
+"""The expert's analysis of a finished game (docs/api.md "Computer analysis", docs/computer.md).
 
 ``analysis_request`` (POST) stores one ``GameAnalysis`` per game and engine version and queues ONE
 task on the ``analysis`` queue (``goat.tasks.analyse_game``) when it is new; a request while it is
@@ -37,9 +37,9 @@ from goat.engine import computer, expert
 from goat.engine.fold import Fold
 from goat.engine.seat import is_forced
 from goat.engine.tiles import PARSE, TEXT
-from goat.games import eventstore, selectors, services
+from goat.games import eventstore, selectors
+from goat.games.errors import GAME_NOT_ENDED, GameError
 from goat.games.models import AnalysisStatus, Game, GameAnalysis, GameStatus
-from goat.web.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 
@@ -69,9 +69,9 @@ def move_accuracy(loss: float) -> float:
 def _ended_game(game_id: int) -> Game:
     game = selectors.game_get(game_id=game_id)
     if game.status == GameStatus.CANCELLED:
-        raise ServiceError("game_cancelled", GAME_CANCELLED, status=409)
+        raise GameError.GAME_CANCELLED(GAME_CANCELLED)
     if not game.ended:
-        raise ServiceError("game_not_ended", services.GAME_NOT_ENDED, status=409)
+        raise GameError.GAME_NOT_ENDED(GAME_NOT_ENDED)
     return game
 
 
@@ -119,7 +119,7 @@ def analysis_read(*, game_id: int) -> tuple[int, dict[str, Any]]:
     game = _ended_game(game_id)
     analysis = GameAnalysis.objects.filter(game=game, engine=expert.ENGINE_VERSION).first()
     if analysis is None:
-        raise ServiceError("analysis_not_requested", ANALYSIS_NOT_REQUESTED, status=404)
+        raise GameError.ANALYSIS_NOT_REQUESTED(ANALYSIS_NOT_REQUESTED)
     return (200 if analysis.status in FINAL else 202), _body(analysis)
 
 

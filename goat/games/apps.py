@@ -15,7 +15,10 @@ class GoatConfig(AppConfig):
         # The Celery app is loaded with Django (not in goat/__init__.py, so that importing the pure
         # engine, goat.engine, never drags in Celery or Django).
         from goat import celery  # noqa: F401
-        from goat.games import tasks  # noqa: F401 (registers the tasks with the Celery app)
+        from goat.games import (
+            errors,  # noqa: F401 (declares the games' and the engine's error codes)
+            tasks,  # noqa: F401 (registers the tasks with the Celery app)
+        )
         from goat.games.gauges import games_gauges
         from goat.web.metrics import scrape_register
 

@@ -12,21 +12,22 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from goat.games import selectors
+from goat.games import access
 from goat.games.models import Game, GameStatus, HiddenInfoView
 from goat.games.verification import Verification, game_verify
 
 logger = logging.getLogger(__name__)
 
 #: the permission that the replay, verify and export views require
-AUDIT_PERMISSION = selectors.AUDIT_PERMISSION
+AUDIT_PERMISSION = access.AUDIT_PERMISSION
 
 
 def audit_record_hidden_view(*, user, game: Game, what: str) -> HiddenInfoView | None:
     """Record that ``user`` saw ``what`` of ``game``'s hidden information (hands, bazaar).
 
-    Only a RUNNING game's hidden information is secret (RULES/API: nothing is redacted once a game
-    ended, and a waiting game has nothing dealt), so other games record nothing and return ``None``.
+    Only a RUNNING game's hidden information is secret (docs/api.md "Events and what is hidden":
+    nothing is redacted once a game ended, and a waiting game has nothing dealt), so other games record
+    nothing and return ``None``.
     """
     if game.status != GameStatus.RUNNING:
         return None

@@ -14,7 +14,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
-from goat.web import words
+from goat.games import words
 
 
 def player_of(seat: object, players: list[str | None]) -> str:

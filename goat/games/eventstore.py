@@ -32,7 +32,6 @@ from goat.web.errors import ServiceError
 from goat.web.rows import convert as _convert
 from goat.web.rows import converters as _converters
 from goat.web.rows import fetch as _fetch
-from goat.web.rows import postgresql
 
 GENESIS_HASH = "0" * 64
 
@@ -107,8 +106,10 @@ class LoadedGame:
 # on PostgreSQL over goat.web.rows.fixed_cursor (server-side binding, prepared once per connection,
 # rows in binary where asked: numbers and ``at`` through psycopg's C loaders), elsewhere over
 # Django's cursor. That is the whole PostgreSQL/SQLite difference of a load; the append differs only
-# in how the batch is inserted (one CTE on PostgreSQL, ``_insert_rows``). Rows become values with each column's own
-# converters (the backend's, then the field's: what the ORM's compiler applies), so no queryset is
+# in how the batch is written with its head, one recorder class per database (``PostgresRecorder``: one
+# CTE; ``StatementsRecorder``: two statements in a transaction), chosen by ``recorder()``. Rows become
+# values with each column's own converters (the backend's, then the field's: what the ORM's compiler
+# applies), so no queryset is
 # compiled on a command's path (compiling one cost more CPU than the query: docs/performance.md).
 
 
@@ -182,7 +183,7 @@ def _head_update_text(vendor: str, fields: tuple[str, ...]) -> tuple[str, tuple[
 
 
 def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, at: datetime | None = None,
-                  update_fields: Sequence[str] = ()) -> list[StoredEvent]:
+                  update_fields: Sequence[str] = (), using: StatementsRecorder | None = None) -> list[StoredEvent]:
     """Append engine events to ``game``'s stream and move the stream head, atomically and optimistically.
 
     The head is the game row: ``version`` and ``last_hash`` (and ``update_fields``, the read-model
@@ -192,6 +193,7 @@ def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, a
     concurrent writers from one version exactly one lands. On PostgreSQL the head's UPDATE and the
     batch's INSERT are ONE statement (a CTE), atomic without a transaction of the caller's.
     ``(game, seq)`` being unique is the last line of defence. Sets ``game.version``/``game.last_hash``.
+    ``using``: the recorder that writes (the database's own, ``recorder()``, unless a test names one).
     """
     at = at or dj_timezone.now()
     at_text = format_at(at)
@@ -212,7 +214,7 @@ def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, a
     head_params = [*(field.get_db_prep_save(field.pre_save(game, add=False), connection) for field in model_fields),
                    game.pk, expected]
     try:
-        positions = _write(head_sql, head_params, rows, game.pk, actor_id, at)
+        positions = (using or recorder()).write(head_sql, head_params, rows, game.pk, actor_id, at)
         if positions is None:
             raise StreamConflict(game.pk, expected)
     except BaseException:
@@ -223,34 +225,57 @@ def events_append(*, game: Game, events: Sequence[dict[str, Any]], actor=None, a
     return rows
 
 
-def _write(head_sql: str, head_params: list, rows: list[StoredEvent], game_id: int, actor_id, at
-           ) -> list[int] | None:
-    """Move the head and insert ``rows``; the positions drawn, or None if the head had moved."""
-    if postgresql() and rows:
-        # the batch as one JSON parameter (psycopg dumped nine arrays element by element in Python)
+class StatementsRecorder:
+    """Writes a batch with its head move as two statements in one transaction: the head's
+    ``UPDATE … WHERE version = expected`` and, if it moved, the rows' INSERT. Any database (the
+    embedded SQLite; PostgreSQL's empty batches)."""
+
+    def write(self, head_sql: str, head_params: list, rows: list[StoredEvent], game_id: int, actor_id, at
+              ) -> list[int] | None:
+        """Move the head and insert ``rows``; the positions drawn, or None if the head had moved."""
+        with transaction.atomic():
+            if not _fetch(head_sql, head_params):
+                return None
+            return self._insert(rows, game_id, actor_id, at)
+
+    @staticmethod
+    def _insert(rows: list[StoredEvent], game_id: int, actor_id, at) -> list[int]:
+        if not rows:
+            return []
+        one = "(%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+        sql = (f"INSERT INTO {_TABLE} (game_id, seq, type, seat, data, actor_id, at, prev_hash, hash) VALUES "
+               + ", ".join([one] * len(rows)) + " RETURNING position")
+        at_db = GameEvent._meta.get_field("at").get_db_prep_save(at, connection)
+        params = []
+        for row in rows:
+            params += [game_id, row.seq, row.type, row.seat, json.dumps(row.data, ensure_ascii=False), actor_id,
+                       at_db, row.prev_hash, row.hash]
+        return sorted(position for (position,) in _fetch(sql, params))
+
+
+class PostgresRecorder(StatementsRecorder):
+    """PostgreSQL's: the head's UPDATE and the batch's INSERT are ONE statement (a CTE), atomic without
+    a transaction of the caller's; the batch travels as one JSON parameter (psycopg dumped nine arrays
+    element by element in Python). An empty batch moves the head as any database does."""
+
+    def write(self, head_sql: str, head_params: list, rows: list[StoredEvent], game_id: int, actor_id, at
+              ) -> list[int] | None:
+        if not rows:
+            return super().write(head_sql, head_params, rows, game_id, actor_id, at)
         batch = json.dumps([{name: getattr(row, name) for name in _BATCH_KEYS} for row in rows],
                            ensure_ascii=False, separators=(",", ":"))
         found = _fetch(f"WITH head AS ({head_sql}) {_INSERT_PG}", [*head_params, game_id, actor_id, at, batch])
         return sorted(position for (position,) in found) or None
-    with transaction.atomic():
-        if not _fetch(head_sql, head_params):
-            return None
-        return _insert_rows(rows, game_id, actor_id, at)
 
 
-def _insert_rows(rows: list[StoredEvent], game_id: int, actor_id, at) -> list[int]:
-    """The batch's INSERT where the head moved in a statement of its own (SQLite; an empty batch)."""
-    if not rows:
-        return []
-    one = "(%s, %s, %s, %s, %s, %s, %s, %s, %s)"
-    sql = (f"INSERT INTO {_TABLE} (game_id, seq, type, seat, data, actor_id, at, prev_hash, hash) VALUES "
-           + ", ".join([one] * len(rows)) + " RETURNING position")
-    at_db = GameEvent._meta.get_field("at").get_db_prep_save(at, connection)
-    params = []
-    for row in rows:
-        params += [game_id, row.seq, row.type, row.seat, json.dumps(row.data, ensure_ascii=False), actor_id, at_db,
-                   row.prev_hash, row.hash]
-    return sorted(position for (position,) in _fetch(sql, params))
+#: the recorder of each database, by the connection's vendor (one interface: ``write``)
+RECORDERS: dict[str, StatementsRecorder] = {"postgresql": PostgresRecorder()}
+_STATEMENTS = StatementsRecorder()
+
+
+def recorder() -> StatementsRecorder:
+    """The recorder of the database the default connection speaks to."""
+    return RECORDERS.get(connection.vendor, _STATEMENTS)
 
 
 def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> list[StoredEvent]:

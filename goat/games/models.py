@@ -12,7 +12,7 @@ from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from goat.engine import status as engine_status
-from goat.web import words
+from goat.games import words
 
 
 class GameStatus(models.TextChoices):

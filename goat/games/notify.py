@@ -28,10 +28,8 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from django.db.models import prefetch_related_objects
-
 from goat.engine.status import CANCELLED, OPEN, RUNNING, WAITING
-from goat.games import signals
+from goat.games import selectors, signals
 from goat.games.models import Game, Seat
 from goat.live import fanout
 
@@ -57,13 +55,8 @@ def lobby_message(game_id: int | None, status: str | None, summary: dict[str, An
 
 
 def lobby_summary(game: Game) -> dict[str, Any]:
-    """``game``, the row as a command committed it, as GET /api/games/ lists it: its seats and their
-    players are read (one query)."""
-    from goat.games.api.serializers import GameSummarySerializer  # the list's own shape
-    from goat.games.selectors import seats_prefetch
-
-    prefetch_related_objects([game], seats_prefetch())
-    return dict(GameSummarySerializer(game).data)
+    """``game``, the row as a command committed it, as GET /api/games/ lists it (``selectors.game_summary``)."""
+    return selectors.game_summary(game)
 
 
 def seat_channel(game_id: int, player_id: int) -> str:

@@ -10,8 +10,8 @@ from django.utils.translation import gettext_lazy
 
 from goat.engine import records
 from goat.games import eventstore, services, signing
+from goat.games.errors import GameError
 from goat.games.models import Game
-from goat.web.errors import ServiceError
 
 GAME_NOT_RECORDABLE = gettext_lazy("The game's stored events do not verify, so no record of it can be signed.")
 
@@ -28,12 +28,12 @@ def engine_name() -> str:
 def game_record(*, game: Game) -> str:
     """The signed record of ``game``; 409 ``game_not_ended`` while it runs (its seed is still secret)."""
     if not game.ended:
-        raise ServiceError("game_not_ended", services.GAME_NOT_ENDED, status=409)
+        raise GameError.GAME_NOT_ENDED(services.GAME_NOT_ENDED)
     events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
     try:
         body = records.write_record(events, game=game.pk, rated=game.rated, engine=engine_name())
     except ValueError as exc:
-        raise ServiceError("game_not_recordable", GAME_NOT_RECORDABLE, status=409) from exc
+        raise GameError.GAME_NOT_RECORDABLE(GAME_NOT_RECORDABLE) from exc
     return signing.sign(body)
 
 

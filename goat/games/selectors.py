@@ -1,7 +1,7 @@
 """Reads: what a caller may see of a game. Hidden information is removed here and nowhere else.
 
 While a game runs a player sees their own hand, the counts of the others' hands and of the bazaar,
-and in the event log another seat's hand and drawn tiles are replaced (RULES/API "Redaction"). Once
+and in the event log another seat's hand and drawn tiles are replaced (docs/api.md "Events and what is hidden"). Once
 the game has ended nothing is hidden. Auditors (the ``goat.audit_game`` permission; superusers have
 every permission) see everything too, except in a running game where they hold a seat: there they
 see what any player sees (docs/api.md). ``sees_everything`` is that rule, for the API,
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy
@@ -22,11 +22,12 @@ from goat.engine.rules import pending
 from goat.engine.state import GameState
 from goat.engine.status import OPEN
 from goat.engine.tiles import tile_str, tiles_str
-from goat.games import eventstore
+from goat.games import access, eventstore
 from goat.games.eventstore import LoadedGame, StoredEvent
 from goat.games.models import Game, Seat
+from goat.games.shapes import GameSummarySerializer
 from goat.web import replica
-from goat.web.errors import ServiceError
+from goat.web.errors import WebError
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
 
@@ -44,7 +45,7 @@ def game_get(*, game_id: int, viewer=None) -> Game:
         replica.read_primary()
         game = _game_row(game_id)
     if game is None or (viewer is not None and not game_visible(game, viewer)):
-        raise ServiceError("not_found", GAME_NOT_FOUND, status=404)
+        raise WebError.NOT_FOUND(GAME_NOT_FOUND)
     return game
 
 
@@ -56,7 +57,7 @@ def game_visible(game: Game, user, seat: int | None = None) -> bool:
         return True
     if not getattr(user, "is_authenticated", False):
         return False
-    return seat is not None or user.is_staff or Seat.objects.filter(game=game, player=user).exists()
+    return seat is not None or access.sees_private_games(user) or Seat.objects.filter(game=game, player=user).exists()
 
 
 def _game_row(game_id: int) -> Game | None:
@@ -102,8 +103,8 @@ def viewer_seat(game: Game, user) -> int | None:
     return Seat.objects.filter(game=game, player=user).values_list("seat", flat=True).first()
 
 
-#: the permission that lets a user see hidden information (goat.games.audit.AUDIT_PERMISSION)
-AUDIT_PERMISSION = "goat.audit_game"
+#: the permission that lets a user see hidden information (goat.games.access)
+AUDIT_PERMISSION = access.AUDIT_PERMISSION
 
 
 def sees_everything(game: Game, user, seat: int | None | object = ...) -> bool:
@@ -115,7 +116,7 @@ def sees_everything(game: Game, user, seat: int | None | object = ...) -> bool:
         return False
     if seat is not ... and seat is not None:
         return False  # a seated player sees their seat's view, auditor or not (and needs no permission query)
-    if not user.has_perm(AUDIT_PERMISSION):
+    if not access.may_audit(user):
         return False
     if seat is ...:
         seat = viewer_seat(game, user)
@@ -322,3 +323,10 @@ def player_games(*, player) -> QuerySet[Game]:
     one count, one page and one query for the seats of the page's games). GET /api/players/me/games/,
     the player page and the play page's "my games"."""
     return games_listed().filter(seat_set__player=player)
+
+
+def game_summary(game: Game) -> dict[str, Any]:
+    """``game`` as GET /api/games/ lists it (goat.games.shapes: the list's one shape), for the lobby's
+    live rows: its seats and their players are read (one query)."""
+    prefetch_related_objects([game], seats_prefetch())
+    return dict(GameSummarySerializer(game).data)

@@ -34,13 +34,15 @@ from goat.engine.rules import PLAY, pending
 from goat.engine.state import GameState
 from goat.engine.status import PLAYED
 from goat.games import eventstore, notify, projections, selectors, signals
+from goat.games.errors import GAME_NOT_ENDED, PRECONDITIONS, GameError, RulesRefusal, refusal
 from goat.games.eventstore import LoadedGame, StoredEvent, StreamConflict
 from goat.games.models import Game, GameEvent, GameStatus, Seat
 from goat.games.rules_texts import rules_detail
+from goat.players.errors import PlayerError
 from goat.players.models import BotAccount
 from goat.players.services import computer_accounts, player_is_bot, player_is_computer
 from goat.web import metrics
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 from goat.web.logs import game_context
 
 logger = logging.getLogger(__name__)
@@ -49,7 +51,6 @@ logger = logging.getLogger(__name__)
 MAX_TRIES = 3
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
-GAME_NOT_ENDED = gettext_lazy("The game has not ended yet.")
 GAME_FULL = gettext_lazy("Every seat of this game is taken.")
 COMPUTER_SEAT = gettext_lazy("This seat is a computer player's: only the computer moves for it.")
 COMPUTER_PLAYER = gettext_lazy("A computer player takes seats only in the games that ask for it.")
@@ -59,35 +60,31 @@ COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no
 BOT_ACCOUNT = gettext_lazy("A bot plays through challenges only: it creates and joins no game of the lobby.")
 CASUAL_ANTE = gettext_lazy("An unrated game has no ante: leave out 'ante' or make it 0.")
 
-#: the engine's refusals of a command's precondition, answered as ServiceErrors with their status: the
-#: caller holds no seat (403), the game is past joining and leaving (409), or it is not running (422;
-#: the tournaments' withdrawal tells a game that ended meanwhile by it)
-_REFUSAL_STATUS = {"not_seated": 403, "already_seated": 409, "game_not_waiting": 409, "game_not_running": 422}
 
 def _release_seat(game: Game, player, seat: int, options) -> None:
     signals.seat_freed.send(sender=Game, game=game, player=player, seat=seat, options=options)
 
 
-def _decided(state: GameState | None, command) -> tuple[GameState, list[dict[str, Any]]]:
-    """``engine.decide``, its refusals of a precondition (``_REFUSAL_STATUS``) as ServiceErrors; a
+def _decide_or_refuse(state: GameState | None, command) -> tuple[GameState, list[dict[str, Any]]]:
+    """``engine.decide``, its refusals of a precondition (goat.games.errors.PRECONDITIONS) as ServiceErrors; a
     rule's refusal stays the engine's error (422, rendered as problem details as it is). Either way its
     detail is said in the caller's language (goat/games/rules_texts.py)."""
     try:
         return engine.decide(state, command)
     except engine.IllegalMove as error:
-        if error.code not in _REFUSAL_STATUS:
+        if error.code not in PRECONDITIONS:
             raise
-        raise ServiceError(error.code, rules_detail(error), status=_REFUSAL_STATUS[error.code]) from None
+        raise refusal(error, rules_detail(error)) from None
 
 
 def _not_found() -> ServiceError:
-    return ServiceError("not_found", GAME_NOT_FOUND, status=404)
+    return WebError.NOT_FOUND(GAME_NOT_FOUND)
 
 
 def _version_mismatch(version: int, expected: int) -> ServiceError:
-    return ServiceError("version_mismatch",
-                        gettext("The game is at version %(version)s, not %(expected)s; reload it and try again.")
-                        % {"version": version, "expected": expected}, status=412)
+    return GameError.VERSION_MISMATCH(
+        gettext("The game is at version %(version)s, not %(expected)s; reload it and try again.")
+        % {"version": version, "expected": expected})
 
 
 def _load(game_id: int, player=None) -> LoadedGame:
@@ -110,9 +107,9 @@ def _seat_of(loaded: LoadedGame, *, computer: bool = False) -> int:
     by the computer's own task (``computer``): anyone else gets 403 ``computer_seat``."""
     # By the Seat table, not by the username in the events: a username can be changed by staff.
     if loaded.seat is None:
-        raise ServiceError("not_seated", gettext(NOT_SEATED), status=403)
+        raise GameError.NOT_SEATED(gettext(NOT_SEATED))
     if not computer and loaded.game.computer_seat(loaded.seat):
-        raise ServiceError("computer_seat", COMPUTER_SEAT, status=403)
+        raise GameError.COMPUTER_SEAT(COMPUTER_SEAT)
     return loaded.seat
 
 
@@ -187,14 +184,14 @@ def computer_move_queue(*, game_id: int, version: int) -> Callable[[], None]:
     return send
 
 
-def _decide(game_id: int, actor, expected_version: int | None, build: Callable[[LoadedGame], Any]
+def _command_run(game_id: int, actor, expected_version: int | None, build: Callable[[LoadedGame], Any]
             ) -> tuple[LoadedGame, list[StoredEvent]]:
     """Load, decide ``build(loaded)`` and commit; on a lost race decide again (without an expected version)."""
     for attempt in range(1, MAX_TRIES + 1):
         loaded = _load(game_id, actor)
         if expected_version is not None and loaded.game.version != expected_version:
             raise _version_mismatch(loaded.game.version, expected_version)
-        state, events = _decided(loaded.state, build(loaded))
+        state, events = _decide_or_refuse(loaded.state, build(loaded))
         try:
             return _commit(loaded, state, events, actor)
         except StreamConflict:
@@ -221,7 +218,7 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
     _computers_check(seats, computer_players, computer_level)
     client_seed_check(client_seed)
     if player_is_computer(player=player):
-        raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+        raise PlayerError.COMPUTER_PLAYER(COMPUTER_PLAYER)
     if bots is None:
         _bot_refused(player)
     if computer_players:
@@ -235,9 +232,9 @@ def game_create(*, player, ruleset: str, seats: int, options: dict | None = None
     state, events = engine.decide(None, engine.CreateGame(ruleset=ruleset, seats=seats,
                                                           server_seed_hex=server_seed, options=options))
     if computer_players and state.options.ante > 0:
-        raise ServiceError("invalid_options", COMPUTER_ANTE, status=400)
+        raise RulesRefusal.INVALID_OPTIONS(COMPUTER_ANTE)
     if casual and state.options.ante > 0:
-        raise ServiceError("invalid_options", CASUAL_ANTE, status=400)
+        raise RulesRefusal.INVALID_OPTIONS(CASUAL_ANTE)
     game = Game.objects.create(
         ruleset=ruleset, options=state.options.to_dict(), seats=seats, status=GameStatus.WAITING,
         server_seed=server_seed, server_seed_commitment=state.commitment, created_by=player,
@@ -269,7 +266,7 @@ def game_create_seated(*, players: list, ruleset: str, seats: int, options: dict
     loaded = created
     for player in players[1:]:
         if player_is_computer(player=player):
-            raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+            raise PlayerError.COMPUTER_PLAYER(COMPUTER_PLAYER)
         loaded = _take_seat(LoadedGame(game=created.game, state=loaded.state, players=loaded.players), [], player, "")
     return LoadedGame(game=created.game, state=loaded.state, seat=0, players=loaded.players)
 
@@ -289,7 +286,7 @@ def client_seed_check(client_seed) -> None:
         return  # the engine refuses what is not text, with its own words
     for ch in client_seed:
         if ch not in CLIENT_SEED_PUNCTUATION and unicodedata.category(ch)[0] not in "LMN":
-            raise ServiceError("invalid_client_seed", gettext(CLIENT_SEED_CHARACTERS), status=400,
+            raise GameError.INVALID_CLIENT_SEED(gettext(CLIENT_SEED_CHARACTERS),
                                errors={"client_seed": [gettext(CLIENT_SEED_CHARACTERS)]})
 
 
@@ -300,7 +297,7 @@ def _bot_refused(player) -> None:
     list(get_user_model()._default_manager.select_for_update(no_key=True).filter(pk=player.pk)
          .values_list("pk", flat=True))
     if player_is_bot(player=player):
-        raise ServiceError("bot_account", BOT_ACCOUNT, status=403)
+        raise PlayerError.BOT_ACCOUNT(BOT_ACCOUNT)
 
 
 def _computer_games_check(player) -> None:
@@ -312,7 +309,7 @@ def _computer_games_check(player) -> None:
     held = Seat.objects.filter(player=player, game__computers__gt=0,
                                game__status__in=(GameStatus.WAITING, GameStatus.RUNNING)).count()
     if held >= limit:
-        raise ServiceError("too_many_computer_games", TOO_MANY_COMPUTER_GAMES.format(limit=limit), status=409)
+        raise GameError.TOO_MANY_COMPUTER_GAMES(TOO_MANY_COMPUTER_GAMES.format(limit=limit))
 
 
 def _computers_check(seats: int, computer_players: int, computer_level: str) -> None:
@@ -320,11 +317,11 @@ def _computers_check(seats: int, computer_players: int, computer_level: str) -> 
     if isinstance(computer_players, bool) or not isinstance(computer_players, int) \
             or not 0 <= computer_players < max(seats, 1):
         message = f"Ensure this value is from 0 to {seats - 1} (the seats but yours)."
-        raise ServiceError("invalid", f"computer_players: {message}", status=400,
+        raise WebError.INVALID(f"computer_players: {message}",
                            errors={"computer_players": [message]})
     if computer_level not in COMPUTER_LEVELS:
         message = f"{computer_level!r} is not a computer level; choose one of: {', '.join(COMPUTER_LEVELS)}."
-        raise ServiceError("invalid", f"computer_level: {message}", status=400, errors={"computer_level": [message]})
+        raise WebError.INVALID(f"computer_level: {message}", errors={"computer_level": [message]})
 
 
 class _SeatTaken(Exception):
@@ -335,9 +332,9 @@ def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> Lo
     """Seat ``player`` at the next free seat (inside the caller's transaction)."""
     game, state = loaded.game, loaded.state
     # the engine refuses a game that is not waiting (a waiting game has a free seat) ...
-    state, more = _decided(state, engine.TakeSeat(player=player.get_username(), client_seed=client_seed))
+    state, more = _decide_or_refuse(state, engine.TakeSeat(player=player.get_username(), client_seed=client_seed))
     if loaded.seat is not None:  # ... and the Seat table says who is seated (a username can change)
-        raise ServiceError("already_seated", gettext(ALREADY_SEATED), status=409)
+        raise GameError.ALREADY_SEATED(gettext(ALREADY_SEATED))
     seat: int = more[0]["seat"]
     signals.seat_taking.send(sender=Game, game=game, player=player, seat=seat, options=state.options)
     try:
@@ -364,7 +361,7 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> LoadedGame:
     """
     client_seed_check(client_seed)
     if player_is_computer(player=player):
-        raise ServiceError("computer_player", COMPUTER_PLAYER, status=403)
+        raise PlayerError.COMPUTER_PLAYER(COMPUTER_PLAYER)
     for attempt in range(1, MAX_TRIES + 1):
         try:
             with transaction.atomic():
@@ -375,7 +372,7 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> LoadedGame:
                 return _take_seat(loaded, [], player, client_seed)
         except (_SeatTaken, StreamConflict):
             if attempt == MAX_TRIES:
-                raise ServiceError("game_full", GAME_FULL, status=409) from None
+                raise GameError.GAME_FULL(GAME_FULL) from None
             metrics.APPEND_RETRIES.inc()
     raise AssertionError("unreachable")
 
@@ -394,10 +391,10 @@ def game_leave(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]:
                 seat = _seat_of(loaded)
                 # by the name in the events (the Seat table said whose seat it is)
                 name: str = loaded.state.players[seat]  # type: ignore[assignment]
-                state, events = _decided(loaded.state, engine.LeaveSeat(player=name))
+                state, events = _decide_or_refuse(loaded.state, engine.LeaveSeat(player=name))
                 deleted, _ = Seat.objects.filter(game=loaded.game, seat=seat, player=player).delete()
                 if not deleted:  # the same player's other leave freed it first (it waited on the row)
-                    raise ServiceError("not_seated", gettext(NOT_SEATED), status=403)
+                    raise GameError.NOT_SEATED(gettext(NOT_SEATED))
                 _release_seat(loaded.game, player, seat, loaded.state.options)
                 state, events = _computers_leave_alone(loaded.game, state, events)
                 # the seats once this commits: those the state still names (the computers may have left too)
@@ -431,7 +428,7 @@ def _computers_leave_alone(game: Game, state: GameState, events: list) -> tuple[
 def _cancel(loaded: LoadedGame, reason: str) -> None:
     """Cancel ``loaded``'s game for ``reason`` (the engine's CancelGame) and return every seated
     player's stake, in the caller's transaction (StreamConflict if the game moved on)."""
-    state, events = _decided(loaded.state, engine.CancelGame(reason=reason))
+    state, events = _decide_or_refuse(loaded.state, engine.CancelGame(reason=reason))
     for seat in Seat.objects.filter(game=loaded.game).select_related("player").order_by("seat"):
         _release_seat(loaded.game, seat.player, seat.seat, loaded.state.options)
     _commit(loaded, state, events, None)
@@ -502,7 +499,7 @@ def game_play_tile(*, game_id: int, player, tile: str, end: str | None = None,
     def build(loaded: LoadedGame):
         return engine.PlayTile(seat=_seat_of(loaded, computer=computer), tile=tile, end=end)
 
-    return _decide(game_id, player, expected_version, build)
+    return _command_run(game_id, player, expected_version, build)
 
 
 @metrics.command_counted("resign")
@@ -512,7 +509,7 @@ def game_resign(*, game_id: int, player) -> tuple[LoadedGame, list[StoredEvent]]
     def build(loaded: LoadedGame):
         return engine.Resign(seat=_seat_of(loaded))
 
-    return _decide(game_id, player, None, build)
+    return _command_run(game_id, player, None, build)
 
 
 def game_time_out(*, game_id: int, expected_version: int, now=None) -> bool:
@@ -604,7 +601,7 @@ def game_rematch(*, game_id: int, player) -> tuple[LoadedGame, bool]:
     old = loaded.game
     seat = _seat_of(loaded)
     if old.status not in PLAYED:
-        raise ServiceError("game_not_ended", GAME_NOT_ENDED, status=409)
+        raise GameError.GAME_NOT_ENDED(GAME_NOT_ENDED)
     existing = _rematch_of(old, player)
     if existing is not None and existing.status != GameStatus.CANCELLED:
         return _for_caller(existing), False

@@ -42,16 +42,15 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
-from django.utils import timezone
 from django.utils.translation import gettext
 
 from goat.engine.state import GameState
-from goat.games import audit, eventstore, notify, selectors
+from goat.games import access, audit, eventstore, notify, selectors
 from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, GameStatus, Seat
 from goat.live import fanout, streaming
 from goat.web import metrics
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 from goat.web.query import ascii_whole_number
 
 logger = logging.getLogger(__name__)
@@ -72,7 +71,7 @@ def _after(request: HttpRequest) -> int | None:
     version = ascii_whole_number(raw if name == "after" else raw.strip())
     if version is None or version >= 10**10:
         message = gettext("A game version: a whole number from 0.")
-        raise ServiceError("invalid", f"{name}: {message}", status=400, errors={name: [message]})
+        raise WebError.INVALID(f"{name}: {message}", errors={name: [message]})
     return version
 
 
@@ -113,7 +112,7 @@ def _audit_ask(user) -> None:
     keeps a user's permissions on the user object once asked, so the redaction for them, on the
     loop, then runs no query. Asked for a viewer without a seat only: a seat's view is its own,
     auditor or not (selectors.sees_everything)."""
-    user.has_perm(selectors.AUDIT_PERMISSION)
+    access.may_audit(user)
 
 
 def _for_viewer(shared, user) -> tuple[dict[str, Any], list[dict[str, Any]] | None, bool]:
@@ -152,10 +151,10 @@ def _game_check(game_id: int, user, after: int | None) -> None:
     game = games.first()
     seat = game.caller_seat if game is not None and signed_in else None
     if game is None or not selectors.game_visible(game, user, seat):  # a private table's, while it runs
-        raise ServiceError("not_found", gettext("No game with that id."), status=404)
+        raise WebError.NOT_FOUND(gettext("No game with that id."))
     if after is not None and after > game.version:
         message = gettext("The game is only at version %(version)s.") % {"version": game.version}
-        raise ServiceError("invalid", f"after: {message}", status=400, errors={"after": [message]})
+        raise WebError.INVALID(f"after: {message}", errors={"after": [message]})
     if selectors.sees_everything(game, user, seat):  # an auditor sees it unredacted: who looked is recorded
         audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
 
@@ -240,7 +239,7 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
             view, events, ended = await _game_read_async(game_id, user, after)
             last = view["version"]
             # an auditor without a seat sees the running game unredacted: not what the messages carry
-            reads = view["your_seat"] is None and player_id is not None and user.has_perm(selectors.AUDIT_PERMISSION)
+            reads = view["your_seat"] is None and player_id is not None and access.may_audit(user)
             if events is None:
                 yield streaming.encode(fmt, "state", view, last)
             elif events:
@@ -274,30 +273,30 @@ async def _game_body(game_id: int, user, after: int | None, fmt: str, key: str, 
         await streaming.slot_release(key, claim)
 
 
-async def _feed_body(user, fmt: str, key: str, claim: str, lobby: bool = False) -> AsyncIterator[bytes]:
-    try:
-        channels = [notify.player_channel(user.pk), *([notify.LOBBY_CHANNEL] if lobby else [])]
-        async with fanout.listen(*channels, hold=(key, claim)) as listener:
-            since = timezone.now()
-            hello = await sync_to_async(_feed_hello, thread_sensitive=False)(user)
-            sent = FeedSent.from_hello(hello["games"])
-            yield streaming.encode(fmt, "hello", hello)
-            async for batch in streaming.heard(listener):
-                if batch is None:
-                    yield streaming.keepalive(fmt)
-                    continue
-                metrics.stream_delivered(listener.sent_take())
-                items = [item for item in batch if not fanout.is_resync(item)]
-                if len(items) < len(batch):  # the subscription is back: what did it miss?
-                    missed = await sync_to_async(_feed_missed, thread_sensitive=False)(user, since)
-                    items = [*missed, *([notify.lobby_message(None, None)] if lobby else []), *items]
-                for item in items:
-                    if sent.first(item["kind"], item["data"]):
-                        yield streaming.encode(fmt, item["kind"], item["data"])
-    except fanout.Closed:
-        return
-    finally:
-        await streaming.slot_release(key, claim)
+class PlayerFeed:
+    """The player feed (a ``streaming.Feed``): ``hello``, then the caller's feed events and, asked
+    for, the lobby's; after a resync what the database says it owes and a lobby refresh."""
+
+    def __init__(self, user, lobby: bool) -> None:
+        self.user, self.lobby = user, lobby
+        self.sent = FeedSent()
+
+    async def opening(self) -> list[tuple[str, dict[str, Any]]]:
+        hello = await sync_to_async(_feed_hello, thread_sensitive=False)(self.user)
+        self.sent = FeedSent.from_hello(hello["games"])
+        return [("hello", hello)]
+
+    async def missed(self, since) -> list[dict[str, Any]]:
+        missed = await sync_to_async(_feed_missed, thread_sensitive=False)(self.user, since)
+        return [*missed, *([notify.lobby_message(None, None)] if self.lobby else [])]
+
+    def relayed(self, item: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        return (item["kind"], item["data"]) if self.sent.first(item["kind"], item["data"]) else None
+
+
+def _feed_body(user, fmt: str, key: str, claim: str, lobby: bool = False) -> AsyncIterator[bytes]:
+    channels = [notify.player_channel(user.pk), *([notify.LOBBY_CHANNEL] if lobby else [])]
+    return streaming.relay(PlayerFeed(user, lobby), channels, fmt, key, claim)
 
 
 class FeedSent:
@@ -360,7 +359,7 @@ def _lobby(request: HttpRequest) -> bool:
     if raw in ("1", "true"):
         return True
     message = gettext("1 (follow the lobby) or 0.")
-    raise ServiceError("invalid", f"lobby: {message}", status=400, errors={"lobby": [message]})
+    raise WebError.INVALID(f"lobby: {message}", errors={"lobby": [message]})
 
 
 @streaming.require_get

@@ -22,11 +22,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from goat.engine import status as engine_status
+from goat.engine.scoring import END_FISH, END_OUT
 from goat.engine.tiles import tiles_str
-from goat.games import selectors
+from goat.games import selectors, words
 from goat.games.captions import caption
 from goat.games.models import Game
-from goat.web import words
+from goat.web import words as site_words
 from goat.web.templatetags.site_links import player_link
 
 #: the values a half shows, 0 … 6
@@ -92,7 +93,7 @@ Part = dict[str, str]
 
 
 def _name_part(name: str) -> Part:
-    shown = words.player_name(name)
+    shown = site_words.player_name(name)
     part = {"player": name, "text": shown, "url": reverse("page-player", args=[name])}
     if shown != name:
         part["computer"] = "1"
@@ -156,7 +157,7 @@ def parts_text(parts: list[Part] | None) -> str:
 def _round_end_note(record: dict[str, Any], players: list[str | None], seq: int) -> dict[str, Any]:
     """The note that round ``record`` (``RoundRecord.to_dict``) is over: how, and by whom."""
     who = players[record["seat"]] if record.get("seat") is not None and record["seat"] < len(players) else None
-    if record["end"] == "out":
+    if record["end"] == END_OUT:
         parts = say(_("Round %(round)s is over: %(player)s goes out (domino)."), {"round": record["round"]},
                     player=who)
     else:
@@ -257,9 +258,9 @@ def scoresheet_model(sheet: dict[str, Any], *, options: dict[str, Any], ruleset:
     rows = []
     for r in sheet["rounds"]:
         who = players[r["seat"]] if r.get("seat") is not None and r["seat"] < len(players) else None
-        if r["end"] == "out":
+        if r["end"] == END_OUT:
             how = say(pgettext("scoresheet", "domino: %(player)s"), player=who)
-        elif r["end"] == "fish":
+        elif r["end"] == END_FISH:
             how = say(pgettext("scoresheet", "fish: %(player)s"), player=who) if who else [{"text": words.word("fish")}]
         else:
             how = [{"text": words.word(r["end"])}]
@@ -355,15 +356,15 @@ def result_model(view: dict[str, Any], events: list[dict[str, Any]], players: li
         return players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else None
 
     ending = next((e for e in reversed(events) if e["type"] in ("timed_out", "resigned")), None)
-    if reason == "timeout":
+    if reason == engine_status.REASON_TIMEOUT:
         out["reason"] = (say(_("%(player)s ran out of time."), player=player(ending["seat"])) if ending
                          else [{"text": _("A player ran out of time.")}])
-    elif reason == "resigned":
+    elif reason == engine_status.REASON_RESIGNED:
         out["reason"] = (say(_("%(player)s resigns."), player=player(ending["seat"])) if ending
                          else [{"text": _("A player resigned.")}])
-    elif reason == "limit":
+    elif reason == engine_status.REASON_LIMIT:
         out["reason"] = [{"text": _("A player reached the point limit.")}]
-    elif reason == "rounds":
+    elif reason == engine_status.REASON_ROUNDS:
         out["reason"] = [{"text": _("All rounds are played.")}]
     else:
         out["reason"] = [{"text": words.word(reason).capitalize()}]

@@ -10,6 +10,9 @@ the anonymous rate limit (``anon``, per client address), whatever the stream.
 
 Wire formats: Server-Sent Events (the default) or NDJSON (``Accept: application/x-ndjson``), chosen
 by ``stream_format``; ``encode`` writes one message in either, ``keepalive`` the idle line.
+
+A feed (the player feed, goat.games.streams; the bot stream, challenges.streams) relays what its
+channels hear to one caller; ``relay`` is its read loop, the ``Feed`` says what it sends.
 """
 
 from __future__ import annotations
@@ -19,21 +22,24 @@ import json
 import logging
 import math
 from collections.abc import AsyncIterator, Callable
+from datetime import datetime
 from types import SimpleNamespace
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework import exceptions
 from rest_framework.utils.encoders import JSONEncoder
 
 from goat.live import fanout
+from goat.web import metrics
 from goat.web.auth import TokenAuthentication
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
 from goat.web.throttling import AnonRateThrottle, client_ip
 
@@ -66,7 +72,7 @@ def token_user(request: HttpRequest):
     try:
         found = TokenAuthentication().authenticate(request)
     except exceptions.AuthenticationFailed as exc:
-        raise ServiceError("authentication_failed", str(exc.detail), status=401,
+        raise WebError.AUTHENTICATION_FAILED(str(exc.detail),
                            headers={"WWW-Authenticate": "Token"}) from None
     finally:
         close_old_connections()
@@ -90,7 +96,7 @@ async def stream_user(request: HttpRequest):
     credentials."""
     user, key = await stream_caller(request)
     if user is None:
-        raise ServiceError("not_authenticated", gettext("Authentication credentials were not provided."), status=401,
+        raise WebError.NOT_AUTHENTICATED(gettext("Authentication credentials were not provided."),
                            headers={"WWW-Authenticate": "Token"})
     return user, key
 
@@ -117,7 +123,7 @@ def _anonymous_admit(request: HttpRequest) -> None:
     throttle = AnonRateThrottle()
     if not throttle.allow_request(SimpleNamespace(user=AnonymousUser(), META=request.META), None):
         wait = throttle.wait()
-        raise ServiceError("throttled", gettext("Request was throttled."), status=429,
+        raise WebError.THROTTLED(gettext("Request was throttled."),
                            headers={"Retry-After": str(max(1, math.ceil(wait or 1)))})
 
 
@@ -163,7 +169,7 @@ async def slot_claim(key: str) -> str:
     limit = settings.GOAT_STREAMS_PER_TOKEN
     claim = await sync_to_async(fanout.stream_claim, thread_sensitive=False)(key, limit)
     if claim is None:
-        raise ServiceError("too_many_streams", TOO_MANY.format(limit=limit), status=429,
+        raise WebError.TOO_MANY_STREAMS(TOO_MANY.format(limit=limit),
                            headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
     return claim
 
@@ -187,6 +193,47 @@ async def heard(listener) -> AsyncIterator[list[dict[str, Any]] | None]:
         except fanout.Closed:
             return
         yield None if message is None else [message, *queued]
+
+
+class Feed(Protocol):
+    """What a feed stream sends, around ``relay``'s read loop."""
+
+    async def opening(self) -> list[tuple[str, dict[str, Any]]]:
+        """The messages (name, data) the stream starts with, read once its channels are heard."""
+
+    async def missed(self, since: datetime) -> list[dict[str, Any]]:
+        """The channel messages the caller may have missed since ``since``, after a lost subscription."""
+
+    def relayed(self, item: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """A channel message as the stream sends it (name, data); None: not news to this caller."""
+
+
+async def relay(feed: Feed, channels: list[str], fmt: str, key: str, claim: str) -> AsyncIterator[bytes]:
+    """A feed stream's body: listen on ``channels`` *before* reading, send ``feed.opening()``, then each
+    message heard as ``feed.relayed`` names it, a keep-alive while idle. After a lost subscription
+    (``RESYNC``) ``feed.missed`` since the stream opened comes first; ``relayed`` skips what was sent.
+    The slot ``claim`` of ``key`` is released when the stream ends."""
+    try:
+        async with fanout.listen(*channels, hold=(key, claim)) as listener:
+            since = timezone.now()
+            for kind, data in await feed.opening():
+                yield encode(fmt, kind, data)
+            async for batch in heard(listener):
+                if batch is None:
+                    yield keepalive(fmt)
+                    continue
+                metrics.stream_delivered(listener.sent_take())
+                items = [item for item in batch if not fanout.is_resync(item)]
+                if len(items) < len(batch):  # the subscription is back: what did it miss?
+                    items = [*await feed.missed(since), *items]
+                for item in items:
+                    message = feed.relayed(item)
+                    if message is not None:
+                        yield encode(fmt, *message)
+    except fanout.Closed:
+        return
+    finally:
+        await slot_release(key, claim)
 
 
 def require_get(view):

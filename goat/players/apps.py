@@ -15,7 +15,10 @@ class PlayersConfig(AppConfig):
         from django.contrib.auth import get_user_model
         from django.db.models.signals import post_save
 
-        from goat.players import checks  # noqa: F401 - registers the system checks
+        from goat.players import (
+            checks,  # noqa: F401 - registers the system checks
+            errors,  # noqa: F401 (declares the players' error codes)
+        )
         from goat.players.signals import username_key_sync
         from goat.players.usernames import username_field_install
 

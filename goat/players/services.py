@@ -21,6 +21,7 @@ from rest_framework.authtoken.models import Token
 
 from goat.players import signals
 from goat.players.backends import user_by_username
+from goat.players.errors import PlayerError
 from goat.players.lockout import LOCKED_OUT, lockout_retry_after, login_locked_out
 from goat.players.models import BotAccount, ComputerAccount, UsernameKey
 from goat.players.usernames import (
@@ -32,7 +33,7 @@ from goat.players.usernames import (
     username_shape_check,
     username_skeleton,
 )
-from goat.web.errors import ServiceError
+from goat.web.errors import WebError
 
 SIGNUP_CLOSED = gettext_lazy("Sign-up is closed on this server.")
 USERNAME_TAKEN = gettext_lazy("This username is taken.")
@@ -45,29 +46,29 @@ def player_create(*, username: str, password: str) -> AbstractBaseUser:
     for a look-alike), is stored in its normal form (NFKC) and is unique by its fold and its skeleton:
     ``Ａｄｍｉｎ`` and ``admın`` are taken when ``admin`` exists, ``ｍｅ`` is reserved (400 ``username_taken``)."""
     if not settings.GOAT_SIGNUP_OPEN:
-        raise ServiceError("signup_closed", SIGNUP_CLOSED, status=403)
+        raise PlayerError.SIGNUP_CLOSED(SIGNUP_CLOSED)
     User = get_user_model()
     username = username_normal(username)
     try:
         username_shape_check(username)  # the username rule (goat.players.usernames); look-alikes below
     except DjangoValidationError as error:
         messages = list(error.messages)
-        raise ServiceError("invalid", f"username: {messages[0]}", status=400, errors={"username": messages}) from None
+        raise WebError.INVALID(f"username: {messages[0]}", errors={"username": messages}) from None
     if username_reserved(username) or username_key_taken(username):
-        raise ServiceError("username_taken", USERNAME_TAKEN, status=400, errors={"username": [USERNAME_TAKEN]})
+        raise PlayerError.USERNAME_TAKEN(USERNAME_TAKEN, errors={"username": [USERNAME_TAKEN]})
     if username_confusable(username):
-        raise ServiceError("username_confusable", USERNAME_CONFUSABLE, status=400,
+        raise PlayerError.USERNAME_CONFUSABLE(USERNAME_CONFUSABLE,
                            errors={"username": [USERNAME_CONFUSABLE]})
     try:
         password_validation.validate_password(password, user=User(username=username))
     except DjangoValidationError as error:
         messages = list(error.messages)
-        raise ServiceError("invalid", f"password: {messages[0]}", status=400, errors={"password": messages}) from None
+        raise WebError.INVALID(f"password: {messages[0]}", errors={"password": messages}) from None
     try:
         with transaction.atomic():
             return User.objects.create_user(username=username, password=password)
     except IntegrityError:  # lost a race with a concurrent sign-up of the same name
-        raise ServiceError("username_taken", USERNAME_TAKEN, status=400,
+        raise PlayerError.USERNAME_TAKEN(USERNAME_TAKEN,
                            errors={"username": [USERNAME_TAKEN]}) from None
 
 
@@ -87,10 +88,10 @@ def player_authenticate(*, request: HttpRequest, username: str, password: str) -
     alike: 429 ``login_locked_out`` (with ``Retry-After``) or 400 ``invalid_credentials``."""
     user = authenticate(request, username=username, password=password)
     if user is None and login_locked_out(request):
-        raise ServiceError("login_locked_out", LOCKED_OUT, status=429,
+        raise PlayerError.LOGIN_LOCKED_OUT(LOCKED_OUT,
                            headers={"Retry-After": str(lockout_retry_after(request, {"username": username}))})
     if user is None or not user.is_active:
-        raise ServiceError("invalid_credentials", INVALID_CREDENTIALS, status=400)
+        raise PlayerError.INVALID_CREDENTIALS(INVALID_CREDENTIALS)
     return user
 
 
@@ -160,7 +161,7 @@ def player_get(*, username: str) -> AbstractBaseUser:
     """The active player with this name, compared in its normal form (``ALICE`` finds ``alice``)."""
     user = user_by_username(username)
     if user is None or not user.is_active:
-        raise ServiceError("not_found", gettext("No player with this username."), status=404)
+        raise WebError.NOT_FOUND(gettext("No player with this username."))
     return user
 
 
@@ -181,8 +182,7 @@ def player_setting_save(*, player, time_zone: str) -> None:
     from goat.web import timezones
 
     if time_zone and not timezones.valid(time_zone):
-        raise ServiceError("invalid_time_zone", gettext("No such time zone: %(zone)s.") % {"zone": time_zone[:64]},
-                           status=400)
+        raise PlayerError.INVALID_TIME_ZONE(gettext("No such time zone: %(zone)s.") % {"zone": time_zone[:64]})
     PlayerSetting.objects.update_or_create(user=player, defaults={"time_zone": time_zone})
 
 

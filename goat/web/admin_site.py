@@ -27,7 +27,7 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext, gettext_lazy, gettext_noop, npgettext_lazy, pgettext_lazy
 
-from goat.web.words import RULESETS, humanised
+from goat.web.words import humanised
 
 logger = logging.getLogger(__name__)
 
@@ -194,16 +194,3 @@ def coded_filter(field: str, words: dict, title) -> type[admin.SimpleListFilter]
     CodedFilter.__name__ = CodedFilter.__qualname__ = f"{field.title()}Filter"
     return CodedFilter
 
-
-class RulesetWords:
-    """A ModelAdmin mixin: the row's ``ruleset`` shows by its name (goat.web.words) on its page and as
-    ``ruleset_words`` in a list."""
-
-    ruleset_words = coded_column("ruleset", RULESETS, gettext_lazy("ruleset"))
-
-    def get_readonly_fields(self, request, obj=None):
-        return [*super().get_readonly_fields(request, obj), "ruleset_words"]  # type: ignore[misc]
-
-    def get_fields(self, request, obj=None):
-        fields = [name for name in super().get_fields(request, obj) if name != "ruleset_words"]  # type: ignore[misc]
-        return ["ruleset_words" if name == "ruleset" else name for name in fields]

@@ -12,7 +12,10 @@ class WebConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from goat.web import checks  # noqa: F401 - registers the system checks
+        from goat.web import (
+            checks,  # noqa: F401 - registers the system checks
+            errors,  # noqa: F401 - declares the API plumbing's error codes (WebError)
+        )
 
         _create_data_folders()
 

@@ -37,7 +37,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.web.errors import ServiceError
+from goat.web.errors import WebError
 from goat.web.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
@@ -115,10 +115,10 @@ def _claim_locked(user, key: str, fingerprint: str, lock: int) -> IdempotencyRec
     if not _advisory("pg_try_advisory_lock", lock):
         existing = IdempotencyRecord.objects.filter(user=user, key=key).first()
         if existing is not None and existing.fingerprint != fingerprint:
-            raise ServiceError("idempotency_key_reused", KEY_REUSED, status=422)
+            raise WebError.IDEMPOTENCY_KEY_REUSED(KEY_REUSED)
         if existing is not None and existing.completed_at is not None:
             return _replay(existing)
-        raise ServiceError("request_in_progress", IN_PROGRESS, status=409,
+        raise WebError.REQUEST_IN_PROGRESS(IN_PROGRESS,
                            headers={"Retry-After": "1"})
     try:
         existing = IdempotencyRecord.objects.filter(user=user, key=key).first()
@@ -126,7 +126,7 @@ def _claim_locked(user, key: str, fingerprint: str, lock: int) -> IdempotencyRec
             if existing.created_at < timezone.now() - retention():
                 existing.delete()
             elif existing.fingerprint != fingerprint:
-                raise ServiceError("idempotency_key_reused", KEY_REUSED, status=422)
+                raise WebError.IDEMPOTENCY_KEY_REUSED(KEY_REUSED)
             elif existing.completed_at is not None:
                 _unlock(lock)
                 return _replay(existing)
@@ -154,17 +154,15 @@ def _claim(user, key: str, fingerprint: str) -> IdempotencyRecord | HttpResponse
             existing.delete()
             continue
         if existing.fingerprint != fingerprint:
-            raise ServiceError("idempotency_key_reused",
-                               gettext("This Idempotency-Key was used for a different request."), status=422)
+            raise WebError.IDEMPOTENCY_KEY_REUSED(gettext("This Idempotency-Key was used for a different request."))
         if existing.completed_at is not None:
             return _replay(existing)
         if existing.created_at < timezone.now() - stale_after():
             IdempotencyRecord.objects.filter(pk=existing.pk, completed_at__isnull=True).delete()
             continue
-        raise ServiceError("request_in_progress",
-                           gettext("A request with this Idempotency-Key is still being processed."), status=409,
+        raise WebError.REQUEST_IN_PROGRESS(gettext("A request with this Idempotency-Key is still being processed."),
                            headers={"Retry-After": str(retry_after(existing.created_at))})
-    raise ServiceError("request_in_progress", gettext("The Idempotency-Key is contended; retry."), status=409,
+    raise WebError.REQUEST_IN_PROGRESS(gettext("The Idempotency-Key is contended; retry."),
                        headers={"Retry-After": "1"})
 
 
@@ -177,9 +175,8 @@ def idempotent(view: APIView, request: Request, handler: Callable[[], Response])
     if key is None:
         return handler()
     if not key or len(key) > MAX_KEY_LENGTH:
-        raise ServiceError("invalid_idempotency_key",
-                           gettext("Idempotency-Key must be 1 to %(max)s characters.") % {"max": MAX_KEY_LENGTH},
-                           status=400)
+        raise WebError.INVALID_IDEMPOTENCY_KEY(
+            gettext("Idempotency-Key must be 1 to %(max)s characters.") % {"max": MAX_KEY_LENGTH})
     session_locks = connection.vendor == "postgresql" and settings.DATABASE_POOLER != "pgbouncer"
     lock = _lock_id(request.user, key) if session_locks else None
     if lock is not None:

@@ -8,8 +8,8 @@ request). Reference counting frees none of these; the collector does, when it ne
 generation they reached. In a web worker, a request that lives through two young collections (an
 open stream always, an API request under load often) reaches the oldest generation, which
 ``goat.serve.server.collector_settle`` collects rarely so that its pauses stay out of the moves: there
-it waits, the worker grows, and its other collections slow (docs/capacity.md, the seventh and tenth
-sessions' sections).
+it waits, the worker grows, and its other collections slow (docs/performance-journal.md, issue 37's
+seventh and tenth sessions).
 
 ``ReleaseMiddleware`` removes those links when the response closes (after its body is sent, or at
 the test client's close; a stream's at once, since its body does not read them), so reference

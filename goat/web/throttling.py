@@ -33,7 +33,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy
 from rest_framework import throttling
 
-from goat.web.errors import ServiceError
+from goat.web.errors import ServiceError, WebError
 from goat.web.rates import Hit, rate_hit, rate_hits, rate_refund
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -162,7 +162,7 @@ def _rate(scope: str) -> tuple[int, float]:
 
 
 def _throttled(hit: Hit) -> ServiceError:
-    return ServiceError("throttled", str(THROTTLED), status=429,
+    return WebError.THROTTLED(str(THROTTLED),
                         headers={"Retry-After": str(max(1, math.ceil(hit.wait)))})
 
 

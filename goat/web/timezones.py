@@ -5,7 +5,7 @@ a player who has not chosen, gets the default of the page's language (``GOAT_LAN
 Europe/Moscow for Russian, UTC otherwise). The choice is kept in the session when it is made or
 when the player signs in, so a request reads no row for it. ``TimeZoneMiddleware`` activates the
 zone for the request (Django's ``timezone.activate``): the ``date`` filter and ``{{ at|when }}``
-(goat.web.templatetags.site_words) then speak in it; ``datetime`` attributes and the API stay UTC ISO.
+(goat.games.templatetags.site_words) then speak in it; ``datetime`` attributes and the API stay UTC ISO.
 """
 
 from __future__ import annotations

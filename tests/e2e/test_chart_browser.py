@@ -1,4 +1,4 @@
-"""The Russian rating chart as Chromium draws it (../shared/SITE.md "Fourth edition": machine numbers
+"""The Russian rating chart as Chromium draws it (docs/site.md "Principles": machine numbers
 are never localised). A coordinate written "154,0" is no length to a browser: it draws the dot at 0.
 The player page is rendered in Russian by the application and opened as a file, so no server is
 needed; the chart is a self-contained SVG."""

@@ -315,7 +315,7 @@ def _seed_example_line(double_on_table: bool) -> str:
 
 
 def test_positional_fish_seed_example(classic):
-    # Table 1-2, 2-6, 0-2, 2-3; one end 2-4, the other 5-2 (RULES §6): the last 5-2 makes the fish.
+    # Table 1-2, 2-6, 0-2, 2-3; one end 2-4, the other 5-2 (docs/rules.md §6): the last 5-2 makes the fish.
     state = set_table(classic, hands=["2-5 0-0 1-1", "2-2 3-3 6-6"], line=_seed_example_line(False), turn=0,
                       bazaar="4-4 5-5")
     new, events = play(state, 0, "2-5", "right")

@@ -20,11 +20,10 @@ from factories import make_players, play, start_game
 
 from goat import engine
 from goat.engine.tiles import tile_str
-from goat.games import eventstore, services
+from goat.games import eventstore, services, words
 from goat.games.admin import SCORESHEET_CSV_COLUMNS
 from goat.games.audit import audit_record_hidden_view
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView
-from goat.web import words
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""The expert's analysis of a finished game (issue 38, API.md "Computer analysis"): POST/GET
+"""The expert's analysis of a finished game (issue 38, docs/api.md "Computer analysis"): POST/GET
 /api/games/{id}/analysis/, the refusals, one job per game and engine version, judging each move from
 its seat's view then, the lease that lets a killed job be taken up again, and the throttle."""
 

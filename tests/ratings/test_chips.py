@@ -79,7 +79,7 @@ def test_normal_end_pays_the_pot_to_the_winner(make_players):
 
 
 def test_resignation_refunds_the_others_and_splits_the_offenders_stake(make_players):
-    # RULES §10 example: ante 10, three players, seat 1 times out (here: resigns): [+5, -10, +5]
+    # docs/rules.md §10 example: ante 10, three players, seat 1 times out (here: resigns): [+5, -10, +5]
     players = make_players("masha", "alex", "olya")
     game = play_game(players, ruleset="goat-gamesburg", options=NO_CLOCK, seed=3, resign_after=4,
                      resigner=players[1])

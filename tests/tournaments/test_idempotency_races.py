@@ -55,7 +55,7 @@ def test_start_due_twice_and_concurrently_seats_round_one_once(bots, make_tourna
 def test_advance_twice_and_concurrently_starts_the_next_round_once(bots, make_tournament, monkeypatch):
     # The advance queued after the standings projection is off here, so that the test calls advance
     # itself, from several threads.
-    monkeypatch.setattr(services, "_queue_advance", lambda tournament_id: None)
+    monkeypatch.setattr(services.live, "queue_advance", lambda tournament_id: None)
     players = bots(8)
     tournament = make_tournament(table_size=4, rounds=2)
     for player in players:

@@ -61,7 +61,7 @@ def started(make_tournament, players, **kwargs):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_withdraw_against_the_advance_that_seats_the_next_round(bots, make_tournament, monkeypatch, seed):
-    monkeypatch.setattr(services, "_queue_advance", lambda tournament_id: None)  # the test advances itself
+    monkeypatch.setattr(services.live, "queue_advance", lambda tournament_id: None)  # the test advances itself
     players = bots(4)
     quitter = players[seed]
     tournament = started(make_tournament, players, table_size=2, rounds=2, entry_fee=10)

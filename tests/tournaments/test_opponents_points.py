@@ -1,6 +1,6 @@
-"""The ``opponents_points`` tiebreak (docs/tournaments.md has the worked
-example): its arithmetic, its place among the tiebreaks, and the standings projection and its rebuild
-computing it alike, checked against a recount from the games' own results."""
+"""The ``opponents_points`` tiebreak in the standings: the projection and its rebuild compute it alike,
+checked against a recount from the games' own results (its arithmetic and its place among the
+tiebreaks: tests/tournaments/test_core.py)."""
 
 from __future__ import annotations
 
@@ -16,39 +16,6 @@ from tournaments import services
 from tournaments.models import Bye, Seating, Standing, Table
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def test_the_worked_example_of_the_docs():
-    # final points: A 12, B 12, C 7, D 3, E 5; round 1 A B C | D E, round 2 A D | B C E
-    a, b, c, d, e = 1, 2, 3, 4, 5
-    points = {a: 12, b: 12, c: 7, d: 3, e: 5}
-    got = services.opponents_points(points=points, tables=[[a, b, c], [d, e], [a, d], [b, c, e]])
-    assert got == {a: Decimal("12.50"), b: Decimal("15.50"), c: Decimal("20.50"), d: Decimal("17.00"),
-                   e: Decimal("12.50")}
-
-
-def test_thirds_are_rounded_half_up_and_keep_the_order():
-    # at a table of four each mean has a denominator of 3: 22/3 = 7.33, 23/3 = 7.67
-    got = services.opponents_points(points={1: 12, 2: 7, 3: 3, 4: 4}, tables=[[1, 2, 3, 4]])
-    assert got == {1: Decimal("4.67"), 2: Decimal("6.33"), 3: Decimal("7.67"), 4: Decimal("7.33")}
-    # a half: (7 + 4) / 2 = 5.5 exactly
-    assert services.opponents_points(points={1: 0, 2: 7, 3: 4}, tables=[[1, 2, 3]])[1] == Decimal("5.50")
-
-
-def test_a_player_alone_at_no_table_has_none():
-    assert services.opponents_points(points={1: 5}, tables=[]) == {}
-
-
-def test_the_order_is_points_goats_opponents_points_game_points_registration():
-    def line(order, points=10, goats=0, opp="0", gp=50):
-        return Standing(points=points, goats=goats, opponents_points=Decimal(opp), game_points=gp,
-                        registration_order=order)
-
-    rows = [line(1, opp="3"), line(2, opp="9", gp=90), line(3, opp="9", gp=40), line(4, points=11, opp="0"),
-            line(5, goats=1, opp="50"), line(6, opp="9", gp=40)]
-    ranked = [r.registration_order for r in sorted(rows, key=services.standings_key)]
-    # more points first; then fewer goats; higher opponents_points; lower game points; registration
-    assert ranked == [4, 3, 6, 2, 1, 5]
 
 
 def recount(tournament) -> dict[int, Decimal]:

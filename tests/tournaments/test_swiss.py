@@ -20,26 +20,6 @@ def standings_rows(tournament):
                              "rank"))
 
 
-def test_table_sizes_split_evenly_with_at_most_one_bye():
-    assert services.table_sizes(10, 4) == [4, 3, 3]
-    assert services.table_sizes(8, 4) == [4, 4]
-    assert services.table_sizes(5, 4) == [3, 2]
-    assert services.table_sizes(5, 2) == [2, 2, 1]
-    assert services.table_sizes(1, 3) == [1]
-    assert services.table_sizes(0, 3) == []
-    for k in (2, 3, 4):
-        for n in range(1, 40):
-            sizes = services.table_sizes(n, k)
-            assert sum(sizes) == n and max(sizes) <= k and sizes.count(1) <= 1
-            assert max(sizes) - min(sizes) <= 1
-
-
-def test_swiss_pairing_avoids_repeat_opponents_within_the_window():
-    met = {1: {2}, 2: {1}, 3: {4}, 4: {3}}
-    assert services.swiss_pairing([1, 2, 3, 4], [2, 2], met) == [[1, 3], [2, 4]]
-    assert services.swiss_pairing([1, 2, 3, 4], [2, 2], {}) == [[1, 2], [3, 4]]
-
-
 def test_full_swiss_of_ten_players_runs_to_the_end(bots, make_tournament):
     players = bots(10)
     tournament = make_tournament(rounds=3, table_size=4, entry_fee=100)

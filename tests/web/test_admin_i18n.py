@@ -1,4 +1,4 @@
-"""The admin in Russian (SITE.md "Principles": the admin's own strings): every label staff read.
+"""The admin in Russian (docs/site.md "Principles": the admin's own strings): every label staff read.
 
 test_i18n checks that every string marked for translation has its Russian; this module checks that
 the admin's labels are marked at all: a model or field name Django derives from the code, an action

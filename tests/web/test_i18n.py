@@ -17,7 +17,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.test import override_settings
 
-from goat.web import words
+from goat.games import words
+from goat.web import words as site_words
 from goat.web.management.commands.makemessages import IGNORED
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,9 +112,9 @@ def test_every_stored_status_format_and_period_has_a_word():
     from tournaments.models import TournamentFormat, TournamentStatus
 
     for value in [*TournamentFormat.values, *PERIODS]:
-        assert value in words.WORDS, value
+        assert value in site_words.WORDS, value
     assert set(GameStatus.values) <= set(words.GAME_STATUSES)  # a status is said of its noun
-    assert set(TournamentStatus.values) <= set(words.TOURNAMENT_STATUSES)
+    assert set(TournamentStatus.values) <= set(site_words.TOURNAMENT_STATUSES)
 
 
 # --- the pages and the switch ------------------------------------------------------------------------
@@ -248,8 +249,10 @@ def test_an_engine_refusal_in_russian_names_the_same_tile_and_seats(django_user_
     tile = tile_str(state.table.must_lead)
     en, ru = _both(client, "post", f"/api/games/{game.pk}/moves/", {"tile": tile})
     assert en["code"] == ru["code"] == "not_your_turn" and en["status"] == 422
-    assert en["detail"] == f"It is seat {state.turn}'s turn, not seat {1 - state.turn}'s."
-    assert ru["detail"] == f"Сейчас ходит место {state.turn}, а не место {1 - state.turn}."
+    # seats as people count them, from 1 (the API's seat numbers count from 0)
+    turn, idle_seat = state.turn + 1, 2 - state.turn
+    assert en["detail"] == f"It is seat {turn}'s turn, not seat {idle_seat}'s."
+    assert ru["detail"] == f"Сейчас ходит место {turn}, а не место {idle_seat}."
     assert ru["title"] == "Не ваш ход"
 
 
@@ -298,7 +301,9 @@ def test_every_code_the_project_raises_has_a_title_in_both_languages():
 
     from django.utils import translation
 
-    from goat.web.problem_texts import TITLES
+    from goat.web.errors import declared_codes
+
+    titles = {code: declared.title for code, declared in declared_codes().items()}
 
     patterns = [
         r'(?:ServiceError|IllegalMove|RulesError|InvalidEvent|InvalidOptions|StateFormatError|UnknownStateFormat)'
@@ -306,6 +311,7 @@ def test_every_code_the_project_raises_has_a_title_in_both_languages():
         r'^\s+code(?:: str)? = "([a-z_]+)"',
         r'problem\w*\([^()]*?\bcode="([a-z_]+)"',
         r'\((?:exceptions\.\w+|InvalidCharacters), "([a-z_]+)"\)',
+        r'\b[A-Z]\w*(?:Error|Refusal)\.([A-Z_]+)\(',  # an app's declared code, raised (goat.web.errors.ErrorCode)
     ]
     codes = set()
     for entry in ROOT.iterdir():
@@ -313,11 +319,11 @@ def test_every_code_the_project_raises_has_a_title_in_both_languages():
             for source in entry.rglob("*.py"):
                 text = source.read_text(encoding="utf-8")
                 for pattern in patterns:
-                    codes.update(re.findall(pattern, text, flags=re.M | re.S))
+                    codes.update(code.lower() for code in re.findall(pattern, text, flags=re.M | re.S))
     assert {"not_found", "not_your_turn", "username_taken", "throttled", "invalid"} <= codes
-    assert sorted(codes - set(TITLES)) == [], "add their titles to goat/web/problem_texts.py (and Russian)"
+    assert sorted(codes - set(titles)) == [], "declare them in their app's errors.py, with a title (and Russian)"
     with translation.override("ru"):
-        untranslated = [code for code in codes if str(TITLES[code]) == code.replace("_", " ").capitalize()]
+        untranslated = [code for code in codes if str(titles[code]) == code.replace("_", " ").capitalize()]
     assert untranslated == []
 
 

@@ -1,4 +1,4 @@
-"""Every page in both languages reads as a person expects (../shared/SITE.md "Fourth edition"):
+"""Every page in both languages reads as a person expects (docs/site.md "Principles"):
 
 * numbers a machine reads (SVG geometry, ``data-*`` values, JSON islands) are never localised: a
   Russian page writes ``cy="154.5"``, never ``cy="154,5"``;
@@ -24,8 +24,9 @@ from django.utils import translation
 
 from goat.engine.events import HANDLERS
 from goat.engine.rulesets import RULESETS
+from goat.games import words
 from goat.games.models import GameStatus
-from goat.web import words
+from goat.web import words as site_words
 from tournaments.models import TournamentStatus
 
 RU_PO = settings.LOCALE_PATHS[0] / "ru" / "LC_MESSAGES" / "django.po"
@@ -169,7 +170,7 @@ def test_the_number_check_catches_a_localised_coordinate():
 # --- the last words (issue 51): «кон», not «раунд»; «с базара»; no ruleset code; no ISO date ----------
 
 #: a ruleset's code humanised ("goat classic"): what a page shows for a ruleset without its word
-HUMANISED_RULESETS = [words.humanised(name) for name in RULESETS]
+HUMANISED_RULESETS = [site_words.humanised(name) for name in RULESETS]
 ISO_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 
 
@@ -224,7 +225,7 @@ def test_an_unknown_code_is_shown_humanised_never_a_crash():
 
     with translation.override("ru"):
         assert words.ruleset("chess-960") == "chess 960"
-        assert words.game_status("paused") == words.tournament_status("paused") == "paused"
+        assert words.game_status("paused") == site_words.tournament_status("paused") == "paused"
         assert words.event("tile_flipped") == "tile flipped"
         assert caption({"type": "tile_flipped", "seat": 0, "data": {}}, ["anya"]) == "tile flipped: anya"
         assert caption({"type": "seat_taken", "seat": None, "data": {"player": "anya", "seat": 1}}, []) == (
@@ -233,8 +234,13 @@ def test_an_unknown_code_is_shown_humanised_never_a_crash():
 
 
 def test_every_code_has_its_word_in_both_languages():
-    tables = [(GameStatus.values, words.GAME_STATUSES), (TournamentStatus.values, words.TOURNAMENT_STATUSES),
-              (RULESETS, words.RULESETS), (list(HANDLERS), words.EVENTS)]
+    from goat.engine import status
+    from goat.engine.scoring import END_FISH, END_OUT
+
+    endings = [*status.RESULT_REASONS, *status.CANCEL_REASONS, END_OUT, END_FISH]
+    assert sorted(words.ENDINGS) == sorted(endings)  # keyed by the engine's names, one word each
+    tables = [(GameStatus.values, words.GAME_STATUSES), (TournamentStatus.values, site_words.TOURNAMENT_STATUSES),
+              (RULESETS, words.RULESETS), (list(HANDLERS), words.EVENTS), (endings, words.ENDINGS)]
     for values, table in tables:
         assert sorted(set(values) - set(table)) == []
         for value in values:
@@ -247,8 +253,8 @@ def test_every_code_has_its_word_in_both_languages():
 
 def test_a_status_agrees_with_its_noun():
     with translation.override("ru"):
-        assert (words.game_status("finished"), words.tournament_status("finished")) == ("завершена", "завершён")
-        assert (words.game_status("cancelled"), words.tournament_status("cancelled")) == ("отменена", "отменён")
+        assert (words.game_status("finished"), site_words.tournament_status("finished")) == ("завершена", "завершён")
+        assert (words.game_status("cancelled"), site_words.tournament_status("cancelled")) == ("отменена", "отменён")
 
 
 # --- 3. plural forms -----------------------------------------------------------------------------------
@@ -337,3 +343,11 @@ def miscounted(text: str) -> list[str]:
 def test_the_miscount_check_catches_a_wrong_form():
     assert miscounted("4/32 игроков · 13 партии · козёл 4 раз · 2 места · 21 партия · из 32 игроков · до 25 очков"
                       ) == ["13 партии", "32 игроков", "4 раз"]
+
+
+def test_the_default_ruleset_is_a_ruleset_and_seats_count_from_one():
+    from goat.engine.rulesets import DEFAULT_RULESET, seat_number
+
+    assert DEFAULT_RULESET in RULESETS and words.RULESETS[DEFAULT_RULESET]
+    assert [seat_number(s) for s in range(4)] == [1, 2, 3, 4]
+    assert [words.seat(s) for s in range(4)] == ["1", "2", "3", "4"]

@@ -2,102 +2,24 @@
 
 from __future__ import annotations
 
-from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy
-from drf_spectacular.utils import (
-    extend_schema_field,
-)
 from rest_framework import serializers
 
-from goat.engine import RULESETS
-from goat.games.api.serializers import options_schema
-from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
+from goat.web.fields import StrictCharField, StrictSerializer
 
+from ..checks import (  # noqa: F401 (the API's request bodies: one check for the API, the admin and schedules)
+    INVITE_CODE_MIN_LENGTH,
+    EntryField,
+    EntrySerializer,
+    TournamentCreateSerializer,
+    TournamentOptionsField,
+)
 from ..models import TournamentFormat, TournamentStatus
 
 STATUSES = list(TournamentStatus.values)
 STATUS_CHOICE = gettext_lazy("Must be scheduled, running, finished or cancelled.")
 
 # --- serializers -------------------------------------------------------------------------------
-
-
-@extend_schema_field(options_schema(ante=False))
-class TournamentOptionsField(serializers.DictField):
-    """Overrides of the ruleset's options for every game of the tournament (no ante)."""
-
-
-#: the shortest invite code a tournament takes: with wrong codes throttled (``invite_player``,
-#: ``invite_tournament``), 8 characters leave no code to guess in a tournament's lifetime
-INVITE_CODE_MIN_LENGTH = 8
-
-
-class EntrySerializer(StrictSerializer):
-    min_games = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, allow_null=True,
-                                   help_text="Games played on the ruleset's all-time board, at least.")
-    min_rating = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True,
-                                    help_text="Rating on the ruleset's all-time board, at least.")
-    max_rating = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False, allow_null=True,
-                                    help_text="Rating on the ruleset's all-time board, at most.")
-    invite_code = StrictCharField(min_length=INVITE_CODE_MIN_LENGTH, max_length=64, required=False, allow_null=True,
-                                  trim_whitespace=False, write_only=True,
-                                  help_text=f"Registration needs this code; never shown back. At least "
-                                            f"{INVITE_CODE_MIN_LENGTH} characters.")
-
-    def validate(self, attrs):
-        attrs = super().validate(attrs)
-        low, high = attrs.get("min_rating"), attrs.get("max_rating")
-        if low is not None and high is not None and low > high:
-            raise serializers.ValidationError({"max_rating": ["Must be at least min_rating."]})
-        return attrs
-
-
-@extend_schema_field(EntrySerializer)
-class EntryField(serializers.Field):
-    """``entry``: an object validated by EntrySerializer (strict: an unknown key is refused)."""
-
-    strict_serializer = EntrySerializer  # what validates it (and the schema's additionalProperties: false)
-
-    def to_internal_value(self, data):
-        if not isinstance(data, dict):
-            raise serializers.ValidationError("Must be an object of entry conditions.")
-        entry = self.strict_serializer(data=data)
-        if not entry.is_valid():
-            raise serializers.ValidationError(entry.errors)
-        return dict(entry.validated_data)
-
-    def to_representation(self, value):
-        return value
-
-
-class TournamentCreateSerializer(StrictSerializer):
-    name = StrictCharField(max_length=120)
-    ruleset = serializers.ChoiceField(choices=list(RULESETS), error_messages={
-        "invalid_choice": format_lazy(gettext_lazy("Not a ruleset; choose one of: {rulesets}."),
-                                  rulesets=", ".join(RULESETS))})
-    options = TournamentOptionsField(required=False, default=dict,
-                                     help_text="Overrides of the ruleset's options for every game (no `ante`).")
-    format = serializers.ChoiceField(choices=TournamentFormat.choices, help_text="swiss or arena.",
-                                     error_messages={"invalid_choice": gettext_lazy("Must be swiss or arena.")})
-    rounds = StrictIntegerField(min_value=1, max_value=50, required=False, default=None,
-                                help_text="Swiss: number of rounds (required). Arena: ignored.")
-    table_size = StrictIntegerField(min_value=2, max_value=4, help_text="Players per table, 2 to 4.")
-    starts_at = serializers.DateTimeField(help_text="ISO 8601; the scheduler starts the tournament then.")
-    duration_minutes = StrictIntegerField(min_value=0, max_value=7 * 24 * 60, required=False, default=0,
-                                          help_text="Arena: minutes during which tables are started (required).")
-    max_players = StrictIntegerField(min_value=1, max_value=10000)
-    entry_fee = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0,
-                                   help_text="Chips debited on registration into the prize pool.")
-    entry = EntryField(required=False, help_text="Entry conditions, checked at registration (all optional).")
-
-    def validate(self, attrs):
-        attrs = super().validate(attrs)
-        if attrs["format"] == TournamentFormat.SWISS and not attrs.get("rounds"):
-            raise serializers.ValidationError({"rounds": [gettext_lazy("A swiss tournament needs rounds (1 to 50).")]})
-        if attrs["format"] == TournamentFormat.ARENA and not attrs.get("duration_minutes"):
-            raise serializers.ValidationError({"duration_minutes": [
-                gettext_lazy("An arena needs a duration of at least 1 minute.")]})
-        attrs["rounds"] = attrs.get("rounds") or 0
-        return attrs
 
 
 class EntryViewSerializer(serializers.Serializer):
@@ -168,7 +90,6 @@ class WithdrawnSerializer(serializers.Serializer):
     withdrawn_by = serializers.CharField(help_text="The player themself, or the staff member.")
 
 
-WITHDRAW_OTHERS = "Only staff can withdraw another player."
 
 
 class RegisterBodySerializer(StrictSerializer):
@@ -241,3 +162,43 @@ class PlayerTournamentSerializer(serializers.Serializer):
     points = serializers.IntegerField()
     games = serializers.IntegerField()
     withdrawn = serializers.BooleanField()
+
+
+class CancelSerializer(StrictSerializer):
+    reason = StrictCharField(min_length=1, max_length=500, help_text="Why; shown on the tournament's pages.")
+
+
+class WithdrawSerializer(StrictSerializer):
+    player = StrictCharField(max_length=150, required=False,
+                             help_text="Staff: the username to withdraw. A player withdraws themself without it.")
+
+
+class ScheduleCreateSerializer(StrictSerializer):
+    template = serializers.DictField(help_text="Every tournament field (as POST /api/tournaments/) except "
+                                               "starts_at; checked now, not when the beat runs.")
+    first_start = serializers.DateTimeField(help_text="The first occurrence's start (ISO 8601).")
+    every = serializers.CharField(max_length=64, help_text="ISO 8601 duration, at least PT5M (PT1H … P7D).")
+    announce_before = serializers.CharField(max_length=64, required=False, default="PT0S",
+                                            help_text="ISO 8601 duration: each occurrence is created this long "
+                                                      "before its start (at most P31D and 100 periods).")
+
+
+class ScheduleUpdateSerializer(StrictSerializer):
+    active = serializers.BooleanField(required=False, help_text="false stops the schedule; created tournaments "
+                                                                "stay as they are.")
+    template = serializers.DictField(required=False)
+    first_start = serializers.DateTimeField(required=False)
+    every = serializers.CharField(max_length=64, required=False)
+    announce_before = serializers.CharField(max_length=64, required=False)
+
+
+class ScheduleSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    template = serializers.DictField(help_text="The tournament fields (an invite code shows as invite_only).")
+    first_start = serializers.DateTimeField()
+    every = serializers.CharField(help_text="ISO 8601 duration.")
+    announce_before = serializers.CharField(help_text="ISO 8601 duration.")
+    active = serializers.BooleanField()
+    created_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    tournaments = serializers.IntegerField(help_text="How many tournaments it has created.")

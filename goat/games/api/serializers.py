@@ -21,6 +21,11 @@ from goat.engine.rulesets import (
     OPTION_RANGES,
     RULESETS,
 )
+from goat.games.shapes import (  # noqa: F401 (a game in a list: one shape for the list and the lobby)
+    GameSummarySerializer,
+    ResultSerializer,
+    SummarySeatSerializer,
+)
 from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
 from goat.web.query import QueryIntegerField
 
@@ -158,14 +163,6 @@ class LegalMoveSerializer(serializers.Serializer):
     end = serializers.CharField()
 
 
-class ResultSerializer(serializers.Serializer):
-    reason = serializers.CharField(help_text="limit, rounds, timeout or resigned.")
-    goats = serializers.ListField(child=serializers.IntegerField())
-    winners = serializers.ListField(child=serializers.IntegerField())
-    rating_points = serializers.ListField(child=serializers.IntegerField())
-    chips = serializers.ListField(child=serializers.IntegerField())
-
-
 class GameViewSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     ruleset = serializers.CharField()
@@ -212,33 +209,6 @@ class MoveResponseSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     events = EventSerializer(many=True, help_text="The play and every forced action after it, redacted for you.")
     game = GameViewSerializer()
-
-
-class SummarySeatSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = serializers.CharField(source="player.username")
-    computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
-    bot = serializers.BooleanField(help_text="Whether a bot account holds the seat (docs/api.md \"Bots\").")
-
-
-class GameSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    ruleset = serializers.CharField()
-    status = serializers.CharField()
-    seat_count = serializers.IntegerField(source="seats", help_text="Seats at the table (2 to 4).")
-    seats = SummarySeatSerializer(source="seat_set", many=True, help_text="Seats taken so far.")
-    version = serializers.IntegerField()
-    round = serializers.IntegerField()
-    turn = serializers.IntegerField(allow_null=True)
-    created_at = serializers.DateTimeField()
-    ended_at = serializers.DateTimeField(allow_null=True)
-    result = ResultSerializer(allow_null=True)
-    rated = serializers.BooleanField(help_text="False for a game with a computer player.")
-    move_time = serializers.SerializerMethodField(
-        help_text="The clock: seconds for each move (0: no clock), as the game's options say.")
-
-    def get_move_time(self, game) -> int:
-        return int((game.options or {}).get("move_time") or 0)
 
 
 class ScoreTotalSerializer(serializers.Serializer):
@@ -293,7 +263,7 @@ class SigningKeySerializer(serializers.Serializer):
     valid_until = serializers.CharField(allow_null=True, help_text="when it was retired; null for the current key")
 
 
-# --- Analysis (API.md "Computer analysis") --------------------------------------------------------
+# --- Analysis (docs/api.md "Computer analysis") ---------------------------------------------------
 
 
 class AnalysisMoveRefSerializer(serializers.Serializer):

@@ -39,9 +39,10 @@ from goat.games.api.serializers import (
     MoveSerializer,
     ReplayQuerySerializer,
 )
+from goat.games.errors import GameError
 from goat.games.filters import GameFilter, MyGamesFilter
 from goat.games.models import Game
-from goat.web.errors import ServiceError
+from goat.web.errors import WebError
 from goat.web.idempotency import idempotent
 from goat.web.negotiation import JSONForErrors
 from goat.web.replica import PublicReadView
@@ -66,7 +67,7 @@ def if_match_version(request: Request) -> int | None:
         return None
     match = _IF_MATCH.match(value)
     if match is None:
-        raise ServiceError("invalid_if_match", INVALID_IF_MATCH, status=400)
+        raise GameError.INVALID_IF_MATCH(INVALID_IF_MATCH)
     return int(match.group(1))
 
 
@@ -109,7 +110,7 @@ def ended_or_auditor(game: Game, user) -> None:
     """Replay and verify show hidden information: refused until the game ends, except to those who
     see it unredacted (selectors.sees_everything: an auditor without a seat at the game)."""
     if not selectors.sees_everything(game, user):
-        raise ServiceError("game_not_ended", services.GAME_NOT_ENDED, status=409)
+        raise GameError.GAME_NOT_ENDED(services.GAME_NOT_ENDED)
 
 
 class GameAPIView(APIView):
@@ -281,7 +282,7 @@ class GameReplayView(PublicReadView, GameAPIView):
             at = game.version
         elif at > game.version:
             message = gettext("The game has only %(version)s events.") % {"version": game.version}
-            raise ServiceError("invalid", f"at: {message}", status=400, errors={"at": [message]})
+            raise WebError.INVALID(f"at: {message}", errors={"at": [message]})
         state = selectors.game_state(game=game, upto=at)
         audit.audit_record_hidden_view(user=request.user, game=game, what="api_replay")  # only if running
         return Response(selectors.full_state(state, game=game))
@@ -321,8 +322,8 @@ class SigningKeysView(APIView):
 
 
 class GameAnalysisView(GameAPIView):
-    """API.md "Computer analysis": GET for anyone once the game ended, POST for a signed-in player
-    (throttled by the ``analysis`` scope; the GET is not)."""
+    """docs/api.md "Computer analysis of a finished game": GET for anyone once the game ended, POST for a
+    signed-in player (throttled by the ``analysis`` scope; the GET is not)."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
     throttle_scope = "analysis"

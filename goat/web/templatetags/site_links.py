@@ -1,4 +1,4 @@
-"""``{% load site_links %}``: every name is a link (SITE.md). ``{{ name|player_link }}`` is the player's
+"""``{% load site_links %}``: every name is a link (docs/site.md). ``{{ name|player_link }}`` is the player's
 name linking to their page, safe to pass into ``{% blocktranslate with player=name|player_link %}`` so a
 sentence keeps its words and its translation while the name in it links."""
 

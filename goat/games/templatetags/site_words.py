@@ -1,4 +1,5 @@
-"""``{% load site_words %}``: a stored value in the visitor's language (goat/web/words.py):
+"""``{% load site_words %}``: a stored value in the visitor's language (the game's words:
+goat/games/words.py; the site's others: goat/web/words.py):
 ``{{ game.status|game_status }}``, ``{{ t.status|tournament_status }}``, ``{{ game.ruleset|ruleset }}``,
 ``{{ event.type|event }}``, ``{{ s.seat|seat }}`` (counted from 1), ``{{ t.format|word }}`` (formats,
 periods, reasons)."""
@@ -9,13 +10,14 @@ from datetime import UTC
 
 from django import template
 
-from goat.web import words
+from goat.games import words
+from goat.web import words as site_words
 
 register = template.Library()
 
 register.filter("word", words.word)
 register.filter("game_status", words.game_status)
-register.filter("tournament_status", words.tournament_status)
+register.filter("tournament_status", site_words.tournament_status)
 register.filter("ruleset", words.ruleset)
 register.filter("event", words.event)
 register.filter("seat", words.seat)
@@ -31,10 +33,10 @@ def when(value, arg: str = "") -> str:
         return ""
     iso = value.isoformat() if not hasattr(value, "astimezone") else value.astimezone(UTC).isoformat()
     return format_html('<time datetime="{}">{}</time>', iso.replace("+00:00", "Z"),
-                       words.moment(value, with_time=arg != "day"))
+                       site_words.moment(value, with_time=arg != "day"))
 
 
 @register.filter
 def moment_text(value, arg: str = "") -> str:
     """``{{ at|moment_text }}``: the same words as ``when`` without the element (an SVG title, an attribute)."""
-    return words.moment(value, with_time=arg != "day")
+    return site_words.moment(value, with_time=arg != "day")
