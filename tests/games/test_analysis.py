@@ -199,6 +199,37 @@ def test_a_run_that_lost_its_claim_writes_nothing(players, ended, queued, monkey
     assert job.status == AnalysisStatus.RUNNING and job.result is None
 
 
+def test_a_game_the_engine_cannot_judge_ends_failed_with_its_code_and_is_not_run_again(players, ended, queued,
+                                                                                        monkeypatch):
+    """A seat's knowledge that admits no deal (NoDeal) fails the job at once with its code: nothing
+    hangs running until a lease ends, the API answers 200 ``failed``, and neither a redelivered task
+    nor a new request runs it again."""
+    from goat.engine.sampling import NoDeal
+
+    client = token_client(players[0])
+    post(client, ended)
+    job = GameAnalysis.objects.get()
+
+    def no_deal(*_args, **_kwargs):
+        raise NoDeal(detail="no deal of the unseen tiles meets what the seats showed they lack")
+
+    monkeypatch.setattr(expert, "judge", no_deal)
+    assert analysis.analysis_run(analysis_id=job.pk) is True
+    job.refresh_from_db()
+    assert (job.status, job.error, job.result, job.claimed_until) == (
+        AnalysisStatus.FAILED, "no_consistent_deal", None, None)
+    body = {"status": "failed", "engine": expert.ENGINE_VERSION, "code": "no_consistent_deal"}
+    read = APIClient().get(url(ended))
+    assert read.status_code == 200 and read.json() == body
+    again = post(client, ended)
+    assert again.status_code == 200 and again.json() == body and len(queued) == 1
+    assert analysis.analysis_run(analysis_id=job.pk) is False  # a redelivered message: final, nothing to do
+    job.refresh_from_db()
+    assert job.attempts == 1
+    page = APIClient().get(f"/games/{ended.pk}/")
+    assert page.status_code == 200 and "no_consistent_deal" in page.content.decode()
+
+
 def test_a_lost_message_is_queued_again_by_the_next_request_once_a_lease_has_passed(players, ended, queued):
     client = token_client(players[0])
     post(client, ended)

@@ -452,7 +452,8 @@ games_analysis_read = extend_schema(
                 "from the revealed hands; a label when the interval's low end reaches a threshold of "
                 "docs/computer.md) and a summary per player with an accuracy. Anyone may read "
                 "it once the game has ended: 200 when done, 202 `{\"status\": \"queued\"|\"running\"}` while "
-                "it is computed, 404 `analysis_not_requested` before anyone asked (POST), 409 `game_not_ended` "
+                "it is computed, 200 `{\"status\": \"failed\", \"engine\", \"code\"}` when the engine could not judge "
+                "the game (final), 404 `analysis_not_requested` before anyone asked (POST), 409 `game_not_ended` "
                 "before the end, 409 `game_cancelled` for a game that never started.",
     parameters=[GAME_ID],
     responses={200: AnalysisSerializer, 202: AnalysisSerializer, **problem_responses(404, 409)},
@@ -465,7 +466,8 @@ games_analysis_request = extend_schema(
     summary="Ask for a finished game's analysis",
     description="Queues the expert's analysis of an ended game: 202 `{\"status\": \"queued\"}` (or "
                 "`running`: a request while one is queued or running gets the same job), 200 with the analysis "
-                "when it exists (idempotent). Stored once per game and engine version. Any signed-in player; "
+                "when it exists, or with `failed` when the engine could not judge the game (idempotent). "
+                "Stored once per game and engine version. Any signed-in player; "
                 "throttled (429). 409 `game_not_ended` while the game waits or runs, 409 `game_cancelled`.",
     parameters=[GAME_ID],
     request=None,

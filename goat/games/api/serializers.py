@@ -313,8 +313,10 @@ class AnalysisPlayerSerializer(serializers.Serializer):
 
 
 class AnalysisSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["queued", "running", "done"])
-    engine = serializers.CharField(required=False, help_text="The expert's version that judged (when done).")
+    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    engine = serializers.CharField(required=False, help_text="The expert's version that judged (when done or failed).")
+    code = serializers.CharField(required=False, help_text="Why the engine could not judge the game (when failed), "
+                                 "e.g. `no_consistent_deal`: a seat's knowledge admits no deal of the unseen tiles.")
     samples = serializers.IntegerField(required=False, help_text="The most sampled deals a decision may take "
                                        "(when done; it stops once the label is settled).")
     moves = AnalysisMoveSerializer(many=True, required=False)
