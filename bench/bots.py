@@ -15,7 +15,11 @@ Figures, each against the opponents measured in the same games (docs/computer.md
   (target: at most 0.25x against random, 0.6x against greedy; stretch 0.4x), and its mean rating
   points (as if the game were rated) relative to the opponents' mean (at least 2x / 1.3x);
 * two-seat domino-3rounds: the share of games the tested seat won outright (ties counted apart):
-  at least 60% against random, 55% against greedy (stretch 60%).
+  at least 60% against random, 55% against greedy (stretch 60%);
+* goat-pairs: the tested level plays both seats of a pair (partners opposite), the opponent the other
+  pair; the share of games the tested pair won (the other pair the goats): a pair of strong against a
+  pair of random at least 90%, a pair of expert against a pair of strong at least 55% (stretch 60%).
+  The pair rotates with the tested seat (game i: seat i mod 4 and its partner).
 
 ``--reference`` also measures greedy against random (what the baseline itself is worth).
 """
@@ -37,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import emit, percentile, use_database  # noqa: E402
 from goat.engine import computer  # noqa: E402
 from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
+from goat.engine.rulesets import partner_of  # noqa: E402
 from goat.engine.seat import SeatView  # noqa: E402
 
 #: the levels that decide from the seat's view (the others need only the legal moves)
@@ -48,6 +53,7 @@ PAIRINGS = [
     ("goat-classic", 4, "strong", "greedy", [("goat_ratio", "max", 0.6, 0.4), ("points_ratio", "min", 1.3, None)]),
     ("domino-3rounds", 2, "strong", "random", [("won", "min", 0.60, None)]),
     ("domino-3rounds", 2, "strong", "greedy", [("won", "min", 0.55, 0.60)]),
+    ("goat-pairs", 4, "strong", "random", [("won", "min", 0.90, None)]),
 ]
 #: the expert against strong (issues 38 and 57): won share two-seat; goat and rating points ratios
 #: four-seat; the CPU time of a decision among more than one distinct move, p99 in ms
@@ -55,6 +61,7 @@ EXPERT = [
     ("domino-3rounds", 2, "expert", "strong", [("won", "min", 0.62, 0.65), ("choice_cpu_ms_p99", "max", 150, None)]),
     ("goat-classic", 4, "expert", "strong", [("goat_ratio", "max", 0.5, None), ("points_ratio", "min", 1.15, None),
                                              ("choice_cpu_ms_p99", "max", 150, None)]),
+    ("goat-pairs", 4, "expert", "strong", [("won", "min", 0.55, 0.60)]),
 ]
 REFERENCE = [
     ("goat-classic", 4, "greedy", "random", []),
@@ -97,9 +104,10 @@ class Tally:
 
 def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, tested: str, opponent: str,
               tally: Tally, watch: Callable[[SeatView], None] | None = None) -> None:
-    """One game: ``tested`` at ``tested_seat``, ``opponent`` everywhere else; adds its outcome to ``tally``
-    (and hands ``watch`` the tested seat's every seat view it decides from). Needs Django set up (the
-    selectors build the seat's view; nothing is stored)."""
+    """One game: ``tested`` at ``tested_seat`` (and at its partner's in a game of pairs), ``opponent``
+    everywhere else; adds its outcome to ``tally`` (and hands ``watch`` the tested seat's every seat
+    view it decides from). Needs Django set up (the selectors build the seat's view; nothing is
+    stored)."""
     from django.utils import timezone
 
     from goat.games import selectors
@@ -112,11 +120,13 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
     for seat in range(seats):
         round_events.extend(e for e in session.decide(TakeSeat(player=f"p{seat}")) if e["type"] == "round_dealt")
     fake = Game(pk=1, created_at=timezone.now())  # what the view reads of the row (nothing is stored)
+    partner = partner_of(ruleset, seats, tested_seat)
+    team = {tested_seat} if partner is None else {tested_seat, partner}
     while True:
         kind, seat = session.pending()
         if kind != PLAY or seat is None:
             break
-        level = tested if seat == tested_seat else opponent
+        level = tested if seat in team else opponent
         if level in VIEW_LEVELS:
             started, cpu = time.perf_counter(), time.process_time()
             state = session.state
@@ -145,7 +155,7 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
     result = session.state.result  # type: ignore[union-attr]
     assert result is not None
     tally.games += 1
-    others = [s for s in range(seats) if s != tested_seat]
+    others = [s for s in range(seats) if s not in team]
     tally.goats += tested_seat in result.goats
     tally.points += result.rating_points[tested_seat]
     tally.seat_games += len(others)
@@ -158,7 +168,7 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
         sums[1] += y * y
         sums[2] += x * y
     winners = set(result.winners)
-    if winners == {tested_seat}:
+    if winners == team:
         tally.won += 1
     elif tested_seat in winners:
         tally.tied += 1

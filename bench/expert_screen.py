@@ -41,9 +41,10 @@ VARIANTS: dict[str, dict] = {
 
 
 def _strong_model(others_only: bool) -> type:
-    """A playout policy that plays `strong`'s score (goat.engine.computer.move_scores's terms, from
-    the seat's own hand, the line and the lacks shown) for the other seats (or for every seat); the
-    deciding seat's later moves as the expert's ``PublicPolicy``."""
+    """A playout policy that plays `strong`'s score (goat.engine.computer.move_scores's terms without
+    partners, as screened for two-seat domino-3rounds: from the seat's own hand, the line and the
+    lacks shown) for the other seats (or for every seat); the deciding seat's later moves as the
+    expert's ``PublicPolicy``."""
     from goat.engine import computer, expert
     from goat.engine.tiles import BIT, DOUBLES, EVERY_TILE, PIPS, SHOWS, ends_after
 

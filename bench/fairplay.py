@@ -30,7 +30,6 @@ import random
 import statistics
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -128,6 +127,85 @@ def played_game(seated: list[Player], rng: random.Random, share: float, fake) ->
     return [{**e, "seq": seq, "at": None} for seq, e in enumerate(log, start=1)]
 
 
+def simulate(args, samples: int, started: float) -> dict:
+    """Play and analyse the population's games: what the statistics read, as JSON-ready data."""
+    from django.utils import timezone
+
+    from goat.games import analysis
+    from goat.games.models import Game
+    from ratings.skill import _skill_model as SKILL_MODEL  # noqa: N812 - the projection's own model
+    from ratings.skill import skill_ranks
+
+    if args.resume:  # the same population plays on: its games so far, its generator and ratings as saved
+        run = json.loads(Path(args.resume).read_text())
+        players = [Player(**p) for p in run["players"]]
+        rng = random.Random()
+        version, state, gauss = run["rng"]
+        rng.setstate((version, tuple(state), gauss))
+        analysed = [(game, result) for game, result in run["analysed"]]
+        help_rows = [stats.Help(*row) for row in run["helps"]]
+        seatings = run["seatings"]
+        skill = {name: SKILL_MODEL.rating(mu=mu, sigma=sigma) for name, (mu, sigma) in run["skill"].items()}
+        game_no, before, spent = run["games"], run["games_each"], run.get("seconds", 0)
+        args.seed, args.share, args.together = run["seed"], run["share"], run["together"]
+    else:
+        rng = random.Random(args.seed)
+        players = population(args)
+        analysed, help_rows, seatings = [], [], {}
+        skill = {p.name: SKILL_MODEL.rating() for p in players}
+        game_no, before, spent = 0, 0, 0
+    round_no = -1
+    for round_no in range(args.games):  # noqa: B007 - the rounds played are reported
+        for seated in tables(players, rng, args.together):
+            game_no += 1
+            fake = Game(pk=game_no, created_at=timezone.now(), ruleset=RULESET, seats=SEATS)
+            events = played_game(seated, rng, args.share, fake)
+            key = str(game_no)  # as JSON keeps it
+            analysed.append((key, analysis.events_analyse(fake, events, samples=samples)))
+            help_rows += stats.helps(key, events)
+            seatings[key] = [p.name for p in seated]
+            # the skill rating, as the ratings.skill projection updates it
+            state = evolve_all(events)
+            result = state.result
+            ranks = skill_ranks(points=state.points, winners=result.winners, goats=result.goats)
+            rated = SKILL_MODEL.rate([[skill[p.name]] for p in seated], ranks=ranks)
+            for p, [after] in zip(seated, rated, strict=True):
+                skill[p.name] = after
+        if not args.json:
+            print(f"round {before + round_no + 1}/{before + args.games}: {game_no} games, "
+                  f"{time.perf_counter() - started:.0f} s",
+                  flush=True)
+        if args.minutes is not None and time.perf_counter() - started > args.minutes * 60:
+            break
+    return {"seed": args.seed, "samples": samples, "share": args.share, "together": args.together,
+            "games": game_no, "games_each": before + round_no + 1,
+            "seconds": spent + round(time.perf_counter() - started), "players": [p.__dict__ for p in players],
+            "analysed": analysed, "helps": [[h.game, h.seq, h.player, h.other, h.helped, h.chance] for h in help_rows],
+            "seatings": seatings, "ordinal": {name: rating.ordinal() for name, rating in skill.items()},
+            "skill": {name: [rating.mu, rating.sigma] for name, rating in skill.items()}, "rng": rng.getstate()}
+
+
+def pooled(runs: list[dict]) -> dict:
+    """Runs of different seeds as one population: each run's players and games renamed apart."""
+    out: dict = {"seed": [r["seed"] for r in runs], "samples": runs[0]["samples"], "share": runs[0]["share"],
+                 "together": runs[0]["together"], "games": 0, "games_each": [r["games_each"] for r in runs],
+                 "seconds": sum(r.get("seconds") or 0 for r in runs),
+                 "players": [], "analysed": [], "helps": [], "seatings": {}, "ordinal": {}}
+    for r in runs:
+        tag = f"s{r['seed']}:"
+        out["games"] += r["games"]
+        out["players"] += [{**p, "name": tag + p["name"], "partner": p["partner"] and tag + p["partner"]}
+                           for p in r["players"]]
+        out["analysed"] += [[tag + game, {**result, "moves": [
+            {**m, "player": m["player"] and tag + m["player"]} for m in result["moves"]]}]
+            for game, result in r["analysed"]]
+        out["helps"] += [[tag + g, seq, tag + a, tag + b, helped, chance]
+                         for g, seq, a, b, helped, chance in r["helps"]]
+        out["seatings"].update({tag + g: [tag + n for n in names] for g, names in r["seatings"].items()})
+        out["ordinal"].update({tag + n: value for n, value in r["ordinal"].items()})
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--honest", type=int, default=24)
@@ -144,6 +222,15 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, default=None,
                         help="stop after the round during which this much wall time has passed")
     parser.add_argument("--dump", metavar="FILE", help="write each player's decisions and findings to FILE (JSON)")
+    parser.add_argument("--save", metavar="FILE",
+                        help="write the simulated population, its games' analyses, seatings and skill ratings to FILE "
+                             "(JSON), so that the statistics can be run again on them with --load")
+    parser.add_argument("--resume", metavar="FILE",
+                        help="play --games more rounds of the population a --save wrote (its generator and ratings "
+                             "go on from where they were), then --save (to FILE again unless --save names another)")
+    parser.add_argument("--load", metavar="FILE", action="append",
+                        help="run the statistics on the games a --save wrote instead of simulating (repeat it to "
+                             "pool runs of different seeds: their players are kept apart)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     use_database()
@@ -151,48 +238,24 @@ def main() -> int:
 
     django.setup()
     from django.conf import settings
-    from django.utils import timezone
-
-    from goat.games import analysis
-    from goat.games.models import Game
-    from ratings.skill import _skill_model as SKILL_MODEL  # noqa: N812 - the projection's own model
-    from ratings.skill import skill_ranks
 
     samples = args.samples or settings.GOAT_ANALYSIS_SAMPLES
-    rng = random.Random(args.seed)
-    players = population(args)
-    if len(players) % SEATS:
-        parser.error(f"the population ({len(players)}) must fill tables of {SEATS}")
-    kinds = {p.name: p for p in players}
     started = time.perf_counter()
-    analysed, help_rows, seatings = [], [], {}
-    points: dict[str, list[int]] = defaultdict(list)
-    skill = {p.name: SKILL_MODEL.rating() for p in players}
-    game_no = 0
-    for round_no in range(args.games):
-        for seated in tables(players, rng, args.together):
-            game_no += 1
-            fake = Game(pk=game_no, created_at=timezone.now(), ruleset=RULESET, seats=SEATS)
-            events = played_game(seated, rng, args.share, fake)
-            result = analysis.events_analyse(fake, events, samples=samples)
-            analysed.append((game_no, result))
-            help_rows += stats.helps(game_no, events)
-            seatings[game_no] = [p.name for p in seated]
-            state = evolve_all(events)
-            for seat, p in enumerate(seated):
-                points[p.name].append(state.result.rating_points[seat])
-            # the skill rating, as the ratings.skill projection updates it
-            result = state.result
-            ranks = skill_ranks(points=state.points, winners=result.winners, goats=result.goats)
-            rated = SKILL_MODEL.rate([[skill[p.name]] for p in seated], ranks=ranks)
-            for p, [after] in zip(seated, rated, strict=True):
-                skill[p.name] = after
-        if not args.json:
-            print(f"round {round_no + 1}/{args.games}: {game_no} games, {time.perf_counter() - started:.0f} s",
-                  flush=True)
-        if args.minutes is not None and time.perf_counter() - started > args.minutes * 60:
-            break
-    group_of = {name: (RULESET, stats.band_of(skill[name].ordinal())) for name in points}
+    if args.load:
+        runs = [json.loads(Path(name).read_text()) for name in args.load]
+        run = pooled(runs) if len(runs) > 1 else runs[0]
+    else:
+        run = simulate(args, samples, started)
+        if args.save or args.resume:
+            Path(args.save or args.resume).write_text(json.dumps(run))
+    players = [Player(**p) for p in run["players"]]
+    kinds = {p.name: p for p in players}
+    analysed = [(game, result) for game, result in run["analysed"]]
+    help_rows = [stats.Help(*row) for row in run["helps"]]
+    seatings = run["seatings"]
+    ordinal = run["ordinal"]
+    samples, game_no, rounds = run["samples"], run["games"], run["games_each"]
+    group_of = {name: (RULESET, stats.band_of(value)) for name, value in ordinal.items()}
     qualities = stats.qualities(analysed)
     assist = {f.player: f for f in stats.assistance(qualities, group_of)}
     pairs = {f.pair: f for f in stats.collusion(help_rows, seatings)}
@@ -207,10 +270,11 @@ def main() -> int:
     colluder_pairs = sorted({tuple(sorted((p.name, p.partner))) for p in players if p.kind == "colluder"})
     honest_pairs = [pair for pair in pairs if all(kinds[n].kind != "colluder" for n in pair)]
     mixed_pairs = [pair for pair in pairs if pair not in colluder_pairs and pair not in honest_pairs]
+    honest_scores = [assist[n].score for n in honest if n in assist]
     out = {
         "bench": "fairplay", "ruleset": RULESET, "seats": SEATS, "samples": samples, "games": game_no,
-        "games_each": round_no + 1, "share": args.share, "together": args.together, "seed": args.seed,
-        "seconds": round(time.perf_counter() - started),
+        "games_each": rounds, "share": run["share"], "together": run["together"], "seed": run["seed"],
+        "seconds": run.get("seconds"),
         "thresholds": {"assist_z": stats.ASSIST_Z, "assist_min_decisions": stats.ASSIST_MIN_DECISIONS,
                        "collusion_z": stats.COLLUSION_Z, "seating_z": stats.SEATING_Z,
                        "collusion_min_decisions": stats.COLLUSION_MIN_DECISIONS},
@@ -231,6 +295,9 @@ def main() -> int:
             "score_max": max(assist[p.name].score for p in players
                              if p.kind == "honest" and p.level == level and p.name in assist)}
             for level in HONEST_LEVELS},
+        "honest_scores": {"mean": round(statistics.mean(honest_scores), 2),
+                          "sd": round(statistics.stdev(honest_scores), 2) if len(honest_scores) > 1 else None,
+                          "max": max(honest_scores)} if honest_scores else None,
         "assisted_scores": sorted(assist[p.name].score for p in players if p.kind == "assisted"),
         "colluding_pairs": [{"pair": pair, "help_z": pairs[pair].help_z, "seating_z": pairs[pair].seating_z,
                              "decisions": pairs[pair].decisions} for pair in colluder_pairs],
@@ -240,7 +307,7 @@ def main() -> int:
     if args.dump:
         Path(args.dump).write_text(json.dumps({"players": [{
             "name": p.name, "kind": p.kind, "level": p.level, "group": group_of[p.name],
-            "ordinal": skill[p.name].ordinal(),
+            "ordinal": ordinal[p.name],
             "quality": {k: getattr(qualities[p.name], k) for k in ("decisions", "loss", "loss_sq", "best")},
             "finding": assist[p.name].__dict__ if p.name in assist else None} for p in players],
             "raw": {p.name: [[m["loss"], m["best"] == m["played"], len(m["legal"])] for _, r in analysed

@@ -29,6 +29,7 @@ from django.utils.translation import gettext_lazy
 from challenges.errors import ChallengeError
 from goat import engine
 from goat.engine import deal as dealing
+from goat.engine.rulesets import is_paired
 from goat.games import services as games
 from goat.games.errors import GameError, RulesRefusal
 from goat.games.models import Game
@@ -50,6 +51,8 @@ SELF = gettext_lazy("You cannot challenge yourself or accept your own challenge.
 UNKNOWN_PLAYER = gettext_lazy("No player named {name}.")
 CLOSED_ACCOUNT = gettext_lazy("The account {name} is closed.")
 COMPUTER = gettext_lazy("{name} is a computer player: start a game against the computer instead.")
+PARTNER_PAIRS_ONLY = gettext_lazy("A partner is named only in goat-pairs.")
+PARTNER_TWO_OPPONENTS = gettext_lazy("With a partner, name both players of the other pair.")
 TOO_MANY_OPPONENTS = gettext_lazy("A game of {seats} seats has room for {room} opponents, not {count}.")
 DUPLICATE = gettext_lazy("Each opponent may be named once.")
 TOO_MANY_OUT = gettext_lazy("You already have {limit} open challenges; wait for answers or cancel one first.")
@@ -90,6 +93,18 @@ def _opponent(name: str, challenger):
     return user
 
 
+def _with_partner(partner: str, names: list[str], ruleset: str | None) -> list[str]:
+    """The names in seat order for a goat-pairs challenge that names the partner: the first opponent,
+    the partner (opposite the challenger), the second opponent (docs/api.md "Pairs")."""
+    if ruleset is None or not is_paired(ruleset):
+        message = str(PARTNER_PAIRS_ONLY)
+        raise WebError.INVALID(f"partner: {message}", errors={"partner": [message]})
+    if len(names) != 2:
+        message = str(PARTNER_TWO_OPPONENTS)
+        raise WebError.INVALID(f"opponents: {message}", errors={"opponents": [message]})
+    return [names[0], partner, names[1]]
+
+
 def _open_challenges():
     return Challenge.objects.filter(status=ChallengeStatus.OPEN, expires_at__gt=timezone.now())
 
@@ -126,14 +141,15 @@ def _again(game_id: int, challenger) -> tuple[Game, list]:
 def challenge_create(*, challenger, opponents: list[str] | None = None, ruleset: str | None = None,
                      seats: int | None = None, options: dict | None = None, rated: bool = True,
                      seating: str = Seating.RANDOM, again_of: int | None = None,
-                     private: bool = False) -> Challenge:
+                     private: bool = False, partner: str | None = None) -> Challenge:
     """Challenge the players named in ``opponents`` (none: an open challenge, its seats taken by
     whoever holds its link) to a game of ``ruleset`` with ``seats`` seats (default: one for each
     named player and the challenger). Seats beyond the named players are open to the link's holders.
     ``again_of``: play an ended game again with the same people: its ruleset, seats and options, its
     other players named (what is given explicitly wins). ``private``: its game is a private table
-    (always so with seats by link, and when played again from a private one). Every refusal leaves
-    nothing behind."""
+    (always so with seats by link, and when played again from a private one). ``partner`` (goat-pairs):
+    the challenger's partner, seated opposite (seat 2), the two ``opponents`` at seats 1 and 3. Every
+    refusal leaves nothing behind."""
     if player_is_computer(player=challenger):
         raise PlayerError.COMPUTER_PLAYER(games.COMPUTER_PLAYER)
     names = list(opponents or [])
@@ -147,6 +163,8 @@ def challenge_create(*, challenger, opponents: list[str] | None = None, ruleset:
         users = others if not names else None
     else:
         users = None
+    if partner is not None:
+        names, seating, users = _with_partner(partner, names, ruleset), Seating.FIXED, None
     if users is None:
         folded = [name.casefold() for name in names]
         if len(set(folded)) != len(folded):

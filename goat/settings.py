@@ -469,7 +469,8 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     # "status" names choice sets of several components: /health/'s keeps its name, the analysis's gets one
-    "ENUM_NAME_OVERRIDES": {"StatusEnum": ["ok", "degraded"], "AnalysisStatusEnum": ["queued", "running", "done"],
+    "ENUM_NAME_OVERRIDES": {"StatusEnum": ["ok", "degraded"],
+                            "AnalysisStatusEnum": ["queued", "running", "done", "failed"],
                             "DeclineReasonEnum": "challenges.models.DeclineReason",
                             "RulesetEnum": "goat.engine.rulesets.RULESETS",
                             "ChallengeStatusEnum": "challenges.models.ChallengeStatus",

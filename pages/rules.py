@@ -17,7 +17,7 @@ from typing import Any
 from django.utils.translation import gettext
 from django.utils.translation import gettext_noop as _
 
-from goat.engine.rulesets import PRESETS, RULESETS
+from goat.engine.rulesets import PRESETS, RULESETS, is_paired
 from goat.games import words
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
@@ -31,6 +31,8 @@ SUMMARIES = {
     "goat-gamesburg": _("Goat as played at Gamesburg: its own limit, only written points count, and an ante "
                         "in chips."),
     "domino-3rounds": _("Three rounds of dominoes: the fewest pips left in hand over three rounds wins."),
+    "goat-pairs": _("The yard's goat, two against two: partners sit opposite, all 28 tiles are dealt, and the "
+                    "pair that reaches the limit are the goats."),
 }
 
 _TILES = (_("Tiles and the line"), [
@@ -92,6 +94,37 @@ _RATING = (_("Ratings"), [
       "not rated."),
 ])
 
+_PAIRS_TILES = (_("Pairs and the deal"), [
+    _("Four play, in two pairs: partners sit opposite each other, so play passes from one pair to the other. "
+      "You choose your partner by the seat you take."),
+    _("All 28 tiles are dealt, seven to each player: there is no bazaar. The first tile of a round starts "
+      "the line; every later tile goes on one of its two open ends, matching half to matching half."),
+])
+_PAIRS_LEAD = (_("Who leads"), [
+    _("In the first round the holder of 1-1 leads with it (all the tiles are dealt, so someone has it). "
+      "Later rounds are led by whoever went out or made the fish, with any tile."),
+])
+_PAIRS_TURN = (_("A turn"), [
+    _("If a tile in your hand fits an end, you must play one: you may not pass while you can play. With "
+      "nothing that fits you knock, and the turn passes on; the server knocks for you."),
+    _TURN[1][1],
+])
+_PAIRS_SCORE = (_("The score"), [
+    _("A pair keeps one account. After a domino the other pair is charged the pips left in both its "
+      "hands; the pair that went out is charged nothing. After a fish the pair holding more pips is "
+      "charged the pips of all four hands; if both hold the same, nobody is charged and the points go to "
+      "the next round. A lone 0-0 left in hand counts as the table says."),
+    _("A pair that has not written yet writes only a round above the opening threshold; a smaller round is "
+      "kept in brackets and written when the pair opens."),
+    _("The pair that reaches the limit are the goats. If the other pair has no points at all, it is a dry "
+      "goat. The result shows by how many points the goats lost."),
+])
+_PAIRS_RATING = (_("Ratings"), [
+    _("In a rated game both goats earn no rating points and both winners earn the same: the fewer points "
+      "the pair has, the more (at least 1). Whoever resigns or runs out of time loses the game for the "
+      "pair. Games against the computer are not rated."),
+])
+
 #: what only one ruleset has
 _OWN = {
     "goat-classic": (_("Only in these rules"), [
@@ -109,6 +142,8 @@ _OWN = {
 def _sections(ruleset: str) -> list[tuple[str, list[str]]]:
     goat = PRESETS[ruleset]["scoring"] == "goat"
     own = [_OWN[ruleset]] if ruleset in _OWN else []
+    if is_paired(ruleset):
+        return [_PAIRS_TILES, _PAIRS_LEAD, _PAIRS_TURN, _GOAT_END, _PAIRS_SCORE, *own, _PAIRS_RATING]
     if goat:
         return [_TILES, _GOAT_LEAD, _TURN, _GOAT_END, _GOAT_SCORE, *own, _RATING]
     return [_ROUNDS_TILES, _ROUNDS_LEAD, _TURN, _ROUNDS_END, _ROUNDS_SCORE, *own, _RATING]

@@ -28,7 +28,15 @@ from django.views.decorators.http import require_GET, require_POST
 
 from goat.engine import status as engine_status
 from goat.engine.computer import DEFAULT_LEVEL, LEVELS
-from goat.engine.rulesets import DEFAULT_RULESET, MAX_SEATS, MIN_SEATS, PRESETS, RULESETS
+from goat.engine.rulesets import (
+    DEFAULT_RULESET,
+    MAX_SEATS,
+    MIN_SEATS,
+    PRESETS,
+    RULESETS,
+    is_paired,
+    partner_of,
+)
 from goat.games import selectors
 from goat.games.models import Game, GameStatus
 from goat.games.table import table_model, tile_set
@@ -89,11 +97,16 @@ def _throttle_wait(request: HttpRequest, scope: str) -> int | None:
 
 
 def _summary(game: Game) -> dict[str, Any]:
-    """A game of a lobby list: what its row shows."""
+    """A game of a lobby list: what its row shows. At a goat-pairs table each free seat is a choice of
+    partner (``seat_choices``: the seat, its number and who sits opposite)."""
     seats = sorted(game.seat_set.all(), key=lambda s: s.seat)
+    held = {s.seat: s.player.get_username() for s in seats}
+    choices = [{"seat": s, "number": s + 1, "partner": held.get(partner_of(game.ruleset, game.seats, s))}
+               for s in range(game.seats) if s not in held] if is_paired(game.ruleset) else []
     return {"id": game.pk, "ruleset": game.ruleset, "status": game.status, "seat_count": game.seats,
             "players": [{"name": s.player.get_username(), "computer": s.computer, "bot": s.bot} for s in seats],
-            "free": game.seats - len(seats), "move_time": int((game.options or {}).get("move_time") or 0)}
+            "free": game.seats - len(seats), "move_time": int((game.options or {}).get("move_time") or 0),
+            "seat_choices": choices}
 
 
 def _script_strings() -> dict[str, str]:
@@ -101,6 +114,7 @@ def _script_strings() -> dict[str, str]:
     return {
         "computer": _("computer"), "free_seat": _("free seat"), "free_seats": _("Free seats: %(n)s"),
         "join": _("Join"), "none_open": _("No open games. Start one!"),
+        "sit_at": _("Sit at seat %(number)s"), "sit_opposite": _("Sit opposite %(player)s"),
         "none_mine": _("You have no games yet."), "rematch_offered": _("%(player)s offers a rematch."),
         "your_turn_at": _("Your turn at game #%(game)s."), "game_started": _("Game #%(game)s has started."),
         "connection_lost": _("Connection lost; reconnecting…"),

@@ -1,7 +1,9 @@
 """Skill ratings: the openskill (Plackett-Luce) rating of each player per ruleset.
 
 ``skill_project`` is the projection ``ratings.skill`` of an ended game: every player of the game is
-rated by their place in it (``skill_ranks``), and each change is kept as a ``GameSkillChange``.
+rated by their place in it (``skill_ranks``), and each change is kept as a ``GameSkillChange``. A game
+of pairs (goat-pairs) is rated as a team game: openskill rates the two pairs, each a team of its two
+partners, by the pair's place (docs/decisions.md, D-32).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from openskill.models import PlackettLuce
 
+from goat.engine.rulesets import parties
 from goat.games.projections import EndedGame
 
 from .models import GameSkillChange, SkillRating
@@ -52,12 +55,18 @@ def _apply_skill(game_id: int, ruleset: str, ranks: Sequence[int], seat_players:
             except IntegrityError:
                 row = SkillRating.objects.select_for_update().get(player=player, ruleset=ruleset)
         ratings[player.pk] = row
-    seats = sorted(seat_players)
-    teams = [[_skill_model.rating(mu=ratings[seat_players[s].pk].mu, sigma=ratings[seat_players[s].pk].sigma)]
-             for s in seats]
-    new = _skill_model.rate(teams, ranks=[ranks[s] for s in seats])
+    # the teams openskill rates: each seat alone, or in a game of pairs each pair (its seats' party)
+    party_of = parties(ruleset, len(ranks))
+    groups: dict[int, list[int]] = {}
+    for s in sorted(seat_players):
+        groups.setdefault(party_of[s], []).append(s)
+    teams = [[_skill_model.rating(mu=ratings[seat_players[s].pk].mu, sigma=ratings[seat_players[s].pk].sigma)
+              for s in members] for members in groups.values()]
+    new = _skill_model.rate(teams, ranks=[ranks[members[0]] for members in groups.values()])
     changes = []
-    for s, [after] in zip(seats, new, strict=True):
+    rated = [(s, after) for members, team in zip(groups.values(), new, strict=True)
+             for s, after in zip(members, team, strict=True)]
+    for s, after in rated:
         row = ratings[seat_players[s].pk]
         changes.append(GameSkillChange(game_id=game_id, player=seat_players[s], ruleset=ruleset, rank=ranks[s],
                                        mu_before=row.mu, sigma_before=row.sigma, mu_after=after.mu,

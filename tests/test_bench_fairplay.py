@@ -42,3 +42,26 @@ def test_wilson_interval():
     assert fairplay.wilson(0, 368)[1] < 0.0104
     low, high = fairplay.wilson(3, 3)
     assert round(low, 2) == 0.44 and high == 1.0
+
+
+def test_a_saved_run_is_resumed_for_more_games_and_loaded_again_alone_or_pooled(tmp_path):
+    def bench(*args: str) -> dict:
+        out = subprocess.run([sys.executable, "bench/fairplay.py", "--samples", "3", "--json", *args], cwd=ROOT,
+                             capture_output=True, text=True, timeout=600,
+                             env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "GOAT_DATA_DIR": str(tmp_path)})
+        assert out.returncode == 0, out.stderr[-3000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    size = ["--honest", "3", "--assisted", "1", "--pairs", "1", "--games", "1"]
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    made = bench(*size, "--seed", "1", "--save", str(first))
+    assert made["games"] == 2 and made["games_each"] == 1
+    resumed = bench("--games", "1", "--resume", str(first))
+    assert resumed["games"] == 4 and resumed["games_each"] == 2 and resumed["seed"] == 1
+    saved = json.loads(first.read_text())
+    assert len(saved["analysed"]) == 4 and set(saved["seatings"]) == {"1", "2", "3", "4"}
+    assert bench("--load", str(first)) | {"seconds": None} == resumed | {"seconds": None}
+    bench(*size, "--seed", "2", "--save", str(second))
+    pooled = bench("--load", str(first), "--load", str(second))
+    assert pooled["games"] == 6 and pooled["assisted_detected"]["of"] == 2 and pooled["seed"] == [1, 2]
+    assert pooled["colluding_pairs_detected"]["of"] == 2

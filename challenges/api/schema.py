@@ -73,6 +73,8 @@ challenges_create = extend_schema(
         OpenApiExample("an open table by link", request_only=True,
                        value={"opponents": [], "ruleset": "domino-3rounds", "seats": 3, "rated": False}),
         OpenApiExample("again, with the same people", request_only=True, value={"again_of": 42}),
+        OpenApiExample("goat-pairs: a partner and the other pair", request_only=True,
+                       value={"ruleset": "goat-pairs", "seats": 4, "partner": "olya", "opponents": ["petya", "kolya"]}),
         OpenApiExample("created", value=CHALLENGE_EXAMPLE, response_only=True, status_codes=["201"]),
         OpenApiExample("created, by link", value=OPEN_EXAMPLE, response_only=True, status_codes=["201"]),
         problem_example(422, "cannot_challenge_self", services.SELF, {"opponents": [str(services.SELF)]}),

@@ -24,7 +24,8 @@ class ChallengeCreateSerializer(StrictSerializer):
         help_text="Usernames of the players you challenge (up to 3); empty: an open challenge, its seats taken "
                   "by whoever holds its link.")
     ruleset = RulesetField(max_length=32, required=False,
-                           help_text="goat-classic, goat-gamesburg or domino-3rounds (required unless again_of).")
+                           help_text=("goat-classic, goat-gamesburg, domino-3rounds or goat-pairs (4 seats) "
+                                      "(required unless again_of)."))
     seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, required=False,
                                help_text="Number of players, 2 to 4; default: you and the opponents named. Seats "
                                          "beyond the named opponents are taken by holders of the link.")
@@ -37,6 +38,11 @@ class ChallengeCreateSerializer(StrictSerializer):
     private = StrictBooleanField(required=False, default=False,
                                  help_text="Make its game a private table (always so with seats by link): shown "
                                            "to its players and staff only until it ends, never listed.")
+    partner = StrictCharField(
+        max_length=150, required=False,
+        help_text="goat-pairs: the username of your partner, who sits opposite you (seat 2); `opponents` then "
+                  "names the other pair, both of them, and the seating is fixed (you at seat 0, the opponents "
+                  "at seats 1 and 3 in the order named).")
     again_of = StrictIntegerField(min_value=1, max_value=2**63 - 1, required=False,
                                   help_text="An ended game you played: play it again with the same people (its "
                                             "ruleset, seats, options and other players, unless given here).")

@@ -51,6 +51,8 @@ class CreateGame(NamedTuple):
 class TakeSeat(NamedTuple):
     player: str
     client_seed: str = ""
+    #: the seat chosen (a goat-pairs table: the seat chooses the partner); ``None``: the lowest free one
+    seat: int | None = None
 
 
 @_command

@@ -12,7 +12,9 @@ whether a move is legal. Three players:
 * ``strong``: scores every legal move by the pips it sheds, what a double costs to keep, how many of
   its own tiles fit the ends the move leaves, and what the others can still play on those ends (the
   tiles not yet seen, and the values a seat showed it lacks when it drew or knocked), then plays the
-  best.
+  best. In a game of pairs it knows its partner: it does not leave ends its partner showed it lacks,
+  and what fits the ends it leaves counts against it only for the opponents' share of the unseen
+  tiles (it feeds a partner who holds more of them).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ def seat_view(game_view: Mapping[str, Any], events: Sequence[Mapping[str, Any]])
         fish_pot=game_view.get("fish_pot", 0),
         round=game_view.get("round", 0),
         last_player=_last_player(events),
+        ruleset=game_view.get("ruleset", ""),
     )
 
 
@@ -147,10 +150,35 @@ W_OPEN = 0.6
 W_BLOCK = 8.0
 
 
+def _open_weight(view: SeatView) -> float:
+    """What an unseen tile that fits the ends a move leaves costs: ``W_OPEN`` when every other seat is
+    an opponent; in a game of pairs the opponents' share of the unseen tiles less the partner's (a
+    tile the partner may play on those ends helps the pair)."""
+    partner = view.partner
+    if partner is None:
+        return W_OPEN
+    mate = view.counts[partner]
+    theirs = sum(count for s, count in enumerate(view.counts) if s not in (view.seat, partner))
+    return W_OPEN * (theirs - mate) / max(1, theirs + mate)
+
+
+def fish_pips(view: SeatView, rest: int, partner: int) -> float:
+    """In a game of pairs, what a fish now would leave the seat's pair holding less the opponents: its
+    own tiles ``rest`` (a tile set) plus the partner's count of the unseen tiles' mean pips, less the
+    opponents' counts of it (negative: the pair likely holds fewer pips and the fish charges the others)."""
+    unseen = [tile for tile in range(len(PIPS)) if view.unseen & BIT[tile]]
+    mean = sum(PIPS[tile] for tile in unseen) / max(1, len(unseen))
+    ours = sum(PIPS[tile] for tile in range(len(PIPS)) if rest & BIT[tile]) + view.counts[partner] * mean
+    theirs = sum(count for s, count in enumerate(view.counts) if s not in (view.seat, partner)) * mean
+    return ours - theirs
+
+
 def move_scores(view: SeatView) -> list[tuple[float, Move]]:
     """Each legal move with the strong player's score of it (higher is better)."""
     held, unseen = view.held, view.unseen
     nxt = (view.seat + 1) % view.seats
+    partner = view.partner
+    w_open = _open_weight(view)
     scored = []
     for tile, end in view.legal:
         left, right = ends_after(view.left, view.right, tile, end)
@@ -159,9 +187,17 @@ def move_scores(view: SeatView) -> list[tuple[float, Move]]:
         mine = (rest & fits).bit_count()
         open_ = (unseen & fits).bit_count()
         ends = 1 << left | 1 << right
-        blocked = (view.lacks[nxt] & ends) == ends or not open_
-        score = (W_PIPS * PIPS[tile] + W_DOUBLE * bool(DOUBLES & BIT[tile]) + W_MINE * mine - W_OPEN * open_
-                 + W_BLOCK * blocked)
+        if partner is not None and not open_ and not mine:
+            # nobody can play on: a fish, good for the pair only if it likely holds fewer pips
+            blocked = fish_pips(view, rest, partner) < 0
+            fish_lost = not blocked
+        else:
+            blocked = nxt != partner and ((view.lacks[nxt] & ends) == ends or not open_)
+            fish_lost = False
+        # a partner, not an opponent: leaving it ends it showed it lacks blocks the pair
+        partner_blocked = partner is not None and (view.lacks[partner] & ends) == ends
+        score = (W_PIPS * PIPS[tile] + W_DOUBLE * bool(DOUBLES & BIT[tile]) + W_MINE * mine - w_open * open_
+                 + W_BLOCK * blocked - W_BLOCK * partner_blocked - W_BLOCK * fish_lost)
         scored.append((score, (tile, end)))
     return scored
 

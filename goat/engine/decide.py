@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from . import deal as dealing
 from .commands import CancelGame, Command, CreateGame, LeaveSeat, PlayTile, Resign, TakeSeat, TimeOut
-from .errors import NOT_SEATED, NOT_WAITING, STARTED, IllegalMove, RulesError
+from .errors import NO_SUCH_SEAT, NOT_SEATED, NOT_WAITING, SEAT_TAKEN, STARTED, IllegalMove, RulesError
 from .events import Event, dispatch, is_seed_hex, reveal
 from .machine import GameMachine, RoundMachine, freeze, thaw
 from .moves import CHOICES, DEAL, DRAW, KNOCK, PLAY, Move, Waits, check_play, moves_of, pending
@@ -126,7 +126,12 @@ def _decide_on(g: GameMachine | None, command: Command) -> tuple[GameMachine, li
     if isinstance(command, TakeSeat):
         if g.status != WAITING:
             raise IllegalMove("game_not_waiting", NOT_WAITING)
-        seat = g.players.index(None)
+        seat = g.players.index(None) if command.seat is None else command.seat
+        if command.seat is not None:
+            if command.seat.__class__ is not int or not 0 <= command.seat < g.seats:
+                raise IllegalMove("invalid_seat", NO_SUCH_SEAT)
+            if g.players[command.seat] is not None:
+                raise IllegalMove("seat_taken", SEAT_TAKEN)
         event = {"type": "seat_taken", "seat": seat,
                  "data": {"seat": seat, "player": command.player, "client_seed": command.client_seed}}
     elif isinstance(command, LeaveSeat):

@@ -18,6 +18,10 @@ NOT_WAITING = "This game is not waiting for players."
 #: ``game_not_waiting`` of a leave
 STARTED = "The game has started; its seats can no longer be left."
 NOT_RUNNING = "The game is not running."
+#: ``seat_taken``: a join that chose a seat someone holds (a goat-pairs table: the seat chooses the partner)
+SEAT_TAKEN = "That seat is taken: choose a free one."
+#: ``invalid_seat``: a join that chose a seat the game does not have
+NO_SUCH_SEAT = "This game has no such seat."
 
 
 class RulesError(Exception):

@@ -30,7 +30,7 @@ from .decide import play_round_out
 from .machine import GameMachine, RoundMachine
 from .moves import DRAW, Move
 from .rounds import place_tile
-from .rulesets import Options
+from .rulesets import Options, parties, partner_of
 from .sampling import DealSampler, sample_hands
 from .scoring import PlayerScore, points
 from .seat import SeatView, choices, is_forced
@@ -98,17 +98,24 @@ class PublicPolicy:
 
     def choose(self, g: GameMachine, seat: int, legal: list[Move]) -> Move:
         t: RoundMachine = g.table  # type: ignore[assignment]
-        known = self.lacks[(seat + 1) % g.seats]
+        nxt = (seat + 1) % g.seats
+        partner = partner_of(g.ruleset, g.seats, seat)
+        known = self.lacks[nxt]
+        mate = self.lacks[partner] if partner is not None else 0
         seen = t.held[seat] | t.on_line
         left, right = t.left, t.right
-        best, best_score = legal[0], -1
+        best, best_score = legal[0], -100
         for move in legal:
             tile, end = move
             low, high = ends_after(left, right, tile, end)
             score = PIPS[tile] + (POLICY_DOUBLE if DOUBLES & BIT[tile] else 0)
             ends = 1 << low | 1 << high
-            if known & ends == ends or not (SHOWS[low] | SHOWS[high]) & ~seen:
+            # block the next seat only when it is an opponent, not a partner; never leave the partner
+            # ends it showed it lacks
+            if nxt != partner and (known & ends == ends or not (SHOWS[low] | SHOWS[high]) & ~seen):
                 score += POLICY_BLOCK
+            if partner is not None and mate & ends == ends:
+                score -= POLICY_BLOCK
             if score > best_score:
                 best, best_score = move, score
         return best
@@ -119,7 +126,7 @@ def _machine(view: SeatView, options: Options, hands: list[list[Tile]], bazaar: 
     """A machine holding the sampled table: the view's game with these hands and this bazaar (the line
     as its ends and its set of tiles: the rules read no more of it)."""
     g = GameMachine()
-    g.ruleset, g.options, g.seats, g.commitment = "", options, view.seats, ""
+    g.ruleset, g.options, g.seats, g.commitment = view.ruleset, options, view.seats, ""
     g.server_seed, g.players, g.client_seeds = None, [""] * view.seats, [""] * view.seats
     g.status, g.round_no, g.next_attempt = RUNNING, view.round, 0
     g.scores = tuple(PlayerScore(*score) for score in view.scores)
@@ -161,7 +168,9 @@ def objective(g: GameMachine, seat: int) -> float:
     * Goat scoring: ten times the rating points the seat ends the game with (0 as the goat), or,
       while the game goes on, ``(1 - p) * (100 - points)``: what a finished game pays at those points,
       times the chance ``p`` of not being the goat, the seats nearer the limit (points and the
-      carried pot's share) being likelier goats.
+      carried pot's share) being likelier goats. In a game of pairs ``p`` is the chance that the
+      seat's pair is the goats (its partners' weights together), so the objective is the pair's
+      result: both partners carry the pair's points and earn the same.
     * Fixed rounds: the chance of winning the game, in percentage points less 50: the lead over the best
       other seat through a logistic whose spread is ``ROUND_SPREAD`` times the square root of the
       rounds still to play (fitted to measured games); at the end 50 for winning outright, 0 for a tie
@@ -173,10 +182,11 @@ def objective(g: GameMachine, seat: int) -> float:
         if result is not None:
             return 10.0 * result.rating_points[seat]
         limit: int = options.limit  # type: ignore[assignment]
-        share = g.fish_pot / g.seats
+        party_of = parties(g.ruleset, g.seats)
+        share = g.fish_pot / (max(party_of) + 1)
         counted = [p + share for p in points(g.scores, options.remembered_counts)]
         weights = [math.exp(-(limit - p) / GOAT_TEMPERATURE) for p in counted]
-        goat = weights[seat] / sum(weights)
+        goat = sum(w for s, w in enumerate(weights) if party_of[s] == party_of[seat]) / sum(weights)
         return (1.0 - goat) * (100.0 - counted[seat])
     totals = points(g.scores, options.remembered_counts)
     rounds: int = options.rounds or 1

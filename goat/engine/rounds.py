@@ -15,7 +15,7 @@ from . import deal as dealing
 from . import scoring
 from .errors import RulesError
 from .machine import GameMachine, RoundMachine
-from .rulesets import Options
+from .rulesets import Options, is_paired, parties
 from .scoring import PlayerScore
 from .state import Result, RoundRecord
 from .status import FINISHED, INTERRUPTED, REASON_LIMIT, REASON_ROUNDS, RUNNING
@@ -178,7 +178,14 @@ def end_round(g: GameMachine, end: str, seat: int) -> None:
     options = g.options
     t: RoundMachine = g.table  # type: ignore[assignment]
     hand_values = tuple(map(scoring.hand_value, t.hands, repeat(options.lone_double_zero)))
-    if options.scoring == "goat":
+    if options.scoring == "goat" and is_paired(g.ruleset):
+        outcome = scoring.score_party_round(
+            players=g.scores, hand_values=hand_values, end=end, seat=seat,
+            fish_scoring=options.fish_scoring, open_threshold=options.open_threshold,  # type: ignore[arg-type]
+            fish_pot=g.fish_pot, party_of=parties(g.ruleset, g.seats),
+        )
+        winners = None
+    elif options.scoring == "goat":
         outcome = scoring.score_goat_round(
             players=g.scores, hand_values=hand_values, end=end, seat=seat,
             fish_scoring=options.fish_scoring, open_threshold=options.open_threshold,  # type: ignore[arg-type]
@@ -231,13 +238,14 @@ def interrupt(g: GameMachine, seat: int, reason: str) -> None:
     """End the game by a timeout or a resignation of ``seat`` (§9, D-12, D-13): the points are those
     written after the last completed round."""
     points = scoring.points(g.scores, g.options.remembered_counts)  # D-8
-    goats, winners = scoring.result_interrupted(points, seat)
+    party_of = parties(g.ruleset, g.seats) if is_paired(g.ruleset) else None  # D-31: the pair answers
+    goats, winners = scoring.result_interrupted(points, seat, party_of)
     g.result = Result(
         reason=reason,
         goats=tuple(goats),
         winners=tuple(winners),
-        rating_points=tuple(scoring.rating_points_interrupted(points, seat)),
-        chips=tuple(scoring.chips_interrupted(g.options.ante, g.seats, seat)),
+        rating_points=tuple(scoring.rating_points_interrupted(points, seat, party_of)),
+        chips=tuple(scoring.chips_interrupted(g.options.ante, g.seats, seat, party_of)),
     )
     if g.table is not None:
         g.table.turn = None

@@ -1,4 +1,4 @@
-"""Rulesets: the three presets of docs/rules.md §2 and validation of option overrides.
+"""Rulesets: the four presets of docs/rules.md §2 and validation of option overrides.
 
 The fully resolved options are stored in a game's first event, so a replay never depends on
 today's defaults: :func:`resolve_options` is only called when a game is created, and replay uses
@@ -90,7 +90,44 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+PRESETS["goat-pairs"] = {
+    **PRESETS["goat-classic"],
+    "fish_scoring": "fish_for_one",  # D-27: the pair holding more pips takes the whole fish
+    "remembered_counts": False,  # D-28: a pair's small sums before it has written are noted, not counted
+}
+
 RULESETS = tuple(PRESETS)
+
+#: the rulesets played in two pairs, partners opposite (docs/rules.md "goat-pairs", D-24): a pair is a
+#: property of the ruleset and the seating, so the stored ruleset name says it and no option can change it
+PAIRED_RULESETS = frozenset({"goat-pairs"})
+PAIRED_SEATS = 4
+#: what a paired game deals and scores by: all 28 tiles to four hands, goat scoring (D-25); an override
+#: that changes one of these is refused at creation
+PAIRED_FIXED: dict[str, Any] = {"hand_size": 7, "bazaar_reserve": 0, "scoring": "goat", "rounds": None}
+
+
+def is_paired(ruleset: str) -> bool:
+    """Whether ``ruleset`` is played by two pairs."""
+    return ruleset in PAIRED_RULESETS
+
+
+def parties(ruleset: str, seats: int) -> tuple[int, ...]:
+    """Each seat's party: the account its round points are charged to. In a paired ruleset seats 0 and
+    2 are pair 0, seats 1 and 3 pair 1 (partners opposite, D-24); otherwise every seat is its own party."""
+    if ruleset in PAIRED_RULESETS:
+        return tuple(seat % 2 for seat in range(seats))
+    return tuple(range(seats))
+
+
+def team_of(ruleset: str, seat: int) -> int | None:
+    """The pair of ``seat`` in a paired ruleset (0 or 1), ``None`` when everyone plays for themselves."""
+    return seat % 2 if ruleset in PAIRED_RULESETS else None
+
+
+def partner_of(ruleset: str, seats: int, seat: int) -> int | None:
+    """The seat opposite ``seat`` in a paired ruleset, ``None`` otherwise."""
+    return (seat + 2) % seats if ruleset in PAIRED_RULESETS else None
 
 
 class Options(NamedTuple):
@@ -203,11 +240,25 @@ def resolve_options(ruleset: str, seats: int, overrides: Mapping[str, Any] | Non
             raise InvalidOptions.said(None, "unknown option(s): {unknown}; known: {known}.",
                                       unknown=", ".join(map(str, unknown)), known=", ".join(OPTION_KEYS))
         merged.update(overrides)
+    if ruleset in PAIRED_RULESETS:
+        _check_paired(ruleset, seats, merged)
     for key in OPTION_KEYS:
         _check_value(key, merged[key])
     options = Options(**merged)
     validate_options(options, seats)
     return options
+
+
+def _check_paired(ruleset: str, seats: int, merged: Mapping[str, Any]) -> None:
+    """A paired ruleset takes exactly four seats and none of the options that would change its deal or
+    its scoring (D-25)."""
+    if seats != PAIRED_SEATS:
+        raise InvalidOptions.said(None, "{ruleset} is played by two pairs: seats must be {n}.", ruleset=ruleset,
+                                  n=PAIRED_SEATS)
+    for key, value in PAIRED_FIXED.items():
+        if merged[key] != value or merged[key].__class__ is not value.__class__:
+            raise InvalidOptions.said(None, "{ruleset} does not take option {option!r} = {value!r}: it is {fixed!r}.",
+                                      ruleset=ruleset, option=key, value=merged[key], fixed=value)
 
 
 def validate_options(options: Options, seats: int) -> None:

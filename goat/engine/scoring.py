@@ -18,6 +18,8 @@ __all__ = [
     "hand_value",
     "points",
     "score_goat_round",
+    "score_party_round",
+    "pair_result",
     "score_fixed_round",
     "round_winners",
     "goat_game_over",
@@ -169,6 +171,40 @@ def _write_round(players: Sequence[PlayerScore], rp: Sequence[int], went_out: in
     return tuple(written)
 
 
+def score_party_round(
+    *,
+    players: Sequence[PlayerScore],
+    hand_values: Sequence[int],
+    end: str,
+    seat: int,
+    fish_scoring: str,
+    open_threshold: int,
+    fish_pot: int,
+    party_of: Sequence[int],
+) -> RoundOutcome:
+    """Score one round of a goat game whose seats play in parties (docs/rules.md "goat-pairs"): each
+    party is one account, charged with the pips left in its members' hands, on the one path of
+    :func:`score_goat_round`; every member then carries the party's account and its round points.
+
+    ``party_of[s]`` is seat ``s``'s party (0, 1, … in order of first seat); ``players`` holds each
+    seat's account, the same for the members of a party (the first member's is read)."""
+    n = len(players)
+    if len(party_of) != n or len(hand_values) != n:
+        raise ValueError(f"{len(party_of)} parties and {len(hand_values)} hand values for {n} players")
+    count = max(party_of) + 1
+    first = [party_of.index(party) for party in range(count)]
+    charged = [0] * count
+    for s, value in enumerate(hand_values):
+        charged[party_of[s]] += value
+    outcome = score_goat_round(players=[players[s] for s in first], hand_values=charged, end=end,
+                               seat=party_of[seat], fish_scoring=fish_scoring, open_threshold=open_threshold,
+                               fish_pot=fish_pot)
+    return _new_tuple(RoundOutcome, (
+        tuple([outcome.players[party] for party in party_of]),
+        tuple([outcome.round_points[party] for party in party_of]), outcome.fish_pot, outcome.draw,
+    ))
+
+
 def score_fixed_round(*, players: Sequence[PlayerScore], hand_values: Sequence[int]) -> RoundOutcome:
     """Score one round of a fixed-rounds game (§8): every player adds the pips in hand to ``score``."""
     if len(hand_values) != len(players):
@@ -224,11 +260,20 @@ def result_by_rounds(points: Sequence[int]) -> tuple[list[int], list[int]]:
     return [s for s in seats if points[s] == most], winners
 
 
-def result_interrupted(points: Sequence[int], offender: int) -> tuple[list[int], list[int]]:
-    """``(goats, winners)`` after a timeout or resignation (§9): the offender is the goat; the winners
-    are the other seats with the fewest points."""
-    others = [s for s in range(len(points)) if s != offender]
-    return [offender], _fewest(points, others)
+def _offenders(offender: int, seats: int, party_of: Sequence[int] | None) -> list[int]:
+    """The offender and, in a game of parties, the rest of its party: who answers for a timeout."""
+    if party_of is None:
+        return [offender]
+    return [s for s in range(seats) if party_of[s] == party_of[offender]]
+
+
+def result_interrupted(points: Sequence[int], offender: int,
+                       party_of: Sequence[int] | None = None) -> tuple[list[int], list[int]]:
+    """``(goats, winners)`` after a timeout or resignation (§9): the offender is the goat (in a game of
+    parties its whole party, D-31); the winners are the other seats with the fewest points."""
+    goats = _offenders(offender, len(points), party_of)
+    others = [s for s in range(len(points)) if s not in goats]
+    return goats, _fewest(points, others)
 
 
 def round_half_up(numerator: int, denominator: int) -> int:
@@ -251,11 +296,13 @@ def rating_points_finished(points: Sequence[int], goats: Sequence[int]) -> list[
     return [0 if s in goat_seats else max(1, round_half_up(100 - p, 10)) for s, p in enumerate(points)]
 
 
-def rating_points_interrupted(points: Sequence[int], offender: int) -> list[int]:
-    """Rating earned after a timeout or resignation of ``offender`` (§9): the offender 0, others
-    ``max(1, round_half_up((points[offender] - p) / 10))``."""
+def rating_points_interrupted(points: Sequence[int], offender: int,
+                              party_of: Sequence[int] | None = None) -> list[int]:
+    """Rating earned after a timeout or resignation of ``offender`` (§9): the offender (and its party,
+    D-31) 0, others ``max(1, round_half_up((points[offender] - p) / 10))``."""
     t = points[offender]
-    return [0 if s == offender else max(1, round_half_up(t - p, 10)) for s, p in enumerate(points)]
+    out = set(_offenders(offender, len(points), party_of))
+    return [0 if s in out else max(1, round_half_up(t - p, 10)) for s, p in enumerate(points)]
 
 
 def _split(amount: int, recipients: Sequence[int], seats: int) -> list[int]:
@@ -282,13 +329,34 @@ def chips_finished(ante: int, seats: int, winners: Sequence[int]) -> list[int]:
     return [g - ante for g in gains]
 
 
-def chips_interrupted(ante: int, seats: int, offender: int) -> list[int]:
-    """Net chip change per seat after a timeout or resignation (§10): the offender loses the stake;
-    every other seat gets its own stake back plus an equal share of the offender's (remainder to the
-    lowest seat among them).  Sums to zero [D-14]."""
-    others = [s for s in range(seats) if s != offender]
+def chips_interrupted(ante: int, seats: int, offender: int, party_of: Sequence[int] | None = None) -> list[int]:
+    """Net chip change per seat after a timeout or resignation (§10): the offender (and its party,
+    D-31) loses the stake; every other seat gets its own stake back plus an equal share of the
+    offenders' stakes (remainder to the lowest seat among them).  Sums to zero [D-14]."""
+    out = _offenders(offender, seats, party_of)
+    others = [s for s in range(seats) if s not in out]
     if not others:
         return [0] * seats
-    gains = _split(ante, others, seats)
-    gains[offender] -= ante
+    gains = _split(ante * len(out), others, seats)
+    for s in out:
+        gains[s] -= ante
     return gains
+
+
+class PairResult(NamedTuple):
+    """How a paired game ended, for the pages (docs/rules.md "goat-pairs", D-30): the losing pair's
+    seats, the winners' margin (the goats' points minus the winners'), and whether it is a dry goat
+    («сухой козёл»: the winning pair has no points at all)."""
+
+    goats: tuple[int, ...]
+    margin: int
+    dry: bool
+
+
+def pair_result(points: Sequence[int], goats: Sequence[int], winners: Sequence[int]) -> PairResult | None:
+    """The :class:`PairResult` of a finished paired game, ``None`` when there is no single losing pair
+    and winning pair (both pairs at the limit at once, D-15)."""
+    if not goats or not winners:
+        return None
+    lost, won = points[goats[0]], points[winners[0]]
+    return PairResult(tuple(goats), lost - won, won == 0)

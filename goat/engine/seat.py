@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .rulesets import partner_of
 from .tiles import BIT, EVERY_TILE, Tile, ends_after
 
 Move = tuple[Tile, str]
@@ -44,6 +45,14 @@ class SeatView:
     round: int = 0
     #: the seat that played the round's last tile (``None`` before the first play)
     last_player: int | None = None
+    #: the game's ruleset: in a paired one (goat-pairs) the seat opposite is this seat's partner, whose
+    #: hand is as hidden as the opponents' (docs/computer.md "Partners")
+    ruleset: str = ""
+
+    @property
+    def partner(self) -> int | None:
+        """The seat's partner in a paired ruleset, ``None`` when everyone plays for themselves."""
+        return partner_of(self.ruleset, self.seats, self.seat)
 
     @property
     def held(self) -> int:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .rulesets import Options
-from .scoring import PlayerScore, points
+from .rulesets import Options, is_paired, team_of
+from .scoring import PlayerScore, pair_result, points
 from .status import ENDED, RUNNING, WAITING
 from .tiles import TEXT, Tile, tile_str, tiles_str
 
@@ -155,6 +155,8 @@ class GameState:
                     "seat": s,
                     "player": self.players[s],
                     "tiles": len(t.hands[s]) if t is not None else 0,
+                    # the seat's pair in a paired ruleset (0 or 1, partners opposite), null otherwise
+                    "team": team_of(self.ruleset, s),
                     **(self.scores[s].to_dict(self.options.remembered_counts)),
                 }
                 for s in range(self.seats)
@@ -167,8 +169,24 @@ class GameState:
             "bazaar": len(t.bazaar) if t is not None else 0,
             "fish_pot": self.fish_pot,
             "server_seed_commitment": self.commitment,
-            "result": self.result.to_dict() if self.result is not None else None,
+            "result": self.result_dict(),
         }
+
+    def result_dict(self) -> dict[str, Any] | None:
+        """The result as the views show it: :meth:`Result.to_dict`, and in a paired ruleset ``pair``, the
+        losing pair with the winners' margin and whether it is a dry goat (docs/rules.md §12, D-31);
+        ``pair`` is null when there is no single losing pair (both at the limit at once)."""
+        if self.result is None:
+            return None
+        shown = self.result.to_dict()
+        if is_paired(self.ruleset):
+            r = self.result
+            found = pair_result(self.points, r.goats, r.winners)
+            shown["pair"] = None if found is None else {
+                "goats": list(found.goats), "winners": list(r.winners), "margin": found.margin,
+                "dry": found.dry and r.reason == "limit",
+            }
+        return shown
 
     def hands_str(self) -> list[list[str]]:
         t = self.table

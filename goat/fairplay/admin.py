@@ -60,6 +60,8 @@ LABELS = {
     "population_best_share": gettext_lazy("share of best moves of the band"),
     "population_players": gettext_lazy("players of the band"), "z_best": gettext_lazy("z of the best moves"),
     "z_loss": gettext_lazy("z of the loss"), "threshold": gettext_lazy("threshold"),
+    "grade": gettext_lazy("mean grade of the moves (0-3)"),
+    "population_grade": gettext_lazy("mean grade of the band at decisions as hard"),
     "minimum_decisions": gettext_lazy("decisions needed"), "games_together": gettext_lazy("games together"),
     "expected_together": gettext_lazy("games together by chance"), "seating_z": gettext_lazy("z of the seating"),
     "helped": gettext_lazy("moves that left the partner a move"),

@@ -61,6 +61,9 @@ def scan(*, now=None) -> dict[str, int]:
     by_id = {g.pk: g for g in games}
     done = {a.game_id: a.result for a in GameAnalysis.objects.filter(
         game_id__in=list(by_id), engine=expert.ENGINE_VERSION, status=AnalysisStatus.DONE)}
+    # games the engine could not judge are never asked for again
+    failed = set(GameAnalysis.objects.filter(game_id__in=list(by_id), engine=expert.ENGINE_VERSION,
+                                             status=AnalysisStatus.FAILED).values_list("game_id", flat=True))
     seatings = {g.pk: _players(g) for g in games}
     wanted: list[int] = []
     by_ruleset: dict[str, list[Game]] = defaultdict(list)
@@ -93,7 +96,7 @@ def scan(*, now=None) -> dict[str, int]:
                 _report_collusion(finding, ruleset, by_id, done)
                 wanted += [gid for gid in _together(finding, ruleset_seatings) if gid not in done]
     requested = 0
-    for gid in dict.fromkeys(wanted):
+    for gid in dict.fromkeys(gid for gid in wanted if gid not in failed):
         if requested >= settings.GOAT_FAIRPLAY_ANALYSE_LIMIT:
             break
         analysis.analysis_request(game_id=gid)
@@ -132,6 +135,7 @@ def _report_assistance(finding: stats.AssistanceFinding, ruleset: str, games: di
         "average_loss": finding.average_loss, "best_share": finding.best_share,
         "population_average_loss": finding.population_loss, "population_best_share": finding.population_best_share,
         "population_players": finding.population_players, "z_best": finding.z_best, "z_loss": finding.z_loss,
+        "grade": finding.grade, "population_grade": finding.population_grade,
         "threshold": stats.ASSIST_Z, "minimum_decisions": stats.ASSIST_MIN_DECISIONS,
     }
     _upsert(ReportKind.ASSISTANCE, finding.player, [finding.player], ruleset=ruleset, score=finding.score,

@@ -3,13 +3,15 @@ ended games, shared by the staff reports (goat.fairplay.services) and the detect
 (bench/fairplay.py). No Django: the engine and the standard library only.
 
 **Assistance.** Each player's analysed decisions (moves of the expert's analysis that were not
-forced: ``loss`` in points, best when the move played is the analysis's ``best``) are compared with
-the other players of the same ruleset and rating band: the band's pooled best-move share ``p0`` and
-mean loss ``m0`` (per-decision standard deviation ``s0``), and how much honest players of the band
-differ from one another beyond chance (``tau``, a method-of-moments random effect). Two z-scores,
-``z_best = (B - p0) / sqrt(tau_b² + p0(1-p0)/n)`` and ``z_loss = (m0 - L) / sqrt(tau_l² + s0²/n)``,
-and their mean is the score; the player is flagged when the score reaches ``ASSIST_Z`` with at least
-``ASSIST_MIN_DECISIONS`` decisions. The confidence is the normal probability of the score.
+forced: ``loss`` and its 95% ``loss_interval`` in points, best when the move played is the
+analysis's ``best``) are compared with the other players of the same ruleset and rating band. Each
+decision gets a grade (:func:`grade`: 0 clearly worse than another move, 1 not clearly worse, 2 the
+best, 3 the best with every other move clearly worse); the score is the player's mean grade over the
+band's mean grade at decisions of the same difficulty (legal moves), in standard errors that include
+how much honest players of the band differ from one another beyond chance (``tau``, a
+method-of-moments random effect). The player is flagged when the score reaches ``ASSIST_Z`` with at
+least ``ASSIST_MIN_DECISIONS`` decisions; the confidence is the normal probability of the score. The
+best-move share and average loss against the band's (``z_best``, ``z_loss``) are shown beside it.
 
 **Collusion.** At every decision of a seat (a tile played with a choice) and for every other seat,
 the full log says whether the move played left that seat a tile it can play on the new ends
@@ -32,9 +34,10 @@ from goat.engine.fold import Fold, evolve
 from goat.engine.moves import legal_moves, playable
 from goat.engine.tiles import PARSE, TEXT
 
-#: assistance: decisions needed before a player can be flagged, and the score that flags
+#: assistance: decisions needed before a player can be flagged, and the score that flags (the one-sided
+#: 1% point of the standard normal: under its model an honest player's score is standard normal)
 ASSIST_MIN_DECISIONS = 150
-ASSIST_Z = 3.0
+ASSIST_Z = 2.33
 #: a band needs this many other players with ``BAND_MIN_DECISIONS`` each, else the ruleset's players are used
 BAND_MIN_PLAYERS = 5
 BAND_MIN_DECISIONS = 20
@@ -59,23 +62,54 @@ def confidence(z: float) -> float:
 # --- assistance --------------------------------------------------------------------------------------
 
 
+#: a decision's difficulty class: its legal moves, 2, 3, 4, and 5 or more
+DIFFICULTY_CAP = 5
+
+
+def grade(best: bool, low: float, high: float) -> int:
+    """A decision's grade from the analysis of the move played and its 95% loss interval ``[low, high]``:
+    0 when another move is clearly better (``low > 0``), 1 when none is clearly better but it is not
+    the analysis's best, 2 when it is the best, 3 when it is the best and every other move is clearly
+    worse (``high == 0``: every other move's interval lies below it)."""
+    if low > 0:
+        return 0
+    if not best:
+        return 1
+    return 3 if high <= 0 else 2
+
+
+def difficulty(legal: int) -> int:
+    return min(max(legal, 2), DIFFICULTY_CAP)
+
+
 @dataclass
 class Quality:
-    """A player's analysed decisions: their count, summed loss and squared loss, and the best ones."""
+    """A player's analysed decisions: their count, summed loss and squared loss, the best ones, and per
+    difficulty class (legal moves, :func:`difficulty`) the count, sum and sum of squares of the grades
+    (:func:`grade`)."""
 
     decisions: int = 0
     loss: float = 0.0
     loss_sq: float = 0.0
     best: int = 0
     games: set[Any] = field(default_factory=set)
+    grades: dict[int, list[float]] = field(default_factory=dict)
 
-    def add(self, loss: float, best: bool, game: Any = None) -> None:
+    def add(self, loss: float, best: bool, game: Any = None, *, legal: int = 2,
+            interval: Sequence[float] | None = None) -> None:
+        """One decision: ``interval`` is the loss's ``[low, high]`` (the loss itself, settled, when not given)."""
         self.decisions += 1
         self.loss += loss
         self.loss_sq += loss * loss
         self.best += best
         if game is not None:
             self.games.add(game)
+        low, high = interval if interval is not None else (loss, loss)
+        g = grade(best, low, high)
+        row = self.grades.setdefault(difficulty(legal), [0, 0.0, 0.0])
+        row[0] += 1
+        row[1] += g
+        row[2] += g * g
 
     @property
     def average_loss(self) -> float:
@@ -88,13 +122,14 @@ class Quality:
 
 def qualities(analyses: Iterable[tuple[Any, Mapping[str, Any]]]) -> dict[str, Quality]:
     """Each player's :class:`Quality` over ``(game, analysis result)`` pairs: the analysis's moves that
-    are not forced (``loss``; best when ``best`` is the move ``played``)."""
+    are not forced (``loss`` and ``loss_interval``; best when ``best`` is the move ``played``)."""
     out: dict[str, Quality] = defaultdict(Quality)
     for game, result in analyses:
         for move in result["moves"]:
             if move["forced"] or move["player"] is None:
                 continue
-            out[move["player"]].add(float(move["loss"]), move["best"] == move["played"], game)
+            out[move["player"]].add(float(move["loss"]), move["best"] == move["played"], game,
+                                    legal=len(move["legal"]), interval=move.get("loss_interval"))
     return dict(out)
 
 
@@ -114,6 +149,9 @@ class AssistanceFinding:
     score: float
     confidence: float
     flagged: bool
+    #: the player's mean grade, and the band's at decisions of the same difficulty as the player's
+    grade: float = 0.0
+    population_grade: float = 0.0
 
 
 def _population(others: Sequence[Quality]) -> tuple[float, float, float, float, float]:
@@ -123,14 +161,55 @@ def _population(others: Sequence[Quality]) -> tuple[float, float, float, float, 
     m0 = sum(q.loss for q in others) / n
     s0 = math.sqrt(max(1e-9, sum(q.loss_sq for q in others) / n - m0 * m0))
     counted = [q for q in others if q.decisions >= BAND_MIN_DECISIONS]
-    tau_b = tau_l = 0.0
-    if len(counted) >= 2:
-        k = len(counted)
-        tau_b = max(0.0, sum((q.best_share - p0) ** 2 for q in counted) / (k - 1)
-                    - sum(p0 * (1 - p0) / q.decisions for q in counted) / k)
-        tau_l = max(0.0, sum((q.average_loss - m0) ** 2 for q in counted) / (k - 1)
-                    - sum(s0 * s0 / q.decisions for q in counted) / k)
+    tau_b = _tau([(q.best_share - p0, p0 * (1 - p0) / q.decisions) for q in counted])
+    tau_l = _tau([(q.average_loss - m0, s0 * s0 / q.decisions) for q in counted])
     return p0, m0, s0, tau_b, tau_l
+
+
+def _tau(rows: Sequence[tuple[float, float]]) -> float:
+    """The method-of-moments variance between players beyond chance, from each player's ``(excess over
+    the population, its sampling variance)``: 0 with fewer than two players."""
+    k = len(rows)
+    if k < 2:
+        return 0.0
+    return max(0.0, sum(e * e for e, _ in rows) / (k - 1) - sum(v for _, v in rows) / k)
+
+
+def _grade_excess(mine: Quality, mean: Mapping[int, float], var: Mapping[int, float]) -> tuple[float, float, int]:
+    """``(excess, its sampling variance, decisions)`` of a player's mean grade over what the population
+    grades decisions of the same difficulty classes (the classes the population has)."""
+    n = excess = variance = 0.0
+    for cls, (count, total, _) in mine.grades.items():
+        if cls in mean:
+            n += count
+            excess += total - count * mean[cls]
+            variance += count * var[cls]
+    if not n:
+        return 0.0, 0.0, 0
+    return excess / n, variance / (n * n), int(n)
+
+
+def grade_score(mine: Quality, others: Sequence[Quality]) -> tuple[float, float, float]:
+    """``(score, mean grade, the population's mean grade at the same decisions)``: the player's mean
+    grade against the population's at decisions of the same difficulty class, in standard errors that
+    count how much honest players differ beyond chance (``tau``)."""
+    pooled: dict[int, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    for q in others:
+        for cls, row in q.grades.items():
+            for i in range(3):
+                pooled[cls][i] += row[i]
+    mean = {cls: total / count for cls, (count, total, _) in pooled.items() if count}
+    var = {cls: max(1e-6, sq / count - mean[cls] ** 2) for cls, (count, _, sq) in pooled.items() if count}
+    excess, variance, n = _grade_excess(mine, mean, var)
+    if not n:
+        return 0.0, 0.0, 0.0
+    rows = []
+    for q in others:
+        if q.decisions >= BAND_MIN_DECISIONS:
+            e, v, _ = _grade_excess(q, mean, var)
+            rows.append((e, v))
+    expected = sum(mine.grades[cls][0] * mean[cls] for cls in mine.grades if cls in mean) / n
+    return excess / math.sqrt(_tau(rows) + variance), expected + excess, expected
 
 
 def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any]) -> list[AssistanceFinding]:
@@ -157,11 +236,12 @@ def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any]) -> l
         n = mine.decisions
         z_best = (mine.best_share - p0) / math.sqrt(tau_b + max(p0 * (1 - p0), 1e-6) / n)
         z_loss = (m0 - mine.average_loss) / math.sqrt(tau_l + s0 * s0 / n)
-        score = (z_best + z_loss) / 2
+        score, grade_mean, expected = grade_score(mine, others)
         findings.append(AssistanceFinding(
             player, group, n, len(mine.games), round(mine.average_loss, 3), round(mine.best_share, 4), round(m0, 3),
             round(p0, 4), len(others), round(z_best, 2), round(z_loss, 2), round(score, 2),
-            round(confidence(score), 4), n >= ASSIST_MIN_DECISIONS and score >= ASSIST_Z))
+            round(confidence(score), 4), n >= ASSIST_MIN_DECISIONS and score >= ASSIST_Z,
+            round(grade_mean, 3), round(expected, 3)))
     return findings
 
 

@@ -75,9 +75,15 @@ def _ended_game(game_id: int) -> Game:
     return game
 
 
+#: the statuses a job never leaves
+FINAL = (AnalysisStatus.DONE, AnalysisStatus.FAILED)
+
+
 def _body(analysis: GameAnalysis) -> dict[str, Any]:
     if analysis.status == AnalysisStatus.DONE:
         return {"status": "done", "engine": analysis.engine, "samples": analysis.samples, **analysis.result}
+    if analysis.status == AnalysisStatus.FAILED:
+        return {"status": "failed", "engine": analysis.engine, "code": analysis.error}
     return {"status": analysis.status}
 
 
@@ -98,7 +104,7 @@ def analysis_request(*, game_id: int) -> tuple[int, dict[str, Any]]:
     with transaction.atomic():
         analysis, created = GameAnalysis.objects.get_or_create(
             game=game, engine=engine_version, defaults={"samples": settings.GOAT_ANALYSIS_SAMPLES})
-        if analysis.status == AnalysisStatus.DONE:
+        if analysis.status in FINAL:
             return 200, _body(analysis)
         now = timezone.now()
         if created or _lease_over(analysis, now):
@@ -114,7 +120,7 @@ def analysis_read(*, game_id: int) -> tuple[int, dict[str, Any]]:
     analysis = GameAnalysis.objects.filter(game=game, engine=expert.ENGINE_VERSION).first()
     if analysis is None:
         raise GameError.ANALYSIS_NOT_REQUESTED(ANALYSIS_NOT_REQUESTED)
-    return (200 if analysis.status == AnalysisStatus.DONE else 202), _body(analysis)
+    return (200 if analysis.status in FINAL else 202), _body(analysis)
 
 
 def _queue(analysis_id: int):
@@ -138,11 +144,11 @@ def _claim(analysis_id: int) -> tuple[GameAnalysis, str] | float | None:
     claim = secrets.token_hex(8)
     free = Q(claimed_until__isnull=True) | Q(claimed_until__lte=now)
     # the claim and its count in one statement: a run that dies right after taking the job is counted
-    taken = (GameAnalysis.objects.filter(free, pk=analysis_id).exclude(status=AnalysisStatus.DONE)
+    taken = (GameAnalysis.objects.filter(free, pk=analysis_id).exclude(status__in=FINAL)
              .update(status=AnalysisStatus.RUNNING, claim=claim, claimed_until=_lease_end(now),
                      attempts=F("attempts") + 1))
     analysis = GameAnalysis.objects.select_related("game").filter(pk=analysis_id).first()
-    if analysis is None or analysis.status == AnalysisStatus.DONE:
+    if analysis is None or analysis.status in FINAL:
         return None
     if not taken:
         return max(1.0, (analysis.claimed_until - now).total_seconds()) if analysis.claimed_until else 1.0
@@ -171,15 +177,26 @@ def analysis_run(*, analysis_id: int) -> bool | float:
             GameAnalysis.objects.filter(pk=analysis_id, claim=claim).update(claimed_until=_lease_end(now))
             renewed[0] = now
 
-    result = game_analyse(analysis.game, samples=analysis.samples, progress=still_mine)
+    result: dict[str, Any] | None = None
+    error = ""
+    try:
+        result = game_analyse(analysis.game, samples=analysis.samples, progress=still_mine)
+    except engine.RulesError as refused:
+        # the engine refuses the log (NoDeal: a seat's knowledge admits no deal): the same log and
+        # samples refuse it again, so the job ends failed with the code instead of running on
+        error = refused.code
     with transaction.atomic():
         row = GameAnalysis.objects.select_for_update().filter(pk=analysis_id).first()
-        if row is None or row.status == AnalysisStatus.DONE or row.claim != claim:
+        if row is None or row.status in FINAL or row.claim != claim:
             return False  # another run took it over after our lease ran out, and writes it
-        row.result, row.status, row.finished_at = result, AnalysisStatus.DONE, timezone.now()
+        row.result, row.error, row.finished_at = result, error, timezone.now()
+        row.status = AnalysisStatus.FAILED if error else AnalysisStatus.DONE
         row.claimed_until = None
-        row.save(update_fields=["result", "status", "finished_at", "claimed_until"])
-    logger.info("game %s analysed (%s moves)", analysis.game_id, len(result["moves"]))
+        row.save(update_fields=["result", "error", "status", "finished_at", "claimed_until"])
+    if error:
+        logger.warning("game %s not analysed: %s", analysis.game_id, error)
+    else:
+        logger.info("game %s analysed (%s moves)", analysis.game_id, len(result["moves"]) if result else 0)
     return True
 
 

@@ -65,7 +65,7 @@ class RulesRefusal:
     OPTIONS_NOT_RESOLVED = ErrorCode(
         "options_not_resolved", 422, pgettext_lazy("problem title", "Options not resolved"))
     RULES_ERROR = ErrorCode("rules_error", 422, pgettext_lazy("problem title", "Rules error"))
-    SEAT_TAKEN = ErrorCode("seat_taken", 422, pgettext_lazy("problem title", "Seat taken"))
+    SEAT_TAKEN = ErrorCode("seat_taken", 409, pgettext_lazy("problem title", "Seat taken"))
     SEATS_TAKEN = ErrorCode("seats_taken", 422, pgettext_lazy("problem title", "Seats taken"))
     SEED_MISMATCH = ErrorCode("seed_mismatch", 422, pgettext_lazy("problem title", "Seed mismatch"))
     SEED_NOT_REVEALED = ErrorCode("seed_not_revealed", 422, pgettext_lazy("problem title", "Seed not revealed"))
@@ -82,9 +82,13 @@ class RulesRefusal:
     WRONG_SEQ = ErrorCode("wrong_seq", 422, pgettext_lazy("problem title", "Wrong seq"))
 
 
-#: the engine's refusals of a command's precondition (who may act on the game at all): a service answers
-#: them as its own refusals; the others are the rules' and rendered as the engine's errors
-PRECONDITIONS = frozenset({"not_seated", "already_seated", "game_not_waiting", "game_not_running"})
+#: the engine's refusals of a command's precondition, answered by a service as its own refusals with their
+#: status: the caller holds no seat (403), the game is past joining and leaving (409), or it is not running
+#: (422; the tournaments' withdrawal tells a game that ended meanwhile by it), or a join chose a seat
+#: (goat-pairs: the partner) that is taken (409) or that the game does not have (422); the others are the
+#: rules' and rendered as the engine's errors
+PRECONDITIONS = frozenset({"not_seated", "already_seated", "game_not_waiting", "game_not_running", "seat_taken",
+                           "invalid_seat"})
 
 
 def refusal(error: RulesError, detail: str) -> ServiceError:

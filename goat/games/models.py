@@ -265,6 +265,8 @@ class AnalysisStatus(models.TextChoices):
     QUEUED = "queued", pgettext_lazy("analysis status", "Queued")
     RUNNING = "running", pgettext_lazy("analysis status", "Running")
     DONE = "done", pgettext_lazy("analysis status", "Done")
+    #: the engine refused the game's log (``error`` holds its code): final, never run again
+    FAILED = "failed", pgettext_lazy("analysis status", "Failed")
 
 
 class GameAnalysis(models.Model):
@@ -286,6 +288,8 @@ class GameAnalysis(models.Model):
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     #: ``{"moves": [...], "players": [...]}`` once done (docs/api.md "Computer analysis")
     result = models.JSONField(_("result"), null=True, blank=True)
+    #: the engine's code when it failed (e.g. ``no_consistent_deal``: a seat's knowledge admits no deal)
+    error = models.CharField(_("error"), max_length=40, blank=True, default="")
 
     class Meta:
         verbose_name = _("game analysis")

@@ -22,6 +22,8 @@ SENTENCES = (
     gettext_noop("Every seat of this game is taken."),
     gettext_noop("This game is not waiting for players."),
     gettext_noop("The game has started; its seats can no longer be left."),
+    gettext_noop("That seat is taken: choose a free one."),
+    gettext_noop("This game has no such seat."),
     gettext_noop("This game has no move clock."),
     gettext_noop("options must be an object of option names to values."),
     gettext_noop("the redeal rule is only defined for hands of at most 7 tiles."),
@@ -46,6 +48,8 @@ TEMPLATES = (
     gettext_noop('{end!r} is not an end of the line; say "left" or "right".'),
     gettext_noop("client_seed must be a string of at most {most} characters."),
     gettext_noop("{player!r} does not hold seat {seat}."),
+    gettext_noop("{ruleset} is played by two pairs: seats must be {n}."),
+    gettext_noop("{ruleset} does not take option {option!r} = {value!r}: it is {fixed!r}."),
 )
 
 #: code -> the sentence, with the parameters the engine passes along in ``error.context``; a code with

@@ -60,9 +60,6 @@ COMPUTER_ANTE = gettext_lazy("A game with computer players is unrated and has no
 BOT_ACCOUNT = gettext_lazy("A bot plays through challenges only: it creates and joins no game of the lobby.")
 CASUAL_ANTE = gettext_lazy("An unrated game has no ante: leave out 'ante' or make it 0.")
 
-#: the engine's refusals of a command's precondition, answered as ServiceErrors with their status: the
-#: caller holds no seat (403), the game is past joining and leaving (409), or it is not running (422;
-#: the tournaments' withdrawal tells a game that ended meanwhile by it)
 
 def _release_seat(game: Game, player, seat: int, options) -> None:
     signals.seat_freed.send(sender=Game, game=game, player=player, seat=seat, options=options)
@@ -331,11 +328,13 @@ class _SeatTaken(Exception):
     """Another joiner took the seat first (the unique (game, seat) constraint refused ours)."""
 
 
-def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> LoadedGame:
-    """Seat ``player`` at the next free seat (inside the caller's transaction)."""
+def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str, seat: int | None = None) -> LoadedGame:
+    """Seat ``player`` at ``seat``, or the next free seat (inside the caller's transaction)."""
     game, state = loaded.game, loaded.state
-    # the engine refuses a game that is not waiting (a waiting game has a free seat) ...
-    state, more = _decide_or_refuse(state, engine.TakeSeat(player=player.get_username(), client_seed=client_seed))
+    # the engine refuses a game that is not waiting (a waiting game has a free seat), a chosen seat
+    # that is taken or that the game does not have ...
+    state, more = _decide_or_refuse(state, engine.TakeSeat(player=player.get_username(), client_seed=client_seed,
+                                                           seat=seat))
     if loaded.seat is not None:  # ... and the Seat table says who is seated (a username can change)
         raise GameError.ALREADY_SEATED(gettext(ALREADY_SEATED))
     seat: int = more[0]["seat"]
@@ -354,9 +353,10 @@ def _take_seat(loaded: LoadedGame, events: list, player, client_seed: str) -> Lo
 
 
 @metrics.command_counted("join")
-def game_join(*, game_id: int, player, client_seed: str = "") -> LoadedGame:
-    """Take the next free seat; the last seat taken deals the first round. Returns the game as the
-    joiner left it: the row, the engine state and the seat taken.
+def game_join(*, game_id: int, player, client_seed: str = "", seat: int | None = None) -> LoadedGame:
+    """Take ``seat``, or the next free seat; the last seat taken deals the first round. Returns the game
+    as the joiner left it: the row, the engine state and the seat taken. A chosen seat someone holds is
+    409 ``seat_taken`` (a goat-pairs table: the seat chooses the partner, docs/rules.md §12).
 
     Each try is one transaction (a savepoint inside a caller's): the seat row, the stake and the events
     are kept together or not at all. A joiner who loses the race for a seat (the seat's unique
@@ -372,7 +372,7 @@ def game_join(*, game_id: int, player, client_seed: str = "") -> LoadedGame:
                 loaded = _load(game_id, player)
                 if loaded.game.computers and loaded.seat is None:
                     _computer_games_check(player)
-                return _take_seat(loaded, [], player, client_seed)
+                return _take_seat(loaded, [], player, client_seed, seat)
         except (_SeatTaken, StreamConflict):
             if attempt == MAX_TRIES:
                 raise GameError.GAME_FULL(GAME_FULL) from None

@@ -7,12 +7,22 @@ from __future__ import annotations
 from rest_framework import serializers
 
 
+class PairResultSerializer(serializers.Serializer):
+    goats = serializers.ListField(child=serializers.IntegerField(), help_text="The losing pair's two seats.")
+    winners = serializers.ListField(child=serializers.IntegerField(), help_text="The winning pair's two seats.")
+    margin = serializers.IntegerField(help_text="The goats' points minus the winners'.")
+    dry = serializers.BooleanField(help_text="A dry goat («сухой козёл»): the winners reached the end with 0 points.")
+
+
 class ResultSerializer(serializers.Serializer):
     reason = serializers.CharField(help_text="limit, rounds, timeout or resigned.")
     goats = serializers.ListField(child=serializers.IntegerField())
     winners = serializers.ListField(child=serializers.IntegerField())
     rating_points = serializers.ListField(child=serializers.IntegerField())
     chips = serializers.ListField(child=serializers.IntegerField())
+    pair = PairResultSerializer(required=False, allow_null=True, help_text=(
+        "goat-pairs only: the losing pair, the winners' margin and the dry goat; null when both pairs "
+        "reached the limit at once. Absent in the other rulesets."))
 
 
 class SummarySeatSerializer(serializers.Serializer):

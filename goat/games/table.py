@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from goat.engine import status as engine_status
+from goat.engine.rulesets import is_paired, parties
 from goat.engine.scoring import END_FISH, END_OUT
 from goat.engine.tiles import tiles_str
 from goat.games import selectors, words
@@ -248,13 +249,28 @@ def _points_text(n: int) -> str:
     return ngettext("%(n)s point", "%(n)s points", n) % {"n": n}
 
 
+def _sheet_parties(ruleset: str, seats: int) -> list[list[int]]:
+    """The scoresheet's columns as seats: one column per pair in a paired ruleset (partners opposite,
+    docs/rules.md §12), one per seat otherwise."""
+    party_of = parties(ruleset, seats) if is_paired(ruleset) else tuple(range(seats))
+    return [[s for s in range(seats) if party_of[s] == party] for party in range(max(party_of, default=-1) + 1)]
+
+
+def _pair_head(names: list[str | None], members: list[int]) -> list[Part]:
+    """A pair's name, «Маша и Коля»: each partner a player's part (a free seat named as one)."""
+    return say(_("%(first)s and %(second)s"), first=names[members[0]], second=names[members[1]])
+
+
 def scoresheet_model(sheet: dict[str, Any], *, options: dict[str, Any], ruleset: str) -> dict[str, Any]:
     """The one scoresheet (``selectors.scoresheet``), as seed 001 draws it: a row per round, each
     player's cell the round's points, the running written total and the points remembered in brackets
     (while the player has not opened); the fish pot carried; the totals; and the legend that explains
-    it, for the game's ``options``."""
+    it, for the game's ``options``. In a paired ruleset a column is a pair: its cell is the pair's
+    account, with each partner's share (the pips each left in hand) beside it."""
     players = [t["player"] for t in sheet["totals"]]
     goat = options.get("scoring") == "goat"
+    columns = _sheet_parties(ruleset, len(players))
+    paired = any(len(members) > 1 for members in columns)
     rows = []
     for r in sheet["rounds"]:
         who = players[r["seat"]] if r.get("seat") is not None and r["seat"] < len(players) else None
@@ -265,24 +281,33 @@ def scoresheet_model(sheet: dict[str, Any], *, options: dict[str, Any], ruleset:
         else:
             how = [{"text": words.word(r["end"])}]
         cells = []
-        for s, p in enumerate(r["players"]):
+        for members in columns:
+            s = members[0]
+            p = r["players"][s]
             remembered = p["remembered"] if goat and p["remembered"] and not p["open"] else None
             gained = r["round_points"][s]
             cells.append({
                 "seat": s, "round_points": gained, "total": p["score"], "remembered": remembered,
                 "gained": f"+{gained}", "shown_total": str(p["score"]),
                 "shown_remembered": f"({remembered})" if remembered else "",
-                "went_out": r["end"] == "out" and r["seat"] == s,
+                "went_out": r["end"] == "out" and r["seat"] in members,
                 "round_winner": s in (r.get("winners") or ()),
+                "shown_share": (" · ".join(f"{site_words.player_name(players[m]) if players[m] else words.seat(m)} "
+                                           f"{r['hands'][m]}" for m in members) if paired else ""),
             })
         rows.append({"round": r["round"], "end": r["end"], "how": how, "cells": cells,
                      "fish_pot": r["fish_pot"], "draw": r.get("draw")})
-    totals = [{"seat": t["seat"], "points": t["points"], "score": t["score"], "remembered": t["remembered"],
-               "shown": str(t["points"])} for t in sheet["totals"]]
+    by_seat = {t["seat"]: t for t in sheet["totals"]}
+    totals = [{"seat": members[0], "points": by_seat[members[0]]["points"], "score": by_seat[members[0]]["score"],
+               "remembered": by_seat[members[0]]["remembered"], "shown": str(by_seat[members[0]]["points"])}
+              for members in columns]
     return {
-        "columns": [{"seat": s, "number": words.seat(s), "player": name,
-                     "head": [_name_part(name)] if name else [{"text": _("seat %(seat)s") % {"seat": words.seat(s)}}]}
-                    for s, name in enumerate(players)],
+        "columns": [{"seat": members[0], "number": words.seat(members[0]), "player": players[members[0]],
+                     "seats": members,
+                     "head": (_pair_head(players, members) if len(members) > 1
+                              else [_name_part(players[members[0]])] if players[members[0]]
+                              else [{"text": _("seat %(seat)s") % {"seat": words.seat(members[0])}}])}
+                    for members in columns],
         "heads": {"round": _("Round"), "how": _("How it ended"), "fish_pot": _("Fish pot"), "total": _("Total"),
                   "round_winner": _("round winner")},
         "rows": rows, "totals": totals, "fish_pot": sheet["fish_pot"], "show_fish_pot": goat,
@@ -295,6 +320,12 @@ def legend(*, options: dict[str, Any], ruleset: str) -> dict[str, Any]:
     items: list[dict[str, str]] = [
         {"term": _("A cell"), "text": _("+ the round's points, then the running total written.")},
     ]
+    if is_paired(ruleset):
+        items.append({"term": _("A pair"),
+                      "text": _("Partners sit opposite and keep one account: a round charges the losing pair the"
+                                " pips left in both its hands. Beside each cell, what each partner left in hand."
+                                " The pair that reaches the limit are the goats; if the other pair has no points"
+                                " at all, it is a dry goat.")})
     if options.get("scoring") == "goat":
         items += [
             {"term": _("A number in brackets"),
@@ -370,8 +401,19 @@ def result_model(view: dict[str, Any], events: list[dict[str, Any]], players: li
         out["reason"] = [{"text": words.word(reason).capitalize()}]
     winners = [player(s) for s in result.get("winners", ())]
     goats = [player(s) for s in result.get("goats", ())]
-    out["winners"] = _named_list(ngettext("Winner: %(players)s", "Winners: %(players)s", len(winners)), winners)
-    out["goats"] = _named_list(ngettext("Goat: %(players)s", "Goats: %(players)s", len(goats)), goats) if goats else []
+    pair = result.get("pair")
+    if pair:
+        out["winners"] = say(_("Winners: %(first)s and %(second)s"), first=player(pair["winners"][0]),
+                             second=player(pair["winners"][1]))
+        out["goats"] = say(_("Goats: %(first)s and %(second)s"), first=player(pair["goats"][0]),
+                           second=player(pair["goats"][1]))
+        margin = ngettext("by %(n)s point", "by %(n)s points", pair["margin"]) % {"n": pair["margin"]}
+        out["goats"].append({"text": " (" + (_("a dry goat, %(margin)s") % {"margin": margin} if pair["dry"]
+                                             else margin) + ")"})
+    else:
+        out["winners"] = _named_list(ngettext("Winner: %(players)s", "Winners: %(players)s", len(winners)), winners)
+        out["goats"] = (_named_list(ngettext("Goat: %(players)s", "Goats: %(players)s", len(goats)), goats)
+                        if goats else [])
     if view.get("rated") is False:
         out["rating"] = [{"text": _("Unrated game")}]
     else:
@@ -402,8 +444,15 @@ def _seat_model(view: dict[str, Any], s: dict[str, Any], hand: list[str] | None 
     ``highlight`` the tile the step's event drew."""
     result = view.get("result") or {}
     tags = []
-    if s["seat"] == view.get("your_seat"):
+    team, yours = s.get("team"), view.get("your_seat")
+    partner = (team is not None and yours is not None and s["seat"] != yours
+               and view["seats"][yours].get("team") == team)
+    if team is not None:
+        tags.append(_("pair %(number)s") % {"number": team + 1})
+    if s["seat"] == yours:
         tags.append(_("you"))
+    if partner:
+        tags.append(_("your partner"))
     if s.get("computer"):
         tags.append(_("computer"))
     if s.get("bot"):
@@ -419,6 +468,8 @@ def _seat_model(view: dict[str, Any], s: dict[str, Any], hand: list[str] | None 
         "goat": s["seat"] in result.get("goats", ()), "winner": s["seat"] in result.get("winners", ()),
         "rating_points": _nth(result.get("rating_points"), s["seat"]),
         "hand": tiles(hand, highlight=highlight) if hand is not None else None,
+        # goat-pairs: the seat's pair (0 or 1), and whether it is the viewer's partner
+        "team": team, "partner": partner,
     }
 
 

@@ -37,6 +37,7 @@ RULESETS = {
     "goat-classic": pgettext_lazy("ruleset", "Goat, classic"),
     "goat-gamesburg": pgettext_lazy("ruleset", "Goat, Gamesburg rules"),
     "domino-3rounds": pgettext_lazy("ruleset", "Domino, three rounds"),
+    "goat-pairs": pgettext_lazy("ruleset", "Goat in pairs"),
 }
 
 #: the event types of goat.engine.events.HANDLERS as a heading names them

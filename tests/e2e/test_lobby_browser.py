@@ -80,6 +80,29 @@ def test_the_lobbys_open_games_come_and_go_without_a_reload(site, open_browser, 
     assert browser_csp_violations(browser) == []
 
 
+def test_a_pairs_table_appears_with_a_seat_per_partner_and_the_chosen_seat_is_taken(site, open_browser,
+                                                                                     django_user_model):
+    """goat-pairs in the lobby: a table that appears live offers each free seat by who sits opposite;
+    clicking "Sit opposite olga" seats masha at seat 2, olga's partner (docs/api.md "Pairs")."""
+    from goat.games import services
+    from goat.games.models import Seat
+
+    olga = django_user_model.objects.create_user(username="olga", password=PASSWORD)
+    browser = open_browser(window_size="390,844")
+    wait = _signed_up(browser, site, "masha")
+    wait.until(lambda d: d.find_element("id", "open-games").get_attribute("data-live") == "true")
+    game = services.game_create(player=olga, ruleset="goat-pairs", seats=4, options={"move_time": 0}).game
+    wait.until(lambda d: _open_games(d) == [game.pk])
+    labels = ("return Array.from(document.querySelectorAll('#open-games button.join'), "
+              "b => [b.dataset.seat, b.innerText])")
+    assert browser.execute_script(labels) == [["1", "Sit at seat 2"], ["2", "Sit opposite olga"],
+                                              ["3", "Sit at seat 4"]]
+    browser.find_element("css selector", '#open-games button.join[data-seat="2"]').click()
+    wait.until(lambda d: f"/play/{game.pk}/" in d.current_url)
+    masha = django_user_model.objects.get(username="masha")
+    assert Seat.objects.get(game=game, player=masha).seat == 2
+
+
 def test_the_table_notes_who_took_tiles_from_the_bazaar(site, open_browser, django_user_model):
     from goat import engine
     from goat.engine.tiles import tile_str

@@ -65,9 +65,10 @@ def test_a_forced_move_is_played_without_sampling():
     assert computer.choose(view, "expert", random.Random(0)) == ("5-5", "right")
 
 
-def _machine(scoring: str, scores, result=None, fish_pot=0, round_no=1) -> GameMachine:
+def _machine(scoring: str, scores, result=None, fish_pot=0, round_no=1, ruleset=None) -> GameMachine:
     g = GameMachine()
-    g.options = resolve_options("goat-classic" if scoring == "goat" else "domino-3rounds", len(scores))
+    g.ruleset = ruleset or ("goat-classic" if scoring == "goat" else "domino-3rounds")
+    g.options = resolve_options(g.ruleset, len(scores))
     g.seats, g.scores, g.result, g.fish_pot, g.round_no = len(scores), tuple(scores), result, fish_pot, round_no
     return g
 
@@ -231,3 +232,17 @@ def test_the_expert_s_race_is_reproducible_and_plays_a_legal_move():
     first = expert.race(view, random.Random(5), 60)
     assert first == expert.race(view, random.Random(5), 60)
     assert first[0] in view.legal and 1 <= first[1] <= 60 * expert.RACE_FLOOR // 2
+
+def test_in_pairs_the_goat_objective_is_the_pairs_chance():
+    """Partners carry one account; the objective fears the pair's limit, not the seat's: two seats with
+    the same points are worth the same to their pair, and a pair near the limit is worth less to both
+    partners alike (docs/computer.md "Partners")."""
+    near, far = PlayerScore(True, 90, 0), PlayerScore(True, 20, 0)
+    g = _machine("goat", [near, far, near, far], ruleset="goat-pairs")
+    assert expert.objective(g, 0) == expert.objective(g, 2) < expert.objective(g, 1) == expert.objective(g, 3)
+    solo = _machine("goat", [near, far, near, far])
+    # as a pair, 90 and 90 are one account near the limit, not two seats sharing the goat's place
+    assert expert.objective(g, 0) < expert.objective(solo, 0)
+    ended = _machine("goat", [near, PlayerScore(True, 101, 0), near, PlayerScore(True, 101, 0)],
+                     Result("limit", (1, 3), (0, 2), (1, 0, 1, 0), (0, 0, 0, 0)), ruleset="goat-pairs")
+    assert expert.objective(ended, 0) == expert.objective(ended, 2) == 10.0

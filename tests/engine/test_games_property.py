@@ -27,6 +27,7 @@ GAMES = st.one_of(
     st.tuples(st.just("goat-gamesburg"), st.sampled_from([2, 3, 4]),
               st.sampled_from(["fish_for_all", "fish_for_one"])),
     st.tuples(st.just("domino-3rounds"), st.sampled_from([2, 3, 4]), st.none()),
+    st.tuples(st.just("goat-pairs"), st.just(4), st.sampled_from(["fish_for_all", "fish_for_one"])),
 )
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -140,6 +141,38 @@ def _check_ended(state, log) -> None:
         assert len(state.rounds) == state.options.rounds
     elif result.reason == "limit":
         assert set(result.goats) == {s for s, p in enumerate(state.points) if p >= state.options.limit}
+    if state.ruleset == "goat-pairs":
+        _check_pairs(state)
+
+
+def _check_pairs(state) -> None:
+    """Partners carry one account; each round charges a pair the pips of its two hands (the pair that
+    went out nothing; after a fish by the ruleset's fish scoring); the result names whole pairs."""
+    pot = 0
+    for record in state.rounds:
+        assert record.players[0] == record.players[2] and record.players[1] == record.players[3]
+        pair_points = [record.round_points[0], record.round_points[1]]
+        assert record.round_points[2:] == tuple(pair_points)
+        charged = [record.hands[0] + record.hands[2], record.hands[1] + record.hands[3]]
+        if record.draw:
+            assert pair_points == [0, 0] and record.fish_pot == pot + sum(charged)
+        else:
+            if record.end == "out":
+                expected = [0, 0]
+                expected[1 - record.seat % 2] = charged[1 - record.seat % 2]
+            elif state.options.fish_scoring == "fish_for_all":
+                expected = charged
+            else:
+                expected = [sum(charged), 0] if charged[0] > charged[1] else [0, sum(charged)]
+            if pot and record.fish_pot == 0:
+                expected[expected.index(max(expected))] += pot
+            assert pair_points == expected
+        pot = record.fish_pot
+    result = state.result
+    assert sorted(result.winners) in ([], [0, 2], [1, 3])
+    # one pair is the goats, or both when they reach the limit in the same round (D-15)
+    assert sorted(result.goats) in ([0, 2], [1, 3], [0, 1, 2, 3])
+    assert result.rating_points[0] == result.rating_points[2] and result.rating_points[1] == result.rating_points[3]
 
 
 @SETTINGS
@@ -198,8 +231,9 @@ def test_a_refused_event_is_reported_at_its_seq(game, seed, data):
 def test_every_ruleset_and_seat_count_is_exercised():
     """A deterministic sweep so that no combination depends on hypothesis' sampling."""
     for ruleset, fish in (("goat-classic", "fish_for_all"), ("goat-classic", "fish_for_one"),
-                          ("goat-gamesburg", "fish_for_one"), ("domino-3rounds", None)):
-        for seats in (2, 3, 4):
+                          ("goat-gamesburg", "fish_for_one"), ("domino-3rounds", None),
+                          ("goat-pairs", "fish_for_all"), ("goat-pairs", "fish_for_one")):
+        for seats in ((4,) if ruleset == "goat-pairs" else (2, 3, 4)):
             for interrupt in (False, True):
                 state, log, checkpoints, server_seed = _play_game(ruleset, seats, fish, seats * 7 + interrupt,
                                                                   interrupt)

@@ -48,6 +48,8 @@ SECOND_EDITION_GAMES = {
     "2e-gamesburg-3-remembered": (19, "goat-gamesburg", 3, None, 0.0),
     "2e-gamesburg-2-timeout": (0, "goat-gamesburg", 2, None, 1.0),
     "2e-3rounds-3-rounds": (3, "domino-3rounds", 3, None, 0.0),
+    # goat-pairs (fifth edition): an even fish carried to the next round, the pair of seats 0 and 2 the goats
+    "2e-pairs-4-fish-pot": (2, "goat-pairs", 4, None, 0.0),
 }
 GOLDEN_GAMES = {**FIRST_EDITION_GAMES, **SECOND_EDITION_GAMES}
 #: the options a first-edition game was created with (the keys the second edition changed)
@@ -312,7 +314,9 @@ def test_golden_replays_cover_what_they_claim():
     assert any(r["fish_pot"] > 0 for r in reports["classic-4-fish-for-one-pot"]["rounds"])
     assert any(e["type"] == "round_dealt" and e["data"]["void"] for e in logs["classic-3-redeal"])
     assert {logs[n][0]["data"]["ruleset"] for n in logs} == {
-        "goat-classic", "goat-gamesburg", "domino-3rounds"}
+        "goat-classic", "goat-gamesburg", "domino-3rounds", "goat-pairs"}
+    assert any(r["fish_pot"] > 0 for r in reports["2e-pairs-4-fish-pot"]["rounds"])
+    assert reports["2e-pairs-4-fish-pot"]["result"]["goats"] == [0, 2]
     assert {logs[n][0]["data"]["seats"] for n in logs} == {2, 3, 4}
     for name in FIRST_EDITION_GAMES:
         options = logs[name][0]["data"]["options"]

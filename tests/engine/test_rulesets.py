@@ -16,36 +16,38 @@ from helpers import seed_hex
 
 #: docs/rules.md §2 (second edition), transcribed by hand from the table (a dash is None).
 TABLE = {
-    "hand_size": (7, 7, 5),
-    "redeal": (True, False, False),
-    "opener": ("doubles_from_one_by_sum", "doubles_from_one_by_sum", "smallest_double"),
-    "later_leader": ("last_winner", "last_winner", "opener"),
-    "bazaar_reserve": (0, 0, 2),
-    "fish": ("positional_or_blocked", "positional_or_blocked", "blocked"),
-    "lone_double_zero": (10, 10, 0),
-    "scoring": ("goat", "goat", "rounds"),
-    "fish_scoring": ("fish_for_all", "fish_for_all", None),
-    "open_threshold": (12, 12, None),
-    "remembered_counts": (True, False, None),
-    "limit": (101, 125, None),
-    "rounds": (None, None, 3),
-    "ante": (0, 10, 0),
-    "move_time": (30, 30, 30),
+    "hand_size": (7, 7, 5, 7),
+    "redeal": (True, False, False, True),
+    "opener": ("doubles_from_one_by_sum", "doubles_from_one_by_sum", "smallest_double", "doubles_from_one_by_sum"),
+    "later_leader": ("last_winner", "last_winner", "opener", "last_winner"),
+    "bazaar_reserve": (0, 0, 2, 0),
+    "fish": ("positional_or_blocked", "positional_or_blocked", "blocked", "positional_or_blocked"),
+    "lone_double_zero": (10, 10, 0, 10),
+    "scoring": ("goat", "goat", "rounds", "goat"),
+    "fish_scoring": ("fish_for_all", "fish_for_all", None, "fish_for_one"),
+    "open_threshold": (12, 12, None, 12),
+    "remembered_counts": (True, False, None, False),
+    "limit": (101, 125, None, 101),
+    "rounds": (None, None, 3, None),
+    "ante": (0, 10, 0, 0),
+    "move_time": (30, 30, 30, 30),
 }
-NAMES = ("goat-classic", "goat-gamesburg", "domino-3rounds")
+NAMES = ("goat-classic", "goat-gamesburg", "domino-3rounds", "goat-pairs")
+#: the rulesets every player plays for themselves, with 2 to 4 seats
+SOLO = NAMES[:3]
 
 
-def test_the_three_presets_exist():
+def test_the_four_presets_exist():
     assert RULESETS == NAMES
 
 
-@pytest.mark.parametrize("column", range(3))
+@pytest.mark.parametrize("column", range(4))
 @pytest.mark.parametrize("key", sorted(TABLE))
 def test_preset_matches_rules_table(key, column):
     name = NAMES[column]
     assert PRESETS[name][key] == TABLE[key][column]
     assert type(PRESETS[name][key]) is type(TABLE[key][column])  # noqa: E721 (True is not 1)
-    assert getattr(resolve_options(name, 2), key) == TABLE[key][column]
+    assert getattr(resolve_options(name, 4), key) == TABLE[key][column]
 
 
 def test_presets_have_exactly_the_table_keys():
@@ -53,7 +55,7 @@ def test_presets_have_exactly_the_table_keys():
         assert set(PRESETS[name]) == set(TABLE) == set(OPTION_KEYS)
 
 
-@pytest.mark.parametrize("ruleset", NAMES)
+@pytest.mark.parametrize("ruleset", SOLO)
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_every_preset_is_playable_with_2_to_4_seats(ruleset, seats):
     assert resolve_options(ruleset, seats).to_dict() == PRESETS[ruleset]

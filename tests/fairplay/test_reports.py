@@ -73,6 +73,7 @@ def test_the_scan_reports_the_assisted_player_and_asks_for_the_missing_analyses(
     assert report.subject == "fay" and list(report.players.all()) == [users["fay"]]
     assert report.status == ReportStatus.OPEN and report.confidence > 0.99
     assert report.statistics["best_share"] == 1.0 and report.statistics["decisions"] == 64
+    assert report.statistics["grade"] > report.statistics["population_grade"]
     assert {row["game"] for row in report.evidence["games"]} <= {g.pk for g in games[:8]}
     assert running.pk not in {row["game"] for row in report.evidence["games"] + report.evidence["moves"]}
     assert summary["games"] == 10 and summary["analysed"] == 8 and summary["assistance"] == 1
@@ -155,3 +156,4 @@ def test_the_queue_speaks_russian(world, django_user_model):
     assert "исход" in page.lower() and "Журнал проверок" in page and "партия" in page.lower()
     assert "нарушений нет" in page and "ждёт проверки" in page
     assert "доля лучших ходов" in page and "best_share" not in page and "average_loss" not in page
+    assert "средняя оценка ходов (0–3)" in page and "population_grade" not in page

@@ -53,6 +53,36 @@ def test_a_band_too_small_is_compared_with_the_whole_ruleset():
     assert finding.group == ("goat-classic", None) and finding.population_players == 20
 
 
+def test_a_decision_is_graded_by_its_loss_interval():
+    assert stats.grade(False, 0.4, 6.0) == 0  # another move is clearly better
+    assert stats.grade(False, 0.0, 3.0) == 1  # not the best, not clearly worse
+    assert stats.grade(True, 0.0, 2.5) == 2  # the best, another move may be as good
+    assert stats.grade(True, 0.0, 0.0) == 3  # the best, every other move clearly worse
+
+
+def test_a_player_is_compared_at_decisions_of_the_same_difficulty():
+    """Easy decisions (two legal moves) are found far more often than hard ones (five): a player who
+    meets only easy ones, as well as the band does, is not flagged; one who finds the hard ones as often
+    as the easy ones is."""
+    rng = random.Random(5)
+
+    def player(hard_share: float, hard_best: float, decisions: int = 400) -> stats.Quality:
+        q = stats.Quality()
+        for _ in range(decisions):
+            legal, p = (5, hard_best) if rng.random() < hard_share else (2, 0.8)
+            best = rng.random() < p
+            q.add(0.0 if best else 3.0, best, legal=legal, interval=(0.0, 2.0) if best else (0.5, 6.0))
+        return q
+
+    players = {f"p{i}": player(0.5, 0.3) for i in range(20)} | {"easy": player(0.0, 0.3), "bot": player(0.5, 0.8)}
+    findings = {f.player: f for f in stats.assistance(players, dict.fromkeys(players, ("goat-classic", 3)))}
+
+    assert findings["easy"].best_share > findings["p0"].best_share + 0.15 and findings["easy"].z_best > 3
+    assert abs(findings["easy"].score) < 2 and not findings["easy"].flagged
+    assert findings["bot"].flagged
+    assert not any(f.flagged for name, f in findings.items() if name.startswith("p"))
+
+
 def test_helps_are_read_from_the_full_log_for_every_other_seat():
     log = simulate_game(random.Random(49), ruleset="domino-3rounds", seats=3, interrupt_chance=0)
     rows = stats.helps(7, log)

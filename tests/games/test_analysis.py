@@ -199,6 +199,37 @@ def test_a_run_that_lost_its_claim_writes_nothing(players, ended, queued, monkey
     assert job.status == AnalysisStatus.RUNNING and job.result is None
 
 
+def test_a_game_the_engine_cannot_judge_ends_failed_with_its_code_and_is_not_run_again(players, ended, queued,
+                                                                                        monkeypatch):
+    """A seat's knowledge that admits no deal (NoDeal) fails the job at once with its code: nothing
+    hangs running until a lease ends, the API answers 200 ``failed``, and neither a redelivered task
+    nor a new request runs it again."""
+    from goat.engine.sampling import NoDeal
+
+    client = token_client(players[0])
+    post(client, ended)
+    job = GameAnalysis.objects.get()
+
+    def no_deal(*_args, **_kwargs):
+        raise NoDeal(detail="no deal of the unseen tiles meets what the seats showed they lack")
+
+    monkeypatch.setattr(expert, "judge", no_deal)
+    assert analysis.analysis_run(analysis_id=job.pk) is True
+    job.refresh_from_db()
+    assert (job.status, job.error, job.result, job.claimed_until) == (
+        AnalysisStatus.FAILED, "no_consistent_deal", None, None)
+    body = {"status": "failed", "engine": expert.ENGINE_VERSION, "code": "no_consistent_deal"}
+    read = APIClient().get(url(ended))
+    assert read.status_code == 200 and read.json() == body
+    again = post(client, ended)
+    assert again.status_code == 200 and again.json() == body and len(queued) == 1
+    assert analysis.analysis_run(analysis_id=job.pk) is False  # a redelivered message: final, nothing to do
+    job.refresh_from_db()
+    assert job.attempts == 1
+    page = APIClient().get(f"/games/{ended.pk}/")
+    assert page.status_code == 200 and "no_consistent_deal" in page.content.decode()
+
+
 def test_a_lost_message_is_queued_again_by_the_next_request_once_a_lease_has_passed(players, ended, queued):
     client = token_client(players[0])
     post(client, ended)
@@ -265,3 +296,29 @@ def test_the_request_is_throttled_and_the_read_is_not(players, ended, queued, mo
     assert_problem(refused, 429, "throttled")
     assert int(refused["Retry-After"]) >= 1
     assert all(client.get(url(ended)).status_code == 202 for _ in range(4))
+
+
+def test_a_pairs_game_is_analysed_by_the_pairs_expected_result_from_each_seats_view():
+    """goat-pairs (docs/rules.md §12): every tile judged, from its seat's view (the partner's hand is
+    redealt like the opponents' and the judgement stays), by the pair's objective (the playouts score
+    rounds by the pair: a judged seat's view carries the ruleset)."""
+    people = factories.make_players("masha", "alex", "olya", "kolyan")
+    game = factories.finished_game(people, ruleset="goat-pairs", options={"limit": 30, "move_time": 0}, seed=5)
+    rng = random.Random(9)
+    events = [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
+    fold, round_events, judged = Fold(check=False), [], 0
+    for event in events:
+        if event["type"] == "tile_played" and judged < 4:
+            state = fold.state
+            other = redealt(state, event["seat"], rng)
+            first = analysis.judge(game, state, event, round_events, 8)
+            assert analysis.judge(game, other, event, round_events, 8) == first
+            judged += not first["forced"]
+        fold.push(event)
+        if event["type"] == "round_dealt":
+            round_events = []
+        round_events.append(event)
+    assert judged >= 2
+    result = analysis.game_analyse(game, samples=4)
+    assert len(result["moves"]) == sum(e["type"] == "tile_played" for e in events)
+    assert sorted(p["player"] for p in result["players"]) == sorted(p.username for p in people)

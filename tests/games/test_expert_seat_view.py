@@ -1,6 +1,7 @@
 """The expert decides from its seat's view alone (issue 38): at real decisions of seeded games, the
 hidden tiles (the other hands and the bazaar) are dealt again with the same counts, so the seat sees
-exactly the same game view and redacted events, and the expert makes the same choice."""
+exactly the same game view and redacted events, and the expert makes the same choice. In goat-pairs the
+partner's hand is among the hidden tiles redealt: the expert knows who its partner is, not what it holds."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ def _choice(state: GameState, seat: int, round_events: list[dict], seed: int) ->
     return computer.choose(computer.seat_view(view, seen), "expert", random.Random(seed))
 
 
-@pytest.mark.parametrize(("ruleset", "seats", "decisions"), [("domino-3rounds", 2, 6), ("goat-classic", 4, 12)])
+@pytest.mark.parametrize(("ruleset", "seats", "decisions"), [("domino-3rounds", 2, 6), ("goat-classic", 4, 12),
+                                                                  ("goat-pairs", 4, 12)])
 def test_a_redeal_of_the_hidden_tiles_leaves_the_expert_s_choice_unchanged(ruleset, seats, decisions):
     rng = random.Random(38)
     session = Session()

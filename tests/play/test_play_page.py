@@ -300,3 +300,21 @@ def test_the_new_game_form_offers_the_engine_s_computer_levels_in_both_languages
         assert [value for value, _ in offered] == list(LEVELS)  # weakest first, as the engine orders them
         assert f'<option value="{DEFAULT_LEVEL}" selected>' in select
         assert dict(offered)["expert"] == expert
+
+
+def test_a_pairs_table_in_the_lobby_offers_each_free_seat_by_who_sits_opposite(django_user_model):
+    """A goat-pairs table: each free seat is a button of its own, named by the partner it chooses (the
+    player opposite), or by its number when nobody sits there yet (docs/api.md "Pairs")."""
+    alex = django_user_model.objects.create_user(username="alex", password=PASSWORD)
+    game = services.game_create(player=alex, ruleset="goat-pairs", seats=4, options={"move_time": 0}).game
+    client = csrf_client()
+    sign_up(client)
+    html = client.get("/play/").content.decode()
+    row = html[html.index(f'data-game="{game.pk}"'):]
+    row = row[:row.index("</li>")]
+    buttons = re.findall(r'<button type="button" class="join" data-join="(\d+)" data-seat="(\d)">([^<]+)</button>', row)
+    assert buttons == [(str(game.pk), "1", "Sit at seat 2"), (str(game.pk), "2", "Sit opposite alex"),
+                       (str(game.pk), "3", "Sit at seat 4")]
+    strings = json.loads(re.search(r'<script id="play-strings" type="application/json">(.*?)</script>', html,
+                                   re.S).group(1))
+    assert strings["sit_opposite"] == "Sit opposite %(player)s"

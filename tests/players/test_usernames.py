@@ -16,6 +16,7 @@ from apitest import assert_problem
 from goat.players import services as players
 from goat.players.models import UsernameKey
 from goat.players.usernames import username_confusable, username_fold
+from goat.web.errors import ServiceError
 
 PASSWORD = "correct horse battery staple"
 
@@ -117,7 +118,7 @@ def test_racing_sign_ups_of_one_name_in_two_cases_make_one_account(django_user_m
         try:
             players.player_create(username=name, password=PASSWORD)
             outcomes.append("created")
-        except players.ServiceError as error:
+        except ServiceError as error:
             outcomes.append(error.code)
         finally:
             connection.close()

@@ -63,6 +63,27 @@ def test_sixteen_clients_join_for_the_last_seat_exactly_one_gets_it(crowd):
     assert eventstore.state_rebuild(game).version == game.version
 
 
+def test_sixteen_clients_choose_the_same_seat_of_a_pairs_table_exactly_one_gets_it(crowd):
+    """A goat-pairs table: sixteen clients ask for seat 2 (one partner's place) at once; one sits there,
+    the rest are refused with 409 seat_taken (or a full game's codes), and nobody is seated elsewhere."""
+    game = services.game_create(player=crowd[0], ruleset="goat-pairs", seats=4).game
+    clients = [token_client(user) for user in crowd[4:4 + THREADS]]
+
+    def choose(i):
+        response = clients[i].post(f"/api/games/{game.pk}/join/", {"seat": 2}, format="json")
+        return response.status_code, response.json().get("code")
+
+    results = run_together(THREADS, choose)
+
+    assert not [r for r in results if isinstance(r, BaseException)], results
+    assert sorted(s for s, _ in results) == [200] + [409] * (THREADS - 1), results
+    assert {c for s, c in results if s == 409} <= {"seat_taken", "game_full"}, results
+    assert sorted(Seat.objects.filter(game=game).values_list("seat", flat=True)) == [0, 2]
+    events = list(GameEvent.objects.filter(game=game).order_by("seq"))
+    assert [e.seq for e in events] == list(range(1, Game.objects.get(pk=game.pk).version + 1))
+    assert sum(e.type == "seat_taken" for e in events) == 2
+
+
 def test_sixteen_players_register_for_the_last_place_exactly_one_pays_and_gets_it(crowd, django_user_model):
     staff = django_user_model.objects.create_user(username="director", password="pw-" * 4, is_staff=True)
     tournament = tournament_services.tournament_create(

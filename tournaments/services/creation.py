@@ -11,10 +11,13 @@ from django.utils.translation import gettext_lazy
 
 from goat import engine
 from goat.engine.errors import InvalidOptions
+from goat.engine.rulesets import is_paired
 
 from ..models import Tournament, TournamentFormat
 
 NO_ANTE = gettext_lazy("Tournament games have no ante: the entry fee is the stake.")
+#: tournaments seat players one by one; fixed pairs are a plan (docs/tournaments.md), not built
+NO_PAIRS = gettext_lazy("Tournaments of goat-pairs are not offered yet: a tournament seats players, not pairs.")
 
 
 #: the salt of the invite code digests (salted_hmac: HMAC-SHA256 under SECRET_KEY)
@@ -26,6 +29,8 @@ def tournament_options(*, ruleset: str, table_size: int, options: dict | None) -
 
     A tournament's games have no ante (its preset's ante is dropped; an explicit one is refused)."""
     options = dict(options or {})
+    if is_paired(ruleset):
+        raise InvalidOptions(detail=NO_PAIRS)
     if options.get("ante"):
         raise InvalidOptions(detail=NO_ANTE)
     options["ante"] = 0

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 T0 = "2025-05-01T18:30:00.000000Z"
 SEATS_EXAMPLE = [
-    {"seat": 0, "player": "alice", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0,
-     "computer": False, "bot": False},
-    {"seat": 1, "player": "bob", "tiles": 7, "open": False, "score": 0, "remembered": 0, "points": 0,
-     "computer": False, "bot": False},
+    {"seat": 0, "player": "alice", "tiles": 7, "team": None, "open": False, "score": 0, "remembered": 0,
+     "points": 0, "computer": False, "bot": False},
+    {"seat": 1, "player": "bob", "tiles": 7, "team": None, "open": False, "score": 0, "remembered": 0,
+     "points": 0, "computer": False, "bot": False},
 ]
 #: the options a goat-classic game is created with today (docs/rules.md §2, second edition)
 OPTIONS_EXAMPLE = {

@@ -111,7 +111,10 @@ games_create = extend_schema(
     description="You take seat 0. The game starts (the first round is dealt) when the last seat is taken. "
                 "A new game gets its ruleset's preset (docs/rules.md §2, second edition: the goat presets lead "
                 "with `\"opener\": \"doubles_from_one_by_sum\"`; `remembered_counts` is true for goat-classic, "
-                "false for goat-gamesburg, null for domino-3rounds) with your `options` applied; the fully "
+                "false for goat-gamesburg and goat-pairs, null for domino-3rounds) with your `options` applied; "
+                "goat-pairs takes exactly 4 seats (partners opposite: seats 0 and 2, 1 and 3; `seats[i].team`) "
+                "and refuses overrides of `hand_size`, `bazaar_reserve`, `scoring` and `rounds` (docs/rules.md "
+                "§12); the fully "
                 "resolved options are stored in the game's first event. "
                 "An unknown option or an impossible combination is 400 `invalid_options`. "
                 "`computer_players` (0 to seats - 1) seats built-in computer players at seats 1..N at once, "
@@ -132,11 +135,15 @@ games_create = extend_schema(
         OpenApiExample("created", value=WAITING_EXAMPLE, response_only=True, status_codes=["201"]),
         OpenApiExample("goat-gamesburg, remembered points counting", request_only=True,
                        value={"ruleset": "goat-gamesburg", "seats": 3, "options": {"remembered_counts": True}}),
+        OpenApiExample("goat-pairs: you and a computer partner against two computers", request_only=True,
+                       value={"ruleset": "goat-pairs", "seats": 4, "computer_players": 3,
+                              "computer_level": "expert"}),
         OpenApiExample("against two strong computers", request_only=True,
                        value={"ruleset": "goat-classic", "seats": 3, "computer_players": 2,
                               "computer_level": "strong"}),
         OpenApiExample("with computers", value=COMPUTER_EXAMPLE, response_only=True, status_codes=["201"]),
         problem_example(400, "invalid_options", "option 'limit' must be a whole number from 1 to 10000."),
+        problem_example(400, "invalid_options", "goat-pairs is played by two pairs: seats must be 4."),
         problem_example(400, "invalid", f"computer_players: {COMPUTERS_OUT_OF_RANGE}",
                         {"computer_players": [COMPUTERS_OUT_OF_RANGE]}),
         problem_example(400, "invalid_options", services.COMPUTER_ANTE),
@@ -445,7 +452,8 @@ games_analysis_read = extend_schema(
                 "from the revealed hands; a label when the interval's low end reaches a threshold of "
                 "docs/computer.md) and a summary per player with an accuracy. Anyone may read "
                 "it once the game has ended: 200 when done, 202 `{\"status\": \"queued\"|\"running\"}` while "
-                "it is computed, 404 `analysis_not_requested` before anyone asked (POST), 409 `game_not_ended` "
+                "it is computed, 200 `{\"status\": \"failed\", \"engine\", \"code\"}` when the engine could not judge "
+                "the game (final), 404 `analysis_not_requested` before anyone asked (POST), 409 `game_not_ended` "
                 "before the end, 409 `game_cancelled` for a game that never started.",
     parameters=[GAME_ID],
     responses={200: AnalysisSerializer, 202: AnalysisSerializer, **problem_responses(404, 409)},
@@ -458,7 +466,8 @@ games_analysis_request = extend_schema(
     summary="Ask for a finished game's analysis",
     description="Queues the expert's analysis of an ended game: 202 `{\"status\": \"queued\"}` (or "
                 "`running`: a request while one is queued or running gets the same job), 200 with the analysis "
-                "when it exists (idempotent). Stored once per game and engine version. Any signed-in player; "
+                "when it exists, or with `failed` when the engine could not judge the game (idempotent). "
+                "Stored once per game and engine version. Any signed-in player; "
                 "throttled (429). 409 `game_not_ended` while the game waits or runs, 409 `game_cancelled`.",
     parameters=[GAME_ID],
     request=None,

@@ -78,7 +78,8 @@ class TileField(StrictCharField):
 
 
 class GameCreateSerializer(StrictSerializer):
-    ruleset = RulesetField(max_length=32, help_text="goat-classic, goat-gamesburg or domino-3rounds.")
+    ruleset = RulesetField(max_length=32, help_text=(
+        "goat-classic, goat-gamesburg, domino-3rounds or goat-pairs (4 seats)."))
     seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, help_text="Number of players, 2 to 4.")
     options = OptionsField(
         required=False, default=dict,
@@ -117,6 +118,11 @@ class GameJoinSerializer(StrictSerializer):
         help_text="Your contribution to the verifiable deal (docs/rules.md §3): letters, digits, spaces and "
                   "- _ . , : ; ! ? + = # @ * ~ ( ) [ ] ' / (400 invalid_client_seed for another character).",
     )
+    seat = StrictIntegerField(
+        min_value=0, max_value=MAX_SEATS - 1, required=False, default=None, allow_null=True,
+        help_text="The seat to take (0-based); default: the lowest free one. In goat-pairs the seat chooses "
+                  "the partner (the seat opposite). 409 seat_taken when someone holds it, 422 invalid_seat "
+                  "when the game has no such seat.")
 
 
 class MoveSerializer(StrictSerializer):
@@ -146,6 +152,9 @@ class SeatViewSerializer(serializers.Serializer):
     computer = serializers.BooleanField(help_text="Whether a computer player holds the seat.")
     bot = serializers.BooleanField(help_text="Whether a bot account holds the seat (docs/api.md \"Bots\").")
     tiles = serializers.IntegerField(help_text="Tiles in the hand.")
+    team = serializers.IntegerField(allow_null=True, help_text=(
+        "The seat's pair in goat-pairs: 0 (seats 0 and 2) or 1 (seats 1 and 3), partners opposite; "
+        "null in the rulesets where everyone plays for themselves."))
     open = serializers.BooleanField()
     score = serializers.IntegerField()
     remembered = serializers.IntegerField()
@@ -304,8 +313,10 @@ class AnalysisPlayerSerializer(serializers.Serializer):
 
 
 class AnalysisSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["queued", "running", "done"])
-    engine = serializers.CharField(required=False, help_text="The expert's version that judged (when done).")
+    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    engine = serializers.CharField(required=False, help_text="The expert's version that judged (when done or failed).")
+    code = serializers.CharField(required=False, help_text="Why the engine could not judge the game (when failed), "
+                                 "e.g. `no_consistent_deal`: a seat's knowledge admits no deal of the unseen tiles.")
     samples = serializers.IntegerField(required=False, help_text="The most sampled deals a decision may take "
                                        "(when done; it stops once the label is settled).")
     moves = AnalysisMoveSerializer(many=True, required=False)

@@ -9,9 +9,13 @@ export function tablePath(id) {
   return `/play/${id}/`;
 }
 
-async function join(id) {
+// a goat-pairs table: the seat a joiner takes chooses the partner (the seat opposite)
+const PAIRED = new Set(["goat-pairs"]);
+
+async function join(id, seat) {
   try {
-    await api("POST", `/api/games/${id}/join/`, { body: {}, headers: { "Idempotency-Key": newKey() } });
+    const body = seat === undefined ? {} : { seat };
+    await api("POST", `/api/games/${id}/join/`, { body, headers: { "Idempotency-Key": newKey() } });
     window.location.assign(tablePath(id));
   } catch (error) {
     say(t("error", { detail: error.message }));
@@ -22,6 +26,22 @@ function joinButton(id) {
   const button = element("button", { type: "button", class: "join", text: t("join"), "data-join": id });
   button.addEventListener("click", () => join(id));
   return button;
+}
+
+// At a goat-pairs table, a button per free seat, named by who sits opposite (the partner it chooses).
+function seatButtons(game) {
+  const held = new Map(game.seats.map((s) => [s.seat, s.player]));
+  const out = [];
+  for (let seat = 0; seat < game.seat_count; seat += 1) {
+    if (held.has(seat)) continue;
+    const partner = held.get((seat + 2) % game.seat_count);
+    const label = partner ? t("sit_opposite", { player: partner }) : t("sit_at", { number: seat + 1 });
+    const button = element("button", { type: "button", class: "join", text: label, "data-join": game.id,
+      "data-seat": seat });
+    button.addEventListener("click", () => join(game.id, seat));
+    out.push(button);
+  }
+  return out;
 }
 
 function gameRow(game, withJoin) {
@@ -40,7 +60,7 @@ function gameRow(game, withJoin) {
     element("a", { class: "game-link", href: tablePath(game.id), text: t("game", { game: game.id }) }),
     meta,
     element("span", { class: `badge ${game.status}`, text: named("status", game.status) }));
-  if (withJoin) row.append(joinButton(game.id));
+  if (withJoin) row.append(...(PAIRED.has(game.ruleset) ? seatButtons(game) : [joinButton(game.id)]));
   return row;
 }
 
@@ -184,7 +204,8 @@ export function startLobby(current) {
   const form = document.getElementById("new-game");
   if (form) setUpForm(form);
   for (const button of document.querySelectorAll("button[data-join]")) {
-    button.addEventListener("click", () => join(Number(button.dataset.join)));
+    const seat = button.dataset.seat === undefined ? undefined : Number(button.dataset.seat);
+    button.addEventListener("click", () => join(Number(button.dataset.join), seat));
   }
   return followFeed(current);
 }

@@ -41,6 +41,8 @@ function drawSeats(model) {
     li.classList.toggle("to-move", Boolean(s.to_move));
     li.classList.toggle("goat", Boolean(s.goat));
     li.classList.toggle("winner", Boolean(s.winner));
+    li.classList.toggle("partner", Boolean(s.partner));
+    if (s.team !== undefined && s.team !== null) li.dataset.team = String(s.team);
     return li;
   }));
 }
@@ -99,6 +101,7 @@ function drawScoresheet(model) {
         element("span", { class: "gained", text: text(c.gained) }), document.createTextNode(" "),
         element("strong", { class: "total", text: text(c.shown_total) }));
       if (c.shown_remembered) cell.append(document.createTextNode(" "), element("span", { class: "remembered", text: c.shown_remembered }));
+      if (c.shown_share) cell.append(document.createTextNode(" "), element("span", { class: "partners-share", text: c.shown_share }));
       if (c.round_winner) cell.append(document.createTextNode(" "), element("span", { class: "winner-mark", title: text(heads.round_winner), text: "★" }));
       return cell;
     }));
