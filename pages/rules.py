@@ -107,7 +107,8 @@ _PAIRS_LEAD = (_("Who leads"), [
 _PAIRS_TURN = (_("A turn"), [
     _("If a tile in your hand fits an end, you must play one: you may not pass while you can play. With "
       "nothing that fits you knock, and the turn passes on; the server knocks for you."),
-    _TURN[1][1],
+    _("Each move has a time limit when the game has a clock; whoever runs out of time loses the game for "
+      "their pair."),
 ])
 _PAIRS_SCORE = (_("The score"), [
     _("A pair keeps one account. After a domino the other pair is charged the pips left in both its "
