@@ -4,7 +4,7 @@ site's replay, the admin's audit replay and anything else that narrates a game s
 The words follow docs/glossary.md. A caption never needs a player's gender (Russian past-tense verbs
 have one): it says what happened in the present tense or as "what: who". Seats are counted from 1,
 as people count them (goat.games.words.seat); the log and the API keep 0-based seats. An event type
-without its own sentence is named by its word (goat.web.words.event), humanised when it has none.
+without its own sentence is named by its word (goat.games.words.event), humanised when it has none.
 """
 
 from __future__ import annotations
