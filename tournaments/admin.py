@@ -164,7 +164,7 @@ class TournamentAdmin(RulesetWords, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("options"))
     def options_shown(self, tournament):
-        """The options of the tournament's games in words (goat.web.words.options_words), not as JSON."""
+        """The options of the tournament's games in words (goat.games.words.options_words), not as JSON."""
         return words.options_words(tournament.options)
 
     @admin.display(description=gettext_lazy("organiser actions"))

@@ -162,7 +162,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("options"))
     def options_shown(self, game):
-        """The game's options in words (goat.web.words.options_words), not as JSON."""
+        """The game's options in words (goat.games.words.options_words), not as JSON."""
         return words.options_words(game.options)
 
     @admin.display(description=gettext_lazy("players"))
