@@ -1,5 +1,5 @@
 """A game's status and why it ended: the one set of names the engine, the games app's models and
-queries, the ratings and every page use (goat/web/words.py gives each its words, keyed by these names).
+queries, the ratings and every page use (goat/games/words.py gives each its words, keyed by these names).
 
 ``waiting`` for players, ``running`` (dealt, played), then one of the ended statuses: ``finished``
 (by the rules: limit or rounds), ``interrupted`` (a resignation or a timeout, docs/rules.md D-12) or
