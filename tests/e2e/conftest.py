@@ -12,11 +12,12 @@ import os
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
 
-from testkit import GroupProcess, test_database_url
+from testkit import GroupProcess, gunicorn_site, test_database_url
 from testkit import wait_for as _wait_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -82,6 +83,28 @@ def live_celery(transactional_db, tmp_path):
     for worker in workers:
         worker.stop()
     app.control.purge()
+
+
+@pytest.fixture
+def computer_site(live_celery, tmp_path):
+    """gunicorn (one uvicorn worker) serving goat.asgi on the test database, and a Celery worker, with
+    computers that move at once; ``stuck(browser, game_id, clicks)`` says what the page, the database and
+    the processes said when a game played by clicking did not end in time."""
+    worker = live_celery(beat=False, extra_env={"GOAT_COMPUTER_THINK_SECONDS": "0"})
+    with gunicorn_site(tmp_path, {"GOAT_COMPUTER_THINK_SECONDS": "0", "CELERY_TASK_ALWAYS_EAGER": "0"}) as served:
+
+        def stuck(browser, game_id: int, clicks: int) -> str:
+            from goat.games.models import Game
+
+            game = Game.objects.get(pk=game_id)
+            page = browser.execute_script(
+                "return ['table-state', 'play-status', 'seats', 'moves']"
+                ".map(id => document.getElementById(id).innerText)")
+            return (f"no result after {clicks} clicks; the game: {game.status} version {game.version} "
+                    f"turn {game.turn}; the page: {page}\nweb:\n{served.web.output(3000)}\n"
+                    f"worker:\n{worker.output()}")
+
+        yield SimpleNamespace(url=served.url, web=served.web, worker=worker, stuck=stuck)
 
 
 @pytest.fixture

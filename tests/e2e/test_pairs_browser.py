@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import re
 import time
-from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
-
-from testkit import gunicorn_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.database]  # a real Celery worker, on PostgreSQL + Redis
 
@@ -26,26 +23,8 @@ PASSWORD = "domino-goat-1"
 OPTIONS = {"limit": 30, "move_time": 0}
 
 
-@pytest.fixture
-def site(live_celery, tmp_path):
-    """gunicorn (one uvicorn worker) serving goat.asgi on the test database, and a Celery worker."""
-    worker = live_celery(beat=False, extra_env={"GOAT_COMPUTER_THINK_SECONDS": "0"})
-    with gunicorn_site(tmp_path, {"GOAT_COMPUTER_THINK_SECONDS": "0", "CELERY_TASK_ALWAYS_EAGER": "0"}) as served:
-        yield SimpleNamespace(url=served.url, web=served.web, worker=worker)
-
-
-def _stuck(browser, site, game_id: int, clicks: int) -> str:
-    from goat.games.models import Game
-
-    game = Game.objects.get(pk=game_id)
-    page = browser.execute_script(
-        "return ['table-state', 'play-status', 'seats', 'moves'].map(id => document.getElementById(id).innerText)")
-    return (f"no result after {clicks} clicks; the game: {game.status} version {game.version} turn {game.turn}; "
-            f"the page: {page}\nweb:\n{site.web.output(3000)}\nworker:\n{site.worker.output()}")
-
-
-def test_a_pairs_game_with_a_computer_partner_is_played_to_the_end_on_a_phone(site, open_browser, django_user_model,
-                                                                             browser_csp_violations):
+def test_a_pairs_game_with_a_computer_partner_is_played_to_the_end_on_a_phone(computer_site, open_browser,
+                                                                             django_user_model, browser_csp_violations):
     from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -56,9 +35,9 @@ def test_a_pairs_game_with_a_computer_partner_is_played_to_the_end_on_a_phone(si
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                             {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
     wait = WebDriverWait(browser, 30, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
-    browser.get(f"{site.url}/health/")
+    browser.get(f"{computer_site.url}/health/")
     browser.add_cookie({"name": settings.LANGUAGE_COOKIE_NAME, "value": "en", "path": "/"})
-    browser.get(f"{site.url}/play/")  # signed up as a person does (the server's own sessions and hashers)
+    browser.get(f"{computer_site.url}/play/")  # signed up as a person does (the server's own sessions and hashers)
     browser.find_element(By.ID, "id_signup-username").send_keys("masha")
     browser.find_element(By.ID, "id_signup-password").send_keys(PASSWORD)
     browser.find_element(By.ID, "signup-submit").click()
@@ -67,7 +46,7 @@ def test_a_pairs_game_with_a_computer_partner_is_played_to_the_end_on_a_phone(si
     masha = django_user_model.objects.get(username="masha")
     game = services.game_create(player=masha, ruleset="goat-pairs", seats=4, options=OPTIONS, computer_players=3,
                                 computer_level="strong").game
-    browser.get(f"{site.url}/play/{game.pk}/")
+    browser.get(f"{computer_site.url}/play/{game.pk}/")
     table = wait.until(lambda d: d.find_element(By.ID, "table"))
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hand .tile"))
 
@@ -84,7 +63,7 @@ def test_a_pairs_game_with_a_computer_partner_is_played_to_the_end_on_a_phone(si
 
     clicks, started = 0, time.monotonic()
     while not browser.find_elements(By.ID, "result"):
-        assert time.monotonic() - started < GAME_SECONDS, _stuck(browser, site, game.pk, clicks)
+        assert time.monotonic() - started < GAME_SECONDS, computer_site.stuck(browser, game.pk, clicks)
         buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button.move:not([disabled])")
         if not buttons:
             time.sleep(0.1)  # the computers' turns (or the answer to the last click) are on their way

@@ -13,36 +13,14 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-
-from testkit import gunicorn_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.database]  # a real Celery worker, on PostgreSQL + Redis
 
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "domino-goat-1"
 GAME_SECONDS = 60
-
-
-@pytest.fixture
-def site(live_celery, tmp_path):
-    """gunicorn (one uvicorn worker) serving goat.asgi on the test database, and a Celery worker."""
-    worker = live_celery(beat=False, extra_env={"GOAT_COMPUTER_THINK_SECONDS": "0"})
-    with gunicorn_site(tmp_path, {"GOAT_COMPUTER_THINK_SECONDS": "0", "CELERY_TASK_ALWAYS_EAGER": "0"}) as served:
-        yield SimpleNamespace(url=served.url, web=served.web, worker=worker)
-
-
-def _stuck(browser, site, game_id: int, clicks: int) -> str:
-    """What the page, the database and the processes said when the game did not end in time."""
-    from goat.games.models import Game
-
-    game = Game.objects.get(pk=game_id)
-    page = browser.execute_script(
-        "return ['table-state', 'play-status', 'seats', 'moves'].map(id => document.getElementById(id).innerText)")
-    return (f"no result after {clicks} clicks; the game: {game.status} version {game.version} turn {game.turn}; "
-            f"the page: {page}\nweb:\n{site.web.output(3000)}\nworker:\n{site.worker.output()}")
 
 
 # A phone on a slow network: each answer to a move reaches the page SLOW_ANSWER_MS after the server
@@ -68,14 +46,15 @@ def browser(open_browser):
     return driver
 
 
-def test_sign_up_play_a_computer_to_the_end_by_clicking_and_open_the_replay(site, browser, browser_csp_violations):
+def test_sign_up_play_a_computer_to_the_end_by_clicking_and_open_the_replay(computer_site, browser,
+                                                                           browser_csp_violations):
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     wait = WebDriverWait(browser, 20)
-    browser.get(f"{site.url}/play/")
+    browser.get(f"{computer_site.url}/play/")
     browser.find_element(By.ID, "id_signup-username").send_keys("masha")
     browser.find_element(By.ID, "id_signup-password").send_keys(PASSWORD)
     browser.find_element(By.ID, "signup-submit").click()
@@ -101,7 +80,7 @@ def test_sign_up_play_a_computer_to_the_end_by_clicking_and_open_the_replay(site
 
     clicks, started = 0, time.monotonic()
     while not browser.find_elements(By.ID, "result"):
-        assert time.monotonic() - started < GAME_SECONDS, _stuck(browser, site, game_id, clicks)
+        assert time.monotonic() - started < GAME_SECONDS, computer_site.stuck(browser, game_id, clicks)
         buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button.move:not([disabled])")
         if not buttons:
             time.sleep(0.1)  # the computer's turn (or the answer to the last click) is on its way
