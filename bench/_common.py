@@ -101,3 +101,36 @@ def skipped(bench: str, why: str, as_json: bool) -> int:
 def machine() -> dict[str, Any]:
     return {"cores": os.cpu_count(), "python": platform.python_version(),
             "platform": platform.platform(terse=True), "implementation": platform.python_implementation()}
+
+
+def computer_game(rng, ruleset: str, players: list[str], choose: Callable[..., tuple]) -> list[dict[str, Any]]:
+    """A whole game of ``ruleset`` played in memory through the engine's ``Session`` by ``players`` (their
+    names, seat by seat), its deal seeded from ``rng``: each play is ``choose(seat, state, view, seen)``
+    (tile, end) from the seat's game view and the round's events redacted for it (what a computer player
+    reads). Returns the full event log with ``seq``. Needs Django set up (the views are the site's)."""
+    from django.utils import timezone
+
+    from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat
+    from goat.games import selectors
+    from goat.games.models import Game
+
+    session = Session()
+    log = session.decide(CreateGame(ruleset=ruleset, seats=len(players),
+                                    server_seed_hex=rng.getrandbits(256).to_bytes(32, "big").hex()))
+    for name in players:
+        log += session.decide(TakeSeat(player=name))
+    fake = Game(pk=1, created_at=timezone.now())
+    start = max(i for i, e in enumerate(log) if e["type"] == "round_dealt")
+    while True:
+        kind, seat = session.pending()
+        if kind != PLAY or seat is None:
+            break
+        view = selectors.game_view(game=fake, state=session.state, seat=seat)
+        seen = [selectors.redact(e, seat) for e in log[start:]]
+        tile, end = choose(seat, session.state, view, seen)
+        for event in session.decide(PlayTile(seat, tile, end)):
+            log.append(event)
+            if event["type"] == "round_dealt":
+                start = len(log) - 1
+    return [{**e, "seq": seq, "at": None} for seq, e in enumerate(log, start=1)]
+

@@ -21,34 +21,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import emit, use_database  # noqa: E402
+from bench._common import computer_game, emit, use_database  # noqa: E402
 from goat.engine import computer  # noqa: E402
-from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
 
 
 def played_game(rng: random.Random, ruleset: str, seats: int) -> list[dict]:
     """A whole game by ``strong`` players, as its full event log (with ``seq``)."""
-    from django.utils import timezone
-
-    from goat.games import selectors
-    from goat.games.models import Game
-
-    session = Session()
-    log = session.decide(CreateGame(ruleset=ruleset, seats=seats,
-                                    server_seed_hex=rng.getrandbits(256).to_bytes(32, "big").hex()))
-    for seat in range(seats):
-        log += session.decide(TakeSeat(player=f"p{seat}"))
-    fake = Game(pk=1, created_at=timezone.now())
-    while True:
-        kind, seat = session.pending()
-        if kind != PLAY or seat is None:
-            break
-        start = max(i for i, e in enumerate(log) if e["type"] == "round_dealt")
-        view = selectors.game_view(game=fake, state=session.state, seat=seat)
-        seen = [selectors.redact(e, seat) for e in log[start:]]
-        tile, end = computer.choose(computer.seat_view(view, seen), "strong", rng)
-        log += session.decide(PlayTile(seat, tile, end))
-    return [{**e, "seq": seq, "at": None} for seq, e in enumerate(log, start=1)]
+    return computer_game(rng, ruleset, [f"p{seat}" for seat in range(seats)],
+                         lambda seat, state, view, seen: computer.choose(computer.seat_view(view, seen), "strong", rng))
 
 
 def main() -> int:

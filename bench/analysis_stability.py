@@ -31,41 +31,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import emit  # noqa: E402
+from bench._common import computer_game, emit  # noqa: E402
 from bench.bots import _django  # noqa: E402
 from goat.engine import computer  # noqa: E402
-from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
 
 TARGETS = {"changed": 0.02, "expert_labelled": 0.01}
 
 
 def played_game(rng: random.Random, ruleset: str, seats: int, expert_seat: int) -> list[dict]:
     """A whole game, ``expert`` at ``expert_seat`` and ``strong`` elsewhere, as its event log (with ``seq``)."""
-    from django.utils import timezone
 
-    from goat.games import selectors
-    from goat.games.models import Game
-
-    session = Session()
-    log = session.decide(CreateGame(ruleset=ruleset, seats=seats,
-                                    server_seed_hex=rng.getrandbits(256).to_bytes(32, "big").hex()))
-    for seat in range(seats):
-        log += session.decide(TakeSeat(player=f"p{seat}"))
-    fake = Game(pk=1, created_at=timezone.now())
-    start = 0
-    while True:
-        kind, seat = session.pending()
-        if kind != PLAY or seat is None:
-            break
-        view = selectors.game_view(game=fake, state=session.state, seat=seat)
-        seen = [selectors.redact(e, seat) for e in log[start:]]
+    def choose(seat, state, view, seen):
         level = "expert" if seat == expert_seat else "strong"
-        tile, end = computer.choose(computer.seat_view(view, seen), level, rng)
-        for event in session.decide(PlayTile(seat, tile, end)):
-            log.append(event)
-            if event["type"] == "round_dealt":
-                start = len(log) - 1
-    return [{**e, "seq": seq, "at": None} for seq, e in enumerate(log, start=1)]
+        return computer.choose(computer.seat_view(view, seen), level, rng)
+
+    return computer_game(rng, ruleset, [f"p{seat}" for seat in range(seats)], choose)
 
 
 def one_game(index: int, ruleset: str, seats: int, seed: int) -> dict:

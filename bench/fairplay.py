@@ -34,11 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import emit, use_database  # noqa: E402
+from bench._common import computer_game, emit, use_database  # noqa: E402
 from goat.engine import computer  # noqa: E402
 from goat.engine.fold import evolve_all  # noqa: E402
 from goat.engine.moves import playable  # noqa: E402
-from goat.engine.rules import PLAY, CreateGame, PlayTile, Session, TakeSeat  # noqa: E402
 from goat.engine.tiles import TEXT  # noqa: E402
 from goat.fairplay import stats  # noqa: E402
 
@@ -107,24 +106,10 @@ def choose(player: Player, state, seat: int, view, seen, seated: list[Player], r
     return computer.choose(sv, player.level, rng)
 
 
-def played_game(seated: list[Player], rng: random.Random, share: float, fake) -> list[dict]:
-    from goat.games import selectors
-
-    session = Session()
-    log = session.decide(CreateGame(ruleset=RULESET, seats=SEATS,
-                                    server_seed_hex=rng.getrandbits(256).to_bytes(32, "big").hex()))
-    for p in seated:
-        log += session.decide(TakeSeat(player=p.name))
-    while True:
-        kind, seat = session.pending()
-        if kind != PLAY or seat is None:
-            break
-        start = max(i for i, e in enumerate(log) if e["type"] == "round_dealt")
-        view = selectors.game_view(game=fake, state=session.state, seat=seat)
-        seen = [selectors.redact(e, seat) for e in log[start:]]
-        tile, end = choose(seated[seat], session.state, seat, view, seen, seated, rng, share)
-        log += session.decide(PlayTile(seat, tile, end))
-    return [{**e, "seq": seq, "at": None} for seq, e in enumerate(log, start=1)]
+def played_game(seated: list[Player], rng: random.Random, share: float) -> list[dict]:
+    return computer_game(rng, RULESET, [p.name for p in seated],
+                         lambda seat, state, view, seen: choose(seated[seat], state, seat, view, seen, seated, rng,
+                                                                share))
 
 
 def simulate(args, samples: int, started: float) -> dict:
@@ -159,7 +144,7 @@ def simulate(args, samples: int, started: float) -> dict:
         for seated in tables(players, rng, args.together):
             game_no += 1
             fake = Game(pk=game_no, created_at=timezone.now(), ruleset=RULESET, seats=SEATS)
-            events = played_game(seated, rng, args.share, fake)
+            events = played_game(seated, rng, args.share)
             key = str(game_no)  # as JSON keeps it
             analysed.append((key, analysis.events_analyse(fake, events, samples=samples)))
             help_rows += stats.helps(key, events)
