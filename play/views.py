@@ -36,6 +36,7 @@ from goat.engine.rulesets import (
     RULESETS,
     is_paired,
     partner_of,
+    seat_range,
 )
 from goat.games import selectors
 from goat.games.models import Game, GameStatus
@@ -64,6 +65,13 @@ def computer_levels() -> list[dict[str, object]]:
     ``{"level", "name", "default"}``."""
     return [{"level": level, "name": COMPUTER_LEVEL_NAMES.get(level, level), "default": level == DEFAULT_LEVEL}
             for level in LEVELS]
+
+def rulesets_offered() -> list[dict[str, object]]:
+    """The rulesets the new-game and challenge forms offer: ``{"name", "move_time", "seats"}``, where
+    ``seats`` are the seat counts the ruleset is played with (``goat.engine.rulesets.seat_range``); the
+    script offers only those once the ruleset is chosen (play/static/play/seats.js)."""
+    return [{"name": name, "move_time": PRESETS[name]["move_time"],
+             "seats": list(range(seat_range(name)[0], seat_range(name)[1] + 1))} for name in RULESETS]
 
 #: the name in ``player_url`` that the script replaces with a player's (URL-quoted)
 PLAYER_PLACEHOLDER = "NAME"
@@ -150,7 +158,7 @@ def page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, A
             "default_time_zone": timezones.default_for(get_language()),
             "open_games": [_summary(g) for g in selectors.games_open(user=user)[:LOBBY_SIZE]],
             "my_games": [_summary(g) for g in selectors.player_games(player=user)[:LOBBY_SIZE]],
-            "rulesets": [{"name": name, "move_time": PRESETS[name]["move_time"]} for name in RULESETS],
+            "rulesets": rulesets_offered(),
             "seat_choices": list(range(MIN_SEATS, MAX_SEATS + 1)),
             "computer_choices": list(range(0, MAX_SEATS)),
             "computer_levels": computer_levels(),

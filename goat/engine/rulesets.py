@@ -112,6 +112,12 @@ def is_paired(ruleset: str) -> bool:
     return ruleset in PAIRED_RULESETS
 
 
+def seat_range(ruleset: str) -> tuple[int, int]:
+    """The fewest and the most seats ``ruleset`` is played with: four for a paired ruleset (two pairs),
+    ``MIN_SEATS`` to ``MAX_SEATS`` for the others. What a form offers and :func:`resolve_options` takes."""
+    return (PAIRED_SEATS, PAIRED_SEATS) if ruleset in PAIRED_RULESETS else (MIN_SEATS, MAX_SEATS)
+
+
 def parties(ruleset: str, seats: int) -> tuple[int, ...]:
     """Each seat's party: the account its round points are charged to. In a paired ruleset seats 0 and
     2 are pair 0, seats 1 and 3 pair 1 (partners opposite, D-24); otherwise every seat is its own party."""

@@ -103,6 +103,34 @@ def test_a_pairs_table_appears_with_a_seat_per_partner_and_the_chosen_seat_is_ta
     assert Seat.objects.get(game=game, player=masha).seat == 2
 
 
+def test_the_new_game_form_offers_the_seat_counts_of_the_chosen_ruleset(site, open_browser, django_user_model):
+    """The forms offer only the seat counts a ruleset is played with (play/static/play/seats.js): goat-pairs
+    four, the seats 2 and 3 disabled and the choice moved to 4; the computer players fewer than the seats;
+    the challenge form the same. The game it starts is a four-seat goat-pairs table."""
+    from selenium.webdriver.support.ui import Select
+
+    from goat.games.models import Game
+
+    browser = open_browser(window_size="390,844")
+    wait = _signed_up(browser, site, "masha")
+    enabled = ("return Object.fromEntries(['ng-seats', 'ng-computers', 'ch-seats'].map(id => [id, "
+               "Array.from(document.getElementById(id).options).filter(o => !o.disabled).map(o => o.value)]))")
+    wait.until(lambda d: not d.find_element("id", "new-game-submit").get_attribute("disabled"))
+    form = {name: Select(browser.find_element("id", name)) for name in ("ng-ruleset", "ng-seats", "ch-ruleset")}
+    form["ng-seats"].select_by_value("2")
+    assert browser.execute_script(enabled) == {"ng-seats": ["2", "3", "4"], "ng-computers": ["0", "1"],
+                                               "ch-seats": ["", "2", "3", "4"]}
+    form["ng-ruleset"].select_by_value("goat-pairs")
+    form["ch-ruleset"].select_by_value("goat-pairs")
+    assert browser.execute_script(enabled) == {"ng-seats": ["4"], "ng-computers": ["0", "1", "2", "3"],
+                                               "ch-seats": ["", "4"]}
+    assert form["ng-seats"].first_selected_option.get_attribute("value") == "4"
+    browser.find_element("id", "new-game-submit").click()
+    wait.until(lambda d: "/play/" in d.current_url and d.current_url.rstrip("/").split("/")[-1].isdigit())
+    game = Game.objects.get(pk=int(browser.current_url.rstrip("/").split("/")[-1]))
+    assert (game.ruleset, game.seats) == ("goat-pairs", 4)
+
+
 def test_the_table_notes_who_took_tiles_from_the_bazaar(site, open_browser, django_user_model):
     from goat import engine
     from goat.engine.tiles import tile_str

@@ -318,3 +318,47 @@ def test_a_pairs_table_in_the_lobby_offers_each_free_seat_by_who_sits_opposite(d
     strings = json.loads(re.search(r'<script id="play-strings" type="application/json">(.*?)</script>', html,
                                    re.S).group(1))
     assert strings["sit_opposite"] == "Sit opposite %(player)s"
+
+
+
+def test_the_forms_offer_each_ruleset_the_seat_counts_it_is_played_with_and_the_api_refuses_the_rest(
+        django_user_model):
+    """Each ruleset of the new-game and challenge forms says the seat counts it is played with (the script
+    offers only those, play/static/play/seats.js): exactly the counts the engine takes for it, so
+    goat-pairs says 4. A count the seats list offers for another ruleset is refused by the API with a
+    problem detail and nothing stored (a client without the script, or a page from before)."""
+    from apitest import assert_problem, token_client
+    from challenges.models import Challenge
+    from goat.engine.errors import InvalidOptions
+    from goat.engine.rulesets import RULESETS, resolve_options
+    from goat.games.models import Game
+
+    def takes(ruleset: str, seats: int) -> bool:
+        try:
+            resolve_options(ruleset, seats)
+        except InvalidOptions:
+            return False
+        return True
+
+    user = django_user_model.objects.create_user(username="masha", password=PASSWORD)
+    client = Client()
+    client.force_login(user)
+    html = client.get("/play/").content.decode()
+    refused = []
+    for prefix in ("ng", "ch"):
+        select = re.search(rf'<select id="{prefix}-ruleset" name="ruleset">(.*?)</select>', html, re.S).group(1)
+        offered = dict(re.findall(r'<option value="([a-z0-9-]+)" data-seats="([0-9 ]+)">', select))
+        seats = re.search(rf'<select id="{prefix}-seats" name="seats">(.*?)</select>', html, re.S).group(1)
+        listed = [int(n) for n in re.findall(r'<option value="(\d)">', seats)]
+        assert list(offered) == list(RULESETS)
+        for ruleset, counts in offered.items():
+            assert [int(n) for n in counts.split()] == [n for n in range(0, 9) if takes(ruleset, n)], ruleset
+            assert set(map(int, counts.split())) <= set(listed)
+            refused += [(ruleset, n) for n in listed if str(n) not in counts.split()]
+    assert offered["goat-pairs"] == "4" and ("goat-pairs", 3) in refused
+    api = token_client(user)
+    for ruleset, n in refused:
+        assert_problem(api.post("/api/games/", {"ruleset": ruleset, "seats": n}, format="json"), 400, "invalid_options")
+        assert_problem(api.post("/api/challenges/", {"ruleset": ruleset, "seats": n}, format="json"), 400,
+                       "invalid_options")
+    assert not Game.objects.exists() and not Challenge.objects.exists()

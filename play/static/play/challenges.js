@@ -4,6 +4,7 @@
 // the page goes to the table.
 
 import { api, ApiError, newKey } from "./api.js";
+import { fitSeats } from "./seats.js";
 import { element, named, t } from "./words.js";
 
 const section = document.getElementById("challenges");
@@ -81,6 +82,7 @@ function add(challenge, incoming) {
 }
 
 function setUpForm(form) {
+  fitSeats(form.elements.ruleset, form.elements.seats);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const opponents = form.opponents.value.split(/[,\s]+/).filter(Boolean);

@@ -3,6 +3,7 @@
 // and when a game of the lobby changes (`lobby`): the open games follow it live.
 
 import { api, newKey } from "./api.js";
+import { fitSeats } from "./seats.js";
 import { element, named, playerLink, say, t } from "./words.js";
 
 export function tablePath(id) {
@@ -146,6 +147,7 @@ export async function refreshLobby() {
 function setUpForm(form) {
   const submit = form.querySelector("button[type=submit]");
   submit.disabled = false; // the form needs the script: it posts JSON to the API
+  fitSeats(form.elements.ruleset, form.elements.seats, form.elements.computer_players);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const fields = new FormData(form);
