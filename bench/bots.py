@@ -1,6 +1,6 @@
 """Computer players' strength: ``strong`` against ``random`` and against the plain greedy baseline.
 
-    python bench/bots.py [--games N] [--seed S] [--json] [--reference]
+    python bench/bots.py [--games N] [--seed S] [--json] [--reference] [--jobs N] [--record PATH [--resume]]
 
 In process, through the engine (``goat.engine.Session``): N games per pairing (default 2,000), fixed
 seeds, the tested player's seat rotated game by game (game i: seat i mod seats), the other seats all
@@ -22,11 +22,21 @@ Figures, each against the opponents measured in the same games (docs/computer.md
   The pair rotates with the tested seat (game i: seat i mod 4 and its partner).
 
 ``--reference`` also measures greedy against random (what the baseline itself is worth).
+
+Game i of a pairing is played from its own seed (the run's seed and i) whatever process plays it, so
+``--jobs N`` (the games shared over N processes) gives the figures of a single-process run. A long run
+(the expert's games take seconds each) keeps what it played: ``--record PATH`` appends each game's
+outcome to PATH as one JSON line when the game ends (emptying PATH first), and ``--resume`` keeps
+PATH's lines, counts the games they hold and plays only the others; ``--resume --minutes 0`` reports
+what a stopped run played without playing more.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import fcntl
+import json
 import math
 import os
 import random
@@ -100,6 +110,57 @@ class Tally:
             setattr(self, name, [a + b for a, b in zip(getattr(self, name), getattr(other, name), strict=True)])
         self.choice_seconds += other.choice_seconds
         self.choice_cpu_seconds += other.choice_cpu_seconds
+
+    def to_dict(self) -> dict:
+        """The figures as a JSON object (a game's line of ``--record``)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Tally:
+        return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data})
+
+
+class Record:
+    """``--record``: each game's outcome (its ``Tally``) as one JSON line of a file, keyed by its pairing,
+    run seed and game index. Lines are appended under an exclusive lock, so processes of one run may share
+    the file; a line is written whole when its game ends, so a run stopped at any point keeps every game
+    it finished."""
+
+    def __init__(self, path: str, ruleset: str, seats: int, tested: str, opponent: str, seed: int):
+        self.path = path
+        self.key = {"ruleset": ruleset, "seats": seats, "tested": tested, "opponent": opponent, "seed": seed}
+
+    def write(self, index: int, game: Tally) -> None:
+        line = (json.dumps({**self.key, "index": index, **game.to_dict()}) + "\n").encode()
+        with open(self.path, "ab") as out:
+            fcntl.flock(out, fcntl.LOCK_EX)
+            try:
+                out.write(line)
+                out.flush()
+            finally:
+                fcntl.flock(out, fcntl.LOCK_UN)
+
+    def played(self, games: int) -> dict[int, Tally]:
+        """The games below ``games`` this pairing's lines hold, by index (the first line of an index
+        counts; a line cut short by a stop is skipped, and ended, so that the next line starts afresh)."""
+        found: dict[int, Tally] = {}
+        if not os.path.exists(self.path):
+            return found
+        with open(self.path, "rb+") as raw:
+            size = raw.seek(0, os.SEEK_END)
+            if size:
+                raw.seek(size - 1)
+                if raw.read(1) != b"\n":
+                    raw.write(b"\n")
+        with open(self.path, encoding="utf-8") as lines:
+            for text in lines:
+                try:
+                    data = json.loads(text)
+                except json.JSONDecodeError:
+                    continue
+                if all(data.get(k) == v for k, v in self.key.items()) and 0 <= data["index"] < games:
+                    found.setdefault(data["index"], Tally.from_dict(data))
+        return found
 
 
 def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, tested: str, opponent: str,
@@ -175,16 +236,23 @@ def play_game(rng: random.Random, ruleset: str, seats: int, tested_seat: int, te
 
 
 def _play_share(ruleset: str, seats: int, tested: str, opponent: str, games: int, seed: int, share: int, shares: int,
-                until: float | None) -> Tally:
-    """The games ``index`` with ``index % shares == share``, in order, up to ``until`` (a wall clock time)."""
+                until: float | None, record: Record | None = None, done: frozenset[int] = frozenset()) -> Tally:
+    """The games ``index`` with ``index % shares == share``, in order, up to ``until`` (a wall clock time),
+    but those in ``done``; each game's outcome goes to ``record`` as it ends."""
     if tested == "expert" or opponent == "expert":  # a pool worker sets Django up itself
         _django()
     tally = Tally()
     for index in range(share, games, shares):
+        if index in done:
+            continue
         if until is not None and time.time() >= until:
             break
         rng = random.Random(seed * 1_000_003 + index)
-        play_game(rng, ruleset, seats, index % seats, tested, opponent, tally)
+        game = Tally()
+        play_game(rng, ruleset, seats, index % seats, tested, opponent, game)
+        tally.add(game)
+        if record is not None:
+            record.write(index, game)
     return tally
 
 
@@ -202,22 +270,31 @@ def _round(value: float | None) -> float | None:
 
 
 def measure(ruleset: str, seats: int, tested: str, opponent: str, games: int, seed: int, *, jobs: int = 1,
-            until: float | None = None) -> dict:
+            until: float | None = None, record: str | None = None, resume: bool = False) -> dict:
     """The figures of ``games`` games (fewer if ``until``, a wall clock time, comes first); ``jobs`` > 1
-    plays a share of them in a pool of ``jobs - 1`` worker processes beside this one."""
+    plays a share of them in a pool of ``jobs - 1`` worker processes beside this one. ``record``: the
+    file each game's line is appended to; ``resume``: the games it already holds count and are not
+    played again."""
     started = time.perf_counter()
+    log = Record(record, ruleset, seats, tested, opponent, seed) if record else None
+    played = log.played(games) if log is not None and resume else {}
+    done = frozenset(played)
     tally = Tally()
+    for game in played.values():
+        tally.add(game)
+    args = (ruleset, seats, tested, opponent, games, seed)
     if jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=jobs - 1) as pool:
-            futures = [pool.submit(_play_share, ruleset, seats, tested, opponent, games, seed, share, jobs, until)
-                       for share in range(1, jobs)]
-            tally.add(_play_share(ruleset, seats, tested, opponent, games, seed, 0, jobs, until))
+            futures = [pool.submit(_play_share, *args, share, jobs, until, log, done) for share in range(1, jobs)]
+            tally.add(_play_share(*args, 0, jobs, until, log, done))
             for future in futures:
                 tally.add(future.result())
     else:
-        tally = _play_share(ruleset, seats, tested, opponent, games, seed, 0, 1, until)
+        tally.add(_play_share(*args, 0, 1, until, log, done))
+    if not tally.games:
+        raise ValueError(f"{ruleset} {tested} vs {opponent}: no game played or recorded")
     elapsed = time.perf_counter() - started
     goat_rate = tally.goats / tally.games
     seat_goat_rate = tally.seat_goats / tally.seat_games
@@ -237,7 +314,7 @@ def measure(ruleset: str, seats: int, tested: str, opponent: str, games: int, se
         # a 95% interval of the tested seat's rates (normal approximation of a binomial share)
         "won_ci95": round(1.96 * math.sqrt(won * (1 - won) / tally.games), 4),
         "goat_rate_ci95": round(1.96 * math.sqrt(goat_rate * (1 - goat_rate) / tally.games), 4),
-        "seconds": round(elapsed, 1),
+        "seconds": round(elapsed, 1), "resumed": len(played),
         "decision_us": round(tally.decide_seconds / tally.decisions * 1e6, 1) if tally.decisions else None,
         "choices": len(choices),
         "choice_ms_p50": round(percentile(choices, 50) * 1e3, 1) if choices else None,
@@ -283,18 +360,27 @@ def main() -> int:
     parser.add_argument("--only", help="only the pairings of this ruleset")
     parser.add_argument("--jobs", type=int, default=1, help="processes (this one and jobs - 1 pool workers)")
     parser.add_argument("--minutes", type=float, help="stop each pairing after this many minutes (games fewer)")
+    parser.add_argument("--record", help="append each game's outcome to this JSON lines file as it ends")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --record: count the games the file holds and play only the others")
     args = parser.parse_args()
+    if args.resume and not args.record:
+        parser.error("--resume needs --record")
+    if args.record and not args.resume:
+        open(args.record, "w").close()  # a new run: the file holds this run's games only
     _django()
     results, lines = [], []
     pairings = EXPERT if args.expert else PAIRINGS + (REFERENCE if args.reference else [])
     for ruleset, seats, tested, opponent, targets in pairings:
         if args.only and ruleset != args.only:
             continue
-        until = time.time() + 60 * args.minutes if args.minutes else None
-        figures = measure(ruleset, seats, tested, opponent, args.games, args.seed, jobs=args.jobs, until=until)
+        until = time.time() + 60 * args.minutes if args.minutes is not None else None
+        figures = measure(ruleset, seats, tested, opponent, args.games, args.seed, jobs=args.jobs, until=until,
+                          record=args.record, resume=args.resume)
         figures["targets"] = verdicts(figures, targets)
         results.append(figures)
-        line = (f"{ruleset} x{seats}  {tested} vs {opponent}: {figures['games']} games, "
+        line = (f"{ruleset} x{seats}  {tested} vs {opponent}: {figures['games']} games "
+                f"({figures['resumed']} of them from the record), "
                 f"goat {figures['goat_rate']:.3f} vs {figures['opponent_goat_rate']:.3f} per seat "
                 f"(x{figures['goat_ratio']} +- {figures['goat_ratio_ci95']}), rating points "
                 f"{figures['rating_points']:.2f} vs {figures['opponent_rating_points']:.2f} "
