@@ -148,18 +148,22 @@ W_DOUBLE = 4.0
 W_MINE = 2.0
 W_OPEN = 0.6
 W_BLOCK = 8.0
+#: in a game of pairs, what an unseen tile that fits the ends a move leaves costs before the partner's
+#: share is taken off (``_open_weight``): six times ``W_OPEN``, measured (docs/computer.md "Partners");
+#: with ``W_OPEN`` itself the partner's share leaves a third of it at even counts, too little to block
+W_OPEN_PAIRED = 6 * W_OPEN
 
 
 def _open_weight(view: SeatView) -> float:
     """What an unseen tile that fits the ends a move leaves costs: ``W_OPEN`` when every other seat is
-    an opponent; in a game of pairs the opponents' share of the unseen tiles less the partner's (a
-    tile the partner may play on those ends helps the pair)."""
+    an opponent; in a game of pairs ``W_OPEN_PAIRED`` times the opponents' share of the unseen tiles
+    less the partner's (a tile the partner may play on those ends helps the pair)."""
     partner = view.partner
     if partner is None:
         return W_OPEN
     mate = view.counts[partner]
     theirs = sum(count for s, count in enumerate(view.counts) if s not in (view.seat, partner))
-    return W_OPEN * (theirs - mate) / max(1, theirs + mate)
+    return W_OPEN_PAIRED * (theirs - mate) / max(1, theirs + mate)
 
 
 def fish_pips(view: SeatView, rest: int, partner: int) -> float:

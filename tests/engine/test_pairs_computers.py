@@ -49,15 +49,16 @@ def test_strong_does_not_block_its_partner():
 
 
 def test_strong_feeds_a_partner_who_holds_more_of_the_unseen_tiles():
-    """The open-ends weight: the opponents' share less the partner's; with the partner holding most
-    of the unseen tiles, ends the others can play on are good for the pair."""
+    """The open-ends weight: ``W_OPEN_PAIRED`` times the opponents' share less the partner's; with the
+    partner holding most of the unseen tiles, ends the others can play on are good for the pair; with
+    the opponents holding most, they cost more than they cost a player on their own."""
     assert computer._open_weight(_view("goat-classic")) == computer.W_OPEN
     even = _view("goat-pairs", counts=(2, 3, 6, 3))
     assert computer._open_weight(even) == 0
     feeding = _view("goat-pairs", counts=(2, 1, 6, 1))
     assert computer._open_weight(feeding) < 0
     guarding = _view("goat-pairs", counts=(2, 6, 1, 6))
-    assert 0 < computer._open_weight(guarding) < computer.W_OPEN
+    assert computer.W_OPEN < computer._open_weight(guarding) < computer.W_OPEN_PAIRED
 
 
 def test_the_playout_policy_blocks_an_opponent_and_never_the_partner():
