@@ -147,11 +147,15 @@ class Record:
         if not os.path.exists(self.path):
             return found
         with open(self.path, "rb+") as raw:
-            size = raw.seek(0, os.SEEK_END)
-            if size:
-                raw.seek(size - 1)
-                if raw.read(1) != b"\n":
-                    raw.write(b"\n")
+            fcntl.flock(raw, fcntl.LOCK_EX)  # not while a running process writes a line
+            try:
+                size = raw.seek(0, os.SEEK_END)
+                if size:
+                    raw.seek(size - 1)
+                    if raw.read(1) != b"\n":
+                        raw.write(b"\n")
+            finally:
+                fcntl.flock(raw, fcntl.LOCK_UN)
         with open(self.path, encoding="utf-8") as lines:
             for text in lines:
                 try:
