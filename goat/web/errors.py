@@ -70,6 +70,25 @@ class ErrorCode:
         return ServiceError(self.code, detail, status=status or self.status, headers=headers, errors=errors)
 
 
+class ErrorCodeGroup:
+    """Codes that apps above the declaring one add to, such as the refusals of a signal's receivers (the games
+    app's ``SEAT_REFUSALS``: ratings refuses a seat with its own codes); an operation that sends the signal
+    lists the group among its codes (goat.web.schema.raises), read when the OpenAPI document is generated."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._codes: list[ErrorCode] = []
+
+    def add(self, *codes: ErrorCode) -> None:
+        self._codes.extend(code for code in codes if code not in self._codes)
+
+    def __iter__(self):
+        return iter(tuple(self._codes))
+
+    def __repr__(self) -> str:
+        return f"ErrorCodeGroup({self.name!r}: {', '.join(code.code for code in self._codes)})"
+
+
 def error_code(code: str) -> ErrorCode | None:
     """The declared code ``code`` (None: no app declares it)."""
     return _DECLARED.get(code)
