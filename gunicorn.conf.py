@@ -26,7 +26,7 @@ timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
 keepalive = _int("GUNICORN_KEEPALIVE", 5)
 # recycle workers now and then (jitter so they do not all restart at once): a bound on what a worker
-# keeps that nothing frees (a library's cache or leak); requests free their own objects (goat.web.release)
+# keeps that nothing frees (a library's cache or leak); requests free their own objects (goat.serve.request_release)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 100000)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 10000)
 # gunicorn >= 25.1 opens a control socket (worker count, reload, shutdown at runtime) by default, at

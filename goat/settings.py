@@ -121,8 +121,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Outermost: when a response closes, its request's reference cycles are undone (goat.web.release).
-    "goat.web.release.ReleaseMiddleware",
+    # Outermost: when a response closes, its request's reference cycles are undone (goat.serve.request_release).
+    "goat.serve.request_release.ReleaseMiddleware",
     # Counts and times every request by URL pattern (goat_http_* on /metrics).
     "goat.web.metrics_http.MetricsMiddleware",
     # First: every response (even one made by a middleware below) carries X-Request-ID.
@@ -385,7 +385,7 @@ GOAT_METRICS_TOKEN = env_str("GOAT_METRICS_TOKEN", "")
 
 # The API takes small JSON bodies only.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
-# What the web server (goat.web.limits) lets a request hold before Django sees it: a slow or oversized
+# What the web server (goat.serve.request_limits) lets a request hold before Django sees it: a slow or oversized
 # request is refused in the event loop and never takes a thread (docs/reliability.md "Limits").
 # Request line and headers: received within GOAT_HEADER_TIMEOUT_SECONDS of the connection opening (or of
 # the previous answer on a kept-alive one), at most GOAT_MAX_HEADER_BYTES in all, at most GOAT_MAX_HEADERS
@@ -502,8 +502,8 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # Embedded default: kombu's filesystem transport, no server. Web and worker share one folder.
-    # goat.web.broker writes each message atomically (kombu's own can be read half-written).
-    CELERY_BROKER_TRANSPORT = "goat.web.broker:Transport"
+    # goat.serve.filesystem_broker writes each message atomically (kombu's own can be read half-written).
+    CELERY_BROKER_TRANSPORT = "goat.serve.filesystem_broker:Transport"
     _broker_dir = GOAT_DATA_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),

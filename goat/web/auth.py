@@ -47,7 +47,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
         user = user_row.load(rows[0], token_row.width)
         # The related object, cached one way only: ``token.user = user`` would also cache the token on
         # the user (a one-to-one's reverse side), a reference cycle only the collector frees
-        # (goat.web.release); nothing reads ``user.auth_token`` on a request.
+        # (goat.serve.request_release); nothing reads ``user.auth_token`` on a request.
         Token.user.field.set_cached_value(token, user)
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))

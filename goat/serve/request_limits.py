@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-logger = logging.getLogger("goat.web.limits")
+logger = logging.getLogger("goat.serve.request_limits")
 
 #: the scope key by which ``Protocol`` hands a refused request's answer to the application (so the
 #: answer goes through the access log like any other)
