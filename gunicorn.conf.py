@@ -64,8 +64,8 @@ if os.environ.get("GOAT_LOG_FORMAT", "").strip().lower() == "json":
     logconfig_dict = {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "goat.web.logs.ContextFilter"}},
-        "formatters": {"json": {"()": "goat.web.logs.JsonFormatter"}},
+        "filters": {"context": {"()": "goat.web.observe.logs.ContextFilter"}},
+        "formatters": {"json": {"()": "goat.web.observe.logs.JsonFormatter"}},
         "handlers": {
             "stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout",
                        "formatter": "json", "filters": ["context"]},

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.web.auth import token_query
-from goat.web.rows import fetch, fixed_cursor
+from goat.web.db.fixed_sql import fetch, fixed_cursor
 
 
 class BenchPing(models.Model):

@@ -124,9 +124,9 @@ MIDDLEWARE = [
     # Outermost: when a response closes, its request's reference cycles are undone (goat.serve.request_release).
     "goat.serve.request_release.ReleaseMiddleware",
     # Counts and times every request by URL pattern (goat_http_* on /metrics).
-    "goat.web.metrics_http.MetricsMiddleware",
+    "goat.web.observe.metrics_http.MetricsMiddleware",
     # First: every response (even one made by a middleware below) carries X-Request-ID.
-    "goat.web.logs.RequestIdMiddleware",
+    "goat.web.observe.logs.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",  # Content-Security-Policy on every response (CONTENT_SECURITY_POLICY below)
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -199,11 +199,11 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
     # client connection's transactions may run on different server connections (docs/operations.md
     # "PgBouncer"): no server-side cursors (Django's .iterator() would open one in a transaction and
     # read it in another), no prepared statements unless asked for (PgBouncer before 1.21 cannot keep
-    # them), and goat's own session-level locks take their transaction-level form (goat.web.locks,
+    # them), and goat's own session-level locks take their transaction-level form (goat.web.db.locks,
     # goat.web.idempotency).
     if DATABASE_POOLER == "pgbouncer":
         _db["DISABLE_SERVER_SIDE_CURSORS"] = True
-    # goat's fixed SQL texts (goat/web/rows.py fixed_cursor: the token lookup, the event store's game
+    # goat's fixed SQL texts (goat/web/db/fixed_sql.py fixed_cursor: the token lookup, the event store's game
     # load, append and stream load) are prepared once per connection; Django's own queries never are
     # (client-side binding). Behind PgBouncer they are not prepared unless DB_PREPARED_STATEMENTS=1 says
     # so (PgBouncer 1.22+ with max_prepared_statements); behind another transaction-mode pooler without
@@ -223,7 +223,7 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
         _db["CONN_HEALTH_CHECKS"] = True
 
 # DATABASE_REPLICA_URL: a PostgreSQL streaming standby of DATABASE_URL that serves the public reads
-# (goat/web/replica.py; docs/operations.md "A standby for reads"). Unset: one database, as always.
+# (goat/web/db/replica.py; docs/operations.md "A standby for reads"). Unset: one database, as always.
 DATABASE_REPLICA_URL = env_str("DATABASE_REPLICA_URL", "")
 if DATABASE_REPLICA_URL:
     _replica = dj_database_url.parse(DATABASE_REPLICA_URL)
@@ -239,7 +239,7 @@ if DATABASE_REPLICA_URL:
     # tests: the standby is the test database itself (no second test database is made)
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES["replica"] = _replica
-    DATABASE_ROUTERS = ["goat.web.replica.ReplicaRouter"]
+    DATABASE_ROUTERS = ["goat.web.db.replica.ReplicaRouter"]
 #: a standby further behind than this many seconds is not read (its reads go to the primary)
 GOAT_REPLICA_MAX_LAG_SECONDS = env_float("GOAT_REPLICA_MAX_LAG_SECONDS", 2.0)
 #: each process measures the standby's lag at most this often
@@ -420,7 +420,7 @@ GOAT_IDEMPOTENCY_HOURS = max(24, env_int("GOAT_IDEMPOTENCY_HOURS", 48))
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 GOAT_LOG_FORMAT = env_str("GOAT_LOG_FORMAT", "plain").strip().lower()
-from goat.web.logs import logging_config as _logging_config  # noqa: E402
+from goat.web.observe.logs import logging_config as _logging_config  # noqa: E402
 
 LOGGING = _logging_config(fmt=GOAT_LOG_FORMAT, level=LOG_LEVEL)
 

@@ -8,8 +8,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from challenges.urls import api_urlpatterns as challenges_api
 from goat.web import problems
-from goat.web.health import HealthView
-from goat.web.metrics_http import metrics_view
+from goat.web.observe.health import HealthView
+from goat.web.observe.metrics_http import metrics_view
 from goat.web.throttling import pages_limited
 from pages import urls as pages_urls
 from ratings.urls import api_urlpatterns as ratings_api

@@ -14,9 +14,9 @@ from goat.games import analysis
 from goat.games import selectors as games
 from goat.games import table as tables
 from goat.players import services as players
+from goat.web.db.replica import public_read
 from goat.web.errors import ServiceError
-from goat.web.pager import page_of, pager_links
-from goat.web.replica import public_read
+from goat.web.site_paging import page_of, pager_links
 from goat.web.throttling import throttle_wait
 from tournaments import selectors as tournaments
 

@@ -28,7 +28,7 @@ from goat.games.eventstore import LoadedGame, StoredEvent
 from goat.games.models import Game, Seat
 from goat.games.shapes import GameSummarySerializer
 from goat.games.viewer import Viewer
-from goat.web import replica
+from goat.web.db import replica
 from goat.web.errors import WebError
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
@@ -38,7 +38,7 @@ def game_get(*, game_id: int, viewer=None) -> Game:
     """The game row (head and read model); 404 ``not_found`` if there is none, or if it is a private
     table's game that has not ended and ``viewer`` (given: the caller) may not see it (``game_visible``).
 
-    In a public read (goat.web.replica) a game that has not ended on the standby is read again on the
+    In a public read (goat.web.db.replica) a game that has not ended on the standby is read again on the
     primary, and so is the rest of the request: a running game is always shown as the primary has it
     (an ended game cannot change, so the standby's copy of it is the primary's). So is one the standby
     does not have yet."""

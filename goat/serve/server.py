@@ -32,7 +32,7 @@ from uvicorn_worker import UvicornWorker
 
 from goat.live import fanout
 from goat.serve import bridge, request_limits
-from goat.web import logs
+from goat.web.observe import logs
 
 #: seconds a stopping worker keeps its idle kept-alive connections, answering a request on one with
 #: "Connection: close" (as gunicorn >= 27.0.1's gthread worker does; docs/reliability.md section 8)

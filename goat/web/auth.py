@@ -1,4 +1,4 @@
-"""Token authentication: DRF's, with its lookup sent as one fixed SQL text (goat.web.rows).
+"""Token authentication: DRF's, with its lookup sent as one fixed SQL text (goat.web.db.fixed_sql).
 
 Every API call with a token runs this lookup; through the ORM it would compile a ``select_related``
 queryset per request (its CPU cost: docs/performance.md). The answers are DRF's: the same user
@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from goat.web.rows import RowModel, fetch
+from goat.web.db.fixed_sql import RowModel, fetch
 
 
 @lru_cache(maxsize=4)

@@ -43,10 +43,10 @@ from goat.games.errors import GameError
 from goat.games.filters import GameFilter, MyGamesFilter
 from goat.games.models import Game
 from goat.games.viewer import Viewer
+from goat.web.db.replica import PublicReadView
 from goat.web.errors import WebError
 from goat.web.idempotency import idempotent
 from goat.web.negotiation import JSONForErrors
-from goat.web.replica import PublicReadView
 from goat.web.schema import link
 from goat.web.throttling import ScopedRateThrottle
 
