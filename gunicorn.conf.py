@@ -47,7 +47,7 @@ def _network(item: str) -> str:
 
 
 # whose X-Forwarded-For/-Proto is believed: the proxies of GOAT_TRUSTED_PROXIES, the one setting that
-# also decides it for goat's rate limits and login lockout (goat.web.throttling); empty: nobody's
+# also decides it for goat's rate limits and login lockout (goat.web.api.throttling); empty: nobody's
 forwarded_allow_ips = ",".join(_network(item.strip()) for item in os.environ.get("GOAT_TRUSTED_PROXIES", "").split(",")
                                if item.strip())
 

@@ -144,7 +144,7 @@ MIDDLEWARE = [
     # A login refused by the lockout gets its 429 answer (goat.players.lockout.lockout_response).
     "axes.middleware.AxesMiddleware",
     # Last, so it sees exceptions raised by views: /api/ errors become problem+json 500s.
-    "goat.web.problems.ProblemMiddleware",
+    "goat.web.api.problems.ProblemMiddleware",
 ]
 
 ROOT_URLCONF = "goat.urls"
@@ -200,7 +200,7 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
     # "PgBouncer"): no server-side cursors (Django's .iterator() would open one in a transaction and
     # read it in another), no prepared statements unless asked for (PgBouncer before 1.21 cannot keep
     # them), and goat's own session-level locks take their transaction-level form (goat.web.db.locks,
-    # goat.web.idempotency).
+    # goat.web.api.idempotency).
     if DATABASE_POOLER == "pgbouncer":
         _db["DISABLE_SERVER_SIDE_CURSORS"] = True
     # goat's fixed SQL texts (goat/web/db/fixed_sql.py fixed_cursor: the token lookup, the event store's game
@@ -259,12 +259,12 @@ if CACHE_URL:
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "goat"),
             # a Redis that is away costs a request at most this long: the throttles then count in the
-            # process (goat/web/throttling.py)
+            # process (goat/web/api/throttling.py)
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
 
-# Every rate limit counts in one store all web processes share (goat/web/rates.py): Redis when the
+# Every rate limit counts in one store all web processes share (goat/web/api/rates.py): Redis when the
 # cache is Redis, else this SQLite file (one machine; not the game database).
 GOAT_RATES_PATH = env_str("GOAT_RATES_PATH", str(GOAT_DATA_DIR / "rates.sqlite3"))
 # The keys that sign game records (goat/games/signing.py, docs/operations.md "Record signing keys"): a
@@ -302,7 +302,7 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = False  # a login to one's own account must not clear the failures of one's address
 AXES_VERBOSE = False  # no start-up banner in every process and command; failures and lockouts are still logged
 AXES_DISABLE_ACCESS_LOG = True  # failures are kept (AccessAttempt, in the admin); successes are not logged
-AXES_CLIENT_IP_CALLABLE = "goat.web.throttling.client_ip"
+AXES_CLIENT_IP_CALLABLE = "goat.web.api.throttling.client_ip"
 AXES_USERNAME_CALLABLE = "goat.players.lockout.lockout_username"
 AXES_LOCKOUT_CALLABLE = "goat.players.lockout.lockout_response"
 
@@ -429,21 +429,21 @@ LOGGING = _logging_config(fmt=GOAT_LOG_FORMAT, level=LOG_LEVEL)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an unauthenticated API call gets 401 with WWW-Authenticate: Token.
-        "goat.web.auth.TokenAuthentication",  # DRF's, its lookup as one SQL text on PostgreSQL
+        "goat.web.api.auth.TokenAuthentication",  # DRF's, its lookup as one SQL text on PostgreSQL
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
-    "DEFAULT_PARSER_CLASSES": ["goat.web.parsers.StrictJSONParser"],
-    "DEFAULT_PAGINATION_CLASS": "goat.web.pagination.Pagination",
-    "DEFAULT_SCHEMA_CLASS": "goat.web.schema.AutoSchema",  # adds the statuses every operation can answer
+    "DEFAULT_PARSER_CLASSES": ["goat.web.api.parsers.StrictJSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "goat.web.api.pagination.Pagination",
+    "DEFAULT_SCHEMA_CLASS": "goat.web.api.schema.AutoSchema",  # adds the statuses every operation can answer
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": [
-        # Counted per account, or per client address as goat.web.throttling.client_ip gives it.
-        "goat.web.throttling.AnonRateThrottle",
-        "goat.web.throttling.UserRateThrottle",
-        "goat.web.throttling.ScopedRateThrottle",
+        # Counted per account, or per client address as goat.web.api.throttling.client_ip gives it.
+        "goat.web.api.throttling.AnonRateThrottle",
+        "goat.web.api.throttling.UserRateThrottle",
+        "goat.web.api.throttling.ScopedRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("GOAT_THROTTLE_ANON", "60/min"),
@@ -463,7 +463,7 @@ REST_FRAMEWORK = {
         # the public pages (home, players, games, rules, leaderboards, tournaments), per client address
         "pages": env_str("GOAT_THROTTLE_PAGES", "300/min"),
     },
-    "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
+    "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.api.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -492,8 +492,8 @@ SPECTACULAR_SETTINGS = {
         "goat.games.api.stream_schema.streams_postprocessing_hook",  # the async stream views, outside DRF
         "tournaments.api.schema.stream_postprocessing_hook",  # the tournament stream, likewise
         "challenges.api.schema.bot_stream_postprocessing_hook",  # the bot stream, likewise
-        "goat.web.schema.strict_bodies_postprocessing_hook",  # no unknown field in a StrictSerializer's body
-        "goat.web.schema.validated_min_length_postprocessing_hook",  # lengths only a validator checks
+        "goat.web.api.schema.strict_bodies_postprocessing_hook",  # no unknown field in a StrictSerializer's body
+        "goat.web.api.schema.validated_min_length_postprocessing_hook",  # lengths only a validator checks
     ],
 }
 

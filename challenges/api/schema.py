@@ -10,9 +10,8 @@ from goat.games.api.stream_schema import stream_operation
 from goat.games.errors import GameError, RulesRefusal
 from goat.games.signals import SEAT_REFUSALS
 from goat.players.errors import PlayerError
-from goat.web.errors import WebError
-from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import (
+from goat.web.api.problems import problem_example, problem_responses
+from goat.web.api.schema import (
     COMMON_PROBLEMS,
     ID_SCHEMA,
     IDEMPOTENCY_KEY,
@@ -22,6 +21,7 @@ from goat.web.schema import (
     UNAUTHENTICATED,
     raises,
 )
+from goat.web.errors import WebError
 
 from .. import bots, selectors, services
 from ..errors import ChallengeError

@@ -36,8 +36,8 @@ from goat.games.table import game_scoresheet, replay_model
 from goat.games.viewer import Viewer
 from goat.games.words import word
 from goat.web.admin_site import coded_column, coded_filter
+from goat.web.api.query import ascii_whole_number
 from goat.web.csvfiles import csv_writer
-from goat.web.query import ascii_whole_number
 
 EVENTS_PER_PAGE = 50
 

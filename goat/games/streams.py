@@ -51,8 +51,8 @@ from goat.games.models import Game, GameStatus, Seat
 from goat.games.viewer import Viewer
 from goat.live import fanout, streaming
 from goat.web import metrics
+from goat.web.api.query import ascii_whole_number
 from goat.web.errors import ServiceError, WebError
-from goat.web.query import ascii_whole_number
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ def _after(request: HttpRequest) -> int | None:
         raw, name = request.headers.get("Last-Event-ID"), "Last-Event-ID"
     if raw is None or (name == "Last-Event-ID" and not raw.strip()):
         return None
-    # the query's value is its digits alone, as every number in a query (goat.web.query); a header's
+    # the query's value is its digits alone, as every number in a query (goat.web.api.query); a header's
     # value may come with the spaces around it that HTTP allows
     version = ascii_whole_number(raw if name == "after" else raw.strip())
     if version is None or version >= 10**10:

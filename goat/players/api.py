@@ -13,10 +13,10 @@ from rest_framework.views import APIView
 from goat.players import services as players
 from goat.players.errors import PlayerError
 from goat.players.usernames import USERNAME_FORMULA, username_shape_check
+from goat.web.api.fields import StrictCharField
+from goat.web.api.problems import problem_example, problem_responses
+from goat.web.api.schema import UNAUTHENTICATED, VALIDATED_MIN_LENGTH, raises
 from goat.web.db.replica import PublicReadView
-from goat.web.fields import StrictCharField
-from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import UNAUTHENTICATED, VALIDATED_MIN_LENGTH, raises
 
 # --- Serializers ----------------------------------------------------------------------------
 

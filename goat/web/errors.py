@@ -1,4 +1,4 @@
-"""Errors that services raise on purpose. The API renders them as problem details (goat/web/problems.py).
+"""Errors that services raise on purpose. The API renders them as problem details (goat/web/api/problems.py).
 
 Each app declares its error codes in one place, its ``errors.py``: an ``ErrorCode`` per code, with the
 HTTP status it answers with and its title (``pgettext_lazy("problem title", …)``, so the title is said
@@ -73,7 +73,7 @@ class ErrorCode:
 class ErrorCodeGroup:
     """Codes that apps above the declaring one add to, such as the refusals of a signal's receivers (the games
     app's ``SEAT_REFUSALS``: ratings refuses a seat with its own codes); an operation that sends the signal
-    lists the group among its codes (goat.web.schema.raises), read when the OpenAPI document is generated."""
+    lists the group among its codes (goat.web.api.schema.raises), read when the OpenAPI document is generated."""
 
     def __init__(self, name: str) -> None:
         self.name = name

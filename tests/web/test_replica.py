@@ -15,8 +15,8 @@ from django.db import OperationalError
 from django.http import HttpResponse
 from django.test import RequestFactory
 
+from goat.web.api.problems import unavailable_response
 from goat.web.db import replica
-from goat.web.problems import unavailable_response
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -1,4 +1,4 @@
-"""The two per-move lookups sent as fixed SQL: the token (goat.web.auth) and the game's head with the
+"""The two per-move lookups sent as fixed SQL: the token (goat.web.api.auth) and the game's head with the
 caller's seat (goat.games.eventstore.game_head, no lock).
 
 They must answer exactly what the ORM answers. The token's fixed SQL is PostgreSQL's path (compared
@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 
 from goat.games import eventstore, services
 from goat.games.models import Game
-from goat.web.auth import TokenAuthentication
+from goat.web.api.auth import TokenAuthentication
 from goat.web.db.fixed_sql import RowModel
 from goat.web.errors import ServiceError
 

@@ -1,5 +1,5 @@
 """The OpenAPI document lists each operation's problem codes (docs/api.md "Errors"), from the one list the
-operation's schema declares (``goat.web.schema.raises``) and the codes every request of its kind can get:
+operation's schema declares (``goat.web.api.schema.raises``) and the codes every request of its kind can get:
 each problem response's schema names its ``code`` enum. Checked three ways: the document against itself (every
 listed code is declared by an app with a title, every example's code is listed), the API against the document
 (refusals provoked through the API carry a code their operation lists), and the engine against the document

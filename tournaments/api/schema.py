@@ -10,9 +10,9 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiRespo
 from goat.games.api.stream_schema import stream_operation
 from goat.games.errors import RulesRefusal
 from goat.players.errors import PlayerError
+from goat.web.api.problems import problem_example, problem_responses
+from goat.web.api.schema import COMMON_PROBLEMS, ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED, raises
 from goat.web.errors import WebError
-from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import COMMON_PROBLEMS, ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED, raises
 from ratings.errors import RatingError
 
 from .. import access, selectors, services

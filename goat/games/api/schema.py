@@ -1,6 +1,6 @@
 """The OpenAPI document of the games API (goat.games.api.views): its parameters, links and each view's
 operation (``@schema.games_list`` and so on, applied in views.py), with the problem codes it answers with
-besides the common ones (``raises``: goat.web.schema). Example bodies are in
+besides the common ones (``raises``: goat.web.api.schema). Example bodies are in
 goat.games.api.examples; the live streams' operations in goat.games.api.stream_schema."""
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ from goat.games.api.serializers import (
 from goat.games.errors import PLAY_REFUSALS, GameError, RulesRefusal
 from goat.games.signals import RETURN_REFUSALS, SEAT_REFUSALS
 from goat.players.errors import PlayerError
-from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import (
+from goat.web.api.problems import problem_example, problem_responses
+from goat.web.api.schema import (
     ID_SCHEMA,
     IDEMPOTENCY_KEY,
     IN_PROGRESS,

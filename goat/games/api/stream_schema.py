@@ -3,8 +3,7 @@ added to the document by ``streams_postprocessing_hook`` (settings.SPECTACULAR_S
 
 from __future__ import annotations
 
-from goat.web.errors import ErrorCode, WebError
-from goat.web.schema import (
+from goat.web.api.schema import (
     COMMON_PROBLEMS,
     ID_SCHEMA,
     RAISES,
@@ -16,6 +15,7 @@ from goat.web.schema import (
     public_operation,
     raises,
 )
+from goat.web.errors import ErrorCode, WebError
 
 _STREAM_MESSAGES = (
     "Server-Sent Events (`text/event-stream`, the default) or NDJSON (`Accept: application/x-ndjson`, the "

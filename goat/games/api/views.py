@@ -3,7 +3,7 @@ view, move, resign, events, scoresheet, replay and verify.
 
 Views are thin: validate the input, call one service or selector, shape the output. What a caller
 may see is decided by ``goat.games.selectors``; every refusal is a ServiceError or an engine RulesError,
-rendered as problem details by ``goat.web.problems``.
+rendered as problem details by ``goat.web.api.problems``.
 
 Conditional requests: game resources carry ``ETag: "<version>"`` and answer ``If-None-Match`` with
 304; a move takes ``If-Match: "<version>"`` (412 ``version_mismatch`` when stale, 400
@@ -43,12 +43,12 @@ from goat.games.errors import GameError
 from goat.games.filters import GameFilter, MyGamesFilter
 from goat.games.models import Game
 from goat.games.viewer import Viewer
+from goat.web.api.idempotency import idempotent
+from goat.web.api.negotiation import JSONForErrors
+from goat.web.api.schema import link
+from goat.web.api.throttling import ScopedRateThrottle
 from goat.web.db.replica import PublicReadView
 from goat.web.errors import WebError
-from goat.web.idempotency import idempotent
-from goat.web.negotiation import JSONForErrors
-from goat.web.schema import link
-from goat.web.throttling import ScopedRateThrottle
 
 VARY = ("Authorization", "Cookie")
 

@@ -40,9 +40,9 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import SAFE_METHODS, AllowAny
 
+from goat.web.api.fields import StrictSerializer
+from goat.web.api.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer, problem_example
 from goat.web.errors import ErrorCode, ErrorCodeGroup, WebError
-from goat.web.fields import StrictSerializer
-from goat.web.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer, problem_example
 
 UNAUTHENTICATED = problem_example(401, "not_authenticated", "Authentication credentials were not provided.")
 THROTTLED = problem_example(429, "throttled", "Request was throttled. Expected available in 2 seconds.")
@@ -52,9 +52,9 @@ IN_PROGRESS = problem_example(409, "request_in_progress",
 
 #: a row id in a path (goat.web.converters: up to 18 digits); no row has id 0
 ID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
-#: goat.web.idempotency: 1 to 255 characters once the server has stripped the header's outer spaces
+#: goat.web.api.idempotency: 1 to 255 characters once the server has stripped the header's outer spaces
 IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"\S"}
-#: the header of every operation wrapped in ``goat.web.idempotency.idempotent``
+#: the header of every operation wrapped in ``goat.web.api.idempotency.idempotent``
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key", IDEMPOTENCY_KEY_SCHEMA, OpenApiParameter.HEADER,
     description="1 to 255 characters (400 `invalid_idempotency_key` otherwise). A retry with the same key and "
