@@ -765,7 +765,7 @@ def test_a_create_and_a_rematch_answer_with_what_they_committed_and_read_no_seat
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    alone = 'FROM "goat_seat" INNER JOIN "goat_game"'  # selectors.viewer_seat's read
+    alone = 'FROM "goat_seat" INNER JOIN "goat_game"'  # goat.games.viewer.viewer_seat's read
     clock = ("server_time", "remaining_ms")
 
     def answered(client, path, expected):
