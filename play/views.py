@@ -125,7 +125,7 @@ def _script_strings() -> dict[str, str]:
         "resign_confirm": _("Resign this game?"), "game": _("Game #%(game)s"),
         "move_time": _("%(seconds)s s a move"), "no_clock": _("no clock"),
         "player_url": reverse("page-player", args=[PLAYER_PLACEHOLDER]),  # a name's page: the script puts it in
-        # stored values (statuses, rulesets, how a game ended) in the words of every page (goat.web.words)
+        # stored values (statuses, rulesets, how a game ended) in the words of every page (goat.games.words)
         **{f"status_{status}": game_status(status) for status in GameStatus.values},
         **{f"ruleset_{name}": ruleset(name) for name in RULESETS},
     }
