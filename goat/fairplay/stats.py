@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,6 +152,10 @@ class AssistanceFinding:
     #: the player's mean grade, and the band's at decisions of the same difficulty as the player's
     grade: float = 0.0
     population_grade: float = 0.0
+    #: the score's two standard errors, in grades: how much the band's players differ beyond chance
+    #: (``tau``) and the player's own sampling error (the score is the excess over both combined)
+    spread: float = 0.0
+    noise: float = 0.0
 
 
 def _population(others: Sequence[Quality]) -> tuple[float, float, float, float, float]:
@@ -189,10 +193,11 @@ def _grade_excess(mine: Quality, mean: Mapping[int, float], var: Mapping[int, fl
     return excess / n, variance / (n * n), int(n)
 
 
-def grade_score(mine: Quality, others: Sequence[Quality]) -> tuple[float, float, float]:
-    """``(score, mean grade, the population's mean grade at the same decisions)``: the player's mean
-    grade against the population's at decisions of the same difficulty class, in standard errors that
-    count how much honest players differ beyond chance (``tau``)."""
+def grade_score(mine: Quality, others: Sequence[Quality]) -> tuple[float, float, float, float, float]:
+    """``(score, mean grade, the population's mean grade at the same decisions, tau, the player's
+    sampling error)``: the player's mean grade against the population's at decisions of the same
+    difficulty class, in standard errors that count how much honest players differ beyond chance
+    (``tau``)."""
     pooled: dict[int, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for q in others:
         for cls, row in q.grades.items():
@@ -202,23 +207,28 @@ def grade_score(mine: Quality, others: Sequence[Quality]) -> tuple[float, float,
     var = {cls: max(1e-6, sq / count - mean[cls] ** 2) for cls, (count, _, sq) in pooled.items() if count}
     excess, variance, n = _grade_excess(mine, mean, var)
     if not n:
-        return 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0, 0.0
     rows = []
     for q in others:
         if q.decisions >= BAND_MIN_DECISIONS:
             e, v, _ = _grade_excess(q, mean, var)
             rows.append((e, v))
     expected = sum(mine.grades[cls][0] * mean[cls] for cls in mine.grades if cls in mean) / n
-    return excess / math.sqrt(_tau(rows) + variance), expected + excess, expected
+    tau = _tau(rows)
+    return excess / math.sqrt(tau + variance), expected + excess, expected, math.sqrt(tau), math.sqrt(variance)
 
 
-def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any]) -> list[AssistanceFinding]:
+def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any],
+               reference: Collection[str] | None = None) -> list[AssistanceFinding]:
     """A finding per player with decisions, against the other players of their group (ruleset and
     rating band; the ruleset's players when the band has too few). ``group_of[player]`` is
-    ``(ruleset, band)``."""
+    ``(ruleset, band)``. ``reference``: the players who may make up a population (all of them when
+    not given), e.g. without accounts known to have cheated; every player gets a finding either way."""
     by_group: dict[Any, list[str]] = defaultdict(list)
     by_ruleset: dict[Any, list[str]] = defaultdict(list)
     for player in players:
+        if reference is not None and player not in reference:
+            continue
         by_group[group_of[player]].append(player)
         by_ruleset[group_of[player][0]].append(player)
     findings = []
@@ -236,12 +246,12 @@ def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any]) -> l
         n = mine.decisions
         z_best = (mine.best_share - p0) / math.sqrt(tau_b + max(p0 * (1 - p0), 1e-6) / n)
         z_loss = (m0 - mine.average_loss) / math.sqrt(tau_l + s0 * s0 / n)
-        score, grade_mean, expected = grade_score(mine, others)
+        score, grade_mean, expected, spread, noise = grade_score(mine, others)
         findings.append(AssistanceFinding(
             player, group, n, len(mine.games), round(mine.average_loss, 3), round(mine.best_share, 4), round(m0, 3),
             round(p0, 4), len(others), round(z_best, 2), round(z_loss, 2), round(score, 2),
             round(confidence(score), 4), n >= ASSIST_MIN_DECISIONS and score >= ASSIST_Z,
-            round(grade_mean, 3), round(expected, 3)))
+            round(grade_mean, 3), round(expected, 3), round(spread, 4), round(noise, 4)))
     return findings
 
 

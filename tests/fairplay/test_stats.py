@@ -83,6 +83,27 @@ def test_a_player_is_compared_at_decisions_of_the_same_difficulty():
     assert not any(f.flagged for name, f in findings.items() if name.startswith("p"))
 
 
+def test_the_score_is_the_excess_over_the_band_spread_and_the_players_own_noise():
+    players = population(random.Random(6), assisted="bot")
+    f = next(f for f in stats.assistance(players, dict.fromkeys(players, ("goat-classic", 3))) if f.player == "bot")
+
+    assert f.spread > 0 and f.noise > 0  # honest players of population() differ in skill beyond chance
+    assert abs(f.score - (f.grade - f.population_grade) / (f.spread ** 2 + f.noise ** 2) ** 0.5) < 0.05
+
+
+def test_players_outside_the_reference_get_a_finding_but_make_no_population():
+    """A population of ``reference`` only: a second cheater left out of it no longer lifts the band
+    (nor widens its spread), so the first one scores higher; both are still scored."""
+    players = population(random.Random(7), assisted="bot") | {"bot2": population(random.Random(8), assisted="x")["x"]}
+    groups = dict.fromkeys(players, ("goat-classic", 3))
+    everyone = {f.player: f for f in stats.assistance(players, groups)}
+    honest = {f.player: f for f in stats.assistance(players, groups, reference=[p for p in players if p[0] == "p"])}
+
+    assert set(honest) == set(everyone) and honest["bot"].population_players == 20
+    assert everyone["bot"].population_players == 21 and honest["bot"].score > everyone["bot"].score
+    assert honest["p0"].population_players == 19 and honest["bot2"].population_players == 20
+
+
 def test_helps_are_read_from_the_full_log_for_every_other_seat():
     log = simulate_game(random.Random(49), ruleset="domino-3rounds", seats=3, interrupt_chance=0)
     rows = stats.helps(7, log)
