@@ -31,46 +31,11 @@ from bench.bots import Tally, _django, play_game  # noqa: E402
 VARIANTS: dict[str, dict] = {
     "fixed": {"fixed": True},
     "race": {},
-    "race-strongopp": {"policy": "strong-others"},
-    "race-strongall": {"policy": "strong-all"},
     "race-block12": {"POLICY_BLOCK": 12},
     "race-block4": {"POLICY_BLOCK": 4},
     "race-double0": {"POLICY_DOUBLE": 0},
     "race-double8": {"POLICY_DOUBLE": 8},
 }
-
-
-def _strong_model(others_only: bool) -> type:
-    """A playout policy that plays `strong`'s score (goat.engine.computer.move_scores's terms without
-    partners, as screened for two-seat domino-3rounds: from the seat's own hand, the line and the
-    lacks shown) for the other seats (or for every seat); the deciding seat's later moves as the
-    expert's ``PublicPolicy``."""
-    from goat.engine import computer, expert
-    from goat.engine.tiles import BIT, DOUBLES, EVERY_TILE, PIPS, SHOWS, ends_after
-
-    class StrongModel(expert.PublicPolicy):
-        def choose(self, g, seat, legal):
-            if others_only and seat == self.seat:
-                return super().choose(g, seat, legal)
-            t = g.table
-            held = t.held[seat]
-            unseen = EVERY_TILE & ~held & ~t.on_line
-            known = self.lacks[(seat + 1) % g.seats]
-            best, best_score = legal[0], -1e9
-            for move in legal:
-                tile, end = move
-                low, high = ends_after(t.left, t.right, tile, end)
-                fits = SHOWS[low] | SHOWS[high]
-                open_ = (unseen & fits).bit_count()
-                ends = 1 << low | 1 << high
-                score = (computer.W_PIPS * PIPS[tile] + computer.W_DOUBLE * bool(DOUBLES & BIT[tile])
-                         + computer.W_MINE * (held & ~BIT[tile] & fits).bit_count() - computer.W_OPEN * open_
-                         + computer.W_BLOCK * (known & ends == ends or not open_))
-                if score > best_score:
-                    best, best_score = move, score
-            return best
-
-    return StrongModel
 
 
 def _apply(variant: str) -> None:
@@ -87,9 +52,6 @@ def _apply(variant: str) -> None:
             return next(move for move, value in scored if value == best)
 
         computer.choose_expert = fixed
-    policy = settings.pop("policy", None)
-    if policy:
-        expert.PublicPolicy = _strong_model(policy == "strong-others")
     for name, value in settings.items():
         assert hasattr(expert, name), name
         setattr(expert, name, value)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from django.utils.translation import gettext, gettext_lazy, gettext_noop, pgettext_lazy
 
+from goat.games.words import RULESETS
+
 #: the engine's fixed sentences (translated by their English words; the catalog holds them)
 SENTENCES = (
     gettext_noop("The game is not running."),
@@ -75,8 +77,11 @@ def rules_detail(error) -> str:
     """``error``'s detail in the active language (see the module's docstring)."""
     template = getattr(error, "template", None)
     if template is not None:
+        context = dict(error.context)
+        if context.get("ruleset") in RULESETS:  # a player reads the ruleset's name, not its code
+            context["ruleset"] = str(RULESETS[context["ruleset"]])
         try:
-            return gettext(template).format(**error.context)
+            return gettext(template).format(**context)
         except (KeyError, IndexError, ValueError):
             return error.detail  # a translation that names other parameters: the engine's English
     sentences = BY_CODE.get(error.code)

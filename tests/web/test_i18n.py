@@ -465,3 +465,21 @@ def _untranslated_details() -> list[str]:
 
 def test_every_service_refusal_says_its_detail_in_the_callers_language():
     assert _untranslated_details() == []
+
+
+@pytest.mark.parametrize(("language", "expected"), [
+    ("ru", "Козёл пара на пару: играют две пары, мест должно быть 4."),
+    ("en", "Goat in pairs is played by two pairs: seats must be 4."),
+])
+def test_a_refusal_names_the_ruleset_as_players_read_it_not_its_code(language, expected):
+    from django.utils import translation
+
+    from goat.engine import rulesets
+    from goat.engine.errors import RulesError
+    from goat.games.rules_texts import rules_detail
+
+    with pytest.raises(RulesError) as caught:
+        rulesets.resolve_options("goat-pairs", 3, {})
+    assert "goat-pairs" in caught.value.detail  # the engine's English keeps the code; a player never reads it
+    with translation.override(language):
+        assert rules_detail(caught.value) == expected
