@@ -28,6 +28,7 @@ import math
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 from goat.engine.fold import Fold, evolve
@@ -215,7 +216,49 @@ def grade_score(mine: Quality, others: Sequence[Quality]) -> tuple[float, float,
             rows.append((e, v))
     expected = sum(mine.grades[cls][0] * mean[cls] for cls in mine.grades if cls in mean) / n
     tau = _tau(rows)
-    return excess / math.sqrt(tau + variance), expected + excess, expected, math.sqrt(tau), math.sqrt(variance)
+    k = len(rows)
+    if k < 2:
+        return excess / math.sqrt(tau + variance), expected + excess, expected, math.sqrt(tau), math.sqrt(variance)
+    # a new draw from the band, predicted from k others: its own error, the centre's error, and tau
+    # estimated from k players (Student's t with k - 1 degrees of freedom), put on the normal scale
+    spread = tau + variance + (tau + sum(v for _, v in rows) / k) / k
+    score = t_as_normal(excess / math.sqrt(spread), k - 1)
+    return score, expected + excess, expected, math.sqrt(tau), math.sqrt(variance)
+
+
+def t_as_normal(t: float, df: int) -> float:
+    """The standard normal score with the same one-sided probability as Student's ``t`` at ``df``
+    degrees of freedom (so one threshold, ``ASSIST_Z``, serves every band size)."""
+    x = df / (df + t * t)
+    tail = 0.5 * _betainc(df / 2, 0.5, x)  # P(T > |t|)
+    p = 1.0 - tail if t > 0 else tail
+    return NormalDist().inv_cdf(min(max(p, 1e-15), 1 - 1e-15))
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b) (its continued fraction, Lentz's method)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - _betainc(b, a, 1.0 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)) / a
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 300):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-14:
+            break
+    return front * f
 
 
 def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any],
