@@ -40,7 +40,7 @@ def main(argv=None) -> int:
 
     django.setup()
     from goat.web import metrics
-    from goat.web.metrics_http import MetricsMiddleware
+    from goat.web.observe.metrics_http import MetricsMiddleware
 
     class _Match:
         route = "api/games/<id:game_id>/moves/"

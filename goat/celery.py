@@ -1,6 +1,6 @@
 """The Celery app: ``celery -A goat worker`` and ``celery -A goat beat`` (one beat per node
 is safe: every periodic task is idempotent, and a copy that would waste work takes a short lock,
-goat.web.locks).
+goat.web.db.locks).
 
 Configured from Django settings (``CELERY_*``): the broker is ``CELERY_BROKER_URL`` — kombu's
 filesystem transport in the data directory by default (no server), Redis in production.
@@ -22,7 +22,7 @@ app.autodiscover_tasks()
 @signals.task_prerun.connect
 def _task_log_context(task_id=None, task=None, **_):
     """Log records of a task carry its task id as request id, and no game id left from the last task."""
-    from goat.web.logs import game_id_var, request_id_var
+    from goat.web.observe.logs import game_id_var, request_id_var
 
     if task is not None and task.request.is_eager:  # run inline inside a request: keep its ids
         return

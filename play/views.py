@@ -43,8 +43,8 @@ from goat.games.table import table_model, tile_set
 from goat.games.words import game_status, ruleset
 from goat.players import services as players
 from goat.web import timezones
+from goat.web.api.throttling import throttle_wait
 from goat.web.errors import ServiceError
-from goat.web.throttling import throttle_wait
 
 from . import challenges
 

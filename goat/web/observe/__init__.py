@@ -1,0 +1,1 @@
+"""Observability: request logs, the /metrics middleware and view, /health/."""
