@@ -77,7 +77,7 @@ if os.environ.get("GOAT_LOG_FORMAT", "").strip().lower() == "json":
         },
     }
 
-# /metrics (goat/web/metrics.py): every worker writes its metrics into PROMETHEUS_MULTIPROC_DIR and any
+# /metrics (goat/web/observe/metrics.py): every worker writes its metrics into PROMETHEUS_MULTIPROC_DIR and any
 # worker's /metrics adds them up. `manage.py run` and compose set the directory (and empty it once per
 # start of the whole process set); gunicorn started alone uses GOAT_DATA_DIR/metrics and empties it at
 # its own start. The variable must be set before a worker imports prometheus_client: here, in the master.
@@ -88,7 +88,7 @@ if not _metrics_dir_given:
 
 
 def on_starting(server):
-    from goat.web.metrics import host_live_gauges_forget, multiprocess_dir_reset
+    from goat.web.observe.metrics import host_live_gauges_forget, multiprocess_dir_reset
 
     directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
     if _metrics_dir_given:
@@ -102,6 +102,6 @@ def on_starting(server):
 
 def child_exit(server, worker):
     """A worker exited (stopped, recycled, killed): its open-stream gauge goes; its counters stay."""
-    from goat.web.metrics import process_dead
+    from goat.web.observe.metrics import process_dead
 
     process_dead(worker.pid)

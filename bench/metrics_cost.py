@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     from _common import emit
 
     django.setup()
-    from goat.web import metrics
+    from goat.web.observe import metrics
     from goat.web.observe.metrics_http import MetricsMiddleware
 
     class _Match:

@@ -47,8 +47,8 @@ def _connections_checked(task=None, **_):
 
 @signals.worker_process_shutdown.connect
 def _metrics_process_gone(pid=None, **_):
-    """A pool process exits: its live gauges go from /metrics; its counters stay (goat.web.metrics)."""
-    from goat.web.metrics import process_dead
+    """A pool process exits: its live gauges go from /metrics; its counters stay (goat.web.observe.metrics)."""
+    from goat.web.observe.metrics import process_dead
 
     process_dead(pid or os.getpid())
 
@@ -59,6 +59,6 @@ def _metrics_exporter(**_):
     compose); unset (``manage.py run``): the web's /metrics shows the worker's metrics already."""
     port = os.environ.get("GOAT_WORKER_METRICS_PORT", "").strip()
     if port:
-        from goat.web.metrics import worker_exporter_start
+        from goat.web.observe.metrics import worker_exporter_start
 
         worker_exporter_start(port=int(port))

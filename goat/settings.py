@@ -378,7 +378,7 @@ if env_bool("SECURE_PROXY_SSL_HEADER", False):
 # (the default): the client address of throttles and the login lockout is the direct peer, whatever
 # X-Forwarded-For says. Behind a proxy, list it, and make it overwrite or append to that header.
 GOAT_TRUSTED_PROXIES = env_list("GOAT_TRUSTED_PROXIES", "")
-# /metrics (goat.web.metrics): readable from these addresses or networks, or with
+# /metrics (goat.web.observe.metrics): readable from these addresses or networks, or with
 # "Authorization: Bearer <GOAT_METRICS_TOKEN>" (unset: no token opens it); anyone else gets 404
 GOAT_METRICS_ALLOW = env_list("GOAT_METRICS_ALLOW", "127.0.0.1,::1")
 GOAT_METRICS_TOKEN = env_str("GOAT_METRICS_TOKEN", "")

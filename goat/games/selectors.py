@@ -228,14 +228,8 @@ def event_log(*, game: Game) -> list[dict[str, Any]]:
     return [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
 
 
-def events_for(*, game: Game, viewer: Viewer | None = None, after: int = 0, seat: int | None = None,
-               user=None) -> list[dict[str, Any]]:
-    """The stream after ``after``, redacted for ``viewer``; or for the seat ``seat`` when no viewer is given (a
-    seat's own view, as a computer player's move reads it: ``user``, the seat's account, changes nothing)."""
-    if viewer is None:
-        if seat is None:
-            raise TypeError("events_for: name the viewer (Viewer.of) or the seat")
-        viewer = Viewer.seated(seat)
+def events_for(*, game: Game, viewer: Viewer, after: int = 0) -> list[dict[str, Any]]:
+    """The stream after ``after``, redacted for ``viewer``."""
     return redact_events(eventstore.events_load(game_id=game.pk, after=after), game=game, viewer=viewer)
 
 

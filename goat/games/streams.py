@@ -50,9 +50,9 @@ from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, GameStatus, Seat
 from goat.games.viewer import Viewer
 from goat.live import fanout, streaming
-from goat.web import metrics
 from goat.web.api.query import ascii_whole_number
 from goat.web.errors import ServiceError, WebError
+from goat.web.observe import metrics
 
 logger = logging.getLogger(__name__)
 

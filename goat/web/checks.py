@@ -44,5 +44,5 @@ def check_trusted_proxies(app_configs, **kwargs):
 
 @register(Tags.security)
 def check_metrics_allow(app_configs, **kwargs):
-    """GOAT_METRICS_ALLOW must be addresses or networks (goat.web.metrics)."""
+    """GOAT_METRICS_ALLOW must be addresses or networks (goat.web.observe.metrics)."""
     return _networks("GOAT_METRICS_ALLOW", "127.0.0.1,10.0.0.0/8", "goat.E002")

@@ -63,6 +63,5 @@ def test_each_viewer_is_shown_what_it_may_see(auditor):
     assert all(isinstance(hand, int) for hand in spectator["hands"]) and isinstance(spectator["bazaar"], int)
     assert all(isinstance(hand, list) for hand in audit["hands"]) and isinstance(audit["bazaar"], list)
     # a seat's own events by its number alone (how a computer player's move reads them)
-    assert selectors.events_for(game=game, seat=0) == selectors.events_for(game=game, viewer=Viewer.seated(0))
-    with pytest.raises(TypeError):
-        selectors.events_for(game=game)
+    assert selectors.events_for(game=game, viewer=Viewer.seated(0)) == selectors.events_for(
+        game=game, viewer=Viewer.of(game, masha))

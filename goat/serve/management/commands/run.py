@@ -36,9 +36,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError, transaction
 
 from goat.serve.supervisor import Supervisor
-from goat.web import metrics
 from goat.web.db.locks import migrations_lock
 from goat.web.management.commands.migrate import database_reached
+from goat.web.observe import metrics
 
 GUNICORN_CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
 STOP_TIMEOUT_SECONDS = 20
