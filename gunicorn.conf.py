@@ -26,7 +26,7 @@ timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
 keepalive = _int("GUNICORN_KEEPALIVE", 5)
 # recycle workers now and then (jitter so they do not all restart at once): a bound on what a worker
-# keeps that nothing frees (a library's cache or leak); requests free their own objects (goat.web.release)
+# keeps that nothing frees (a library's cache or leak); requests free their own objects (goat.serve.request_release)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 100000)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 10000)
 # gunicorn >= 25.1 opens a control socket (worker count, reload, shutdown at runtime) by default, at
@@ -47,7 +47,7 @@ def _network(item: str) -> str:
 
 
 # whose X-Forwarded-For/-Proto is believed: the proxies of GOAT_TRUSTED_PROXIES, the one setting that
-# also decides it for goat's rate limits and login lockout (goat.web.throttling); empty: nobody's
+# also decides it for goat's rate limits and login lockout (goat.web.api.throttling); empty: nobody's
 forwarded_allow_ips = ",".join(_network(item.strip()) for item in os.environ.get("GOAT_TRUSTED_PROXIES", "").split(",")
                                if item.strip())
 
@@ -64,8 +64,8 @@ if os.environ.get("GOAT_LOG_FORMAT", "").strip().lower() == "json":
     logconfig_dict = {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "goat.web.logs.ContextFilter"}},
-        "formatters": {"json": {"()": "goat.web.logs.JsonFormatter"}},
+        "filters": {"context": {"()": "goat.web.observe.logs.ContextFilter"}},
+        "formatters": {"json": {"()": "goat.web.observe.logs.JsonFormatter"}},
         "handlers": {
             "stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout",
                        "formatter": "json", "filters": ["context"]},
@@ -77,7 +77,7 @@ if os.environ.get("GOAT_LOG_FORMAT", "").strip().lower() == "json":
         },
     }
 
-# /metrics (goat/web/metrics.py): every worker writes its metrics into PROMETHEUS_MULTIPROC_DIR and any
+# /metrics (goat/web/observe/metrics.py): every worker writes its metrics into PROMETHEUS_MULTIPROC_DIR and any
 # worker's /metrics adds them up. `manage.py run` and compose set the directory (and empty it once per
 # start of the whole process set); gunicorn started alone uses GOAT_DATA_DIR/metrics and empties it at
 # its own start. The variable must be set before a worker imports prometheus_client: here, in the master.
@@ -88,7 +88,7 @@ if not _metrics_dir_given:
 
 
 def on_starting(server):
-    from goat.web.metrics import host_live_gauges_forget, multiprocess_dir_reset
+    from goat.web.observe.metrics import host_live_gauges_forget, multiprocess_dir_reset
 
     directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
     if _metrics_dir_given:
@@ -102,6 +102,6 @@ def on_starting(server):
 
 def child_exit(server, worker):
     """A worker exited (stopped, recycled, killed): its open-stream gauge goes; its counters stay."""
-    from goat.web.metrics import process_dead
+    from goat.web.observe.metrics import process_dead
 
     process_dead(worker.pid)

@@ -21,8 +21,8 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.web.auth import token_query
-from goat.web.rows import fetch, fixed_cursor
+from goat.web.api.auth import token_query
+from goat.web.db.fixed_sql import fetch, fixed_cursor
 
 
 class BenchPing(models.Model):
@@ -100,5 +100,5 @@ urlpatterns = [
     path("bench/drf-floor/<int:head>/", DRFFloor.as_view()),
     path("", include("goat.urls")),
 ]
-handler404 = "goat.web.problems.handler404"
-handler500 = "goat.web.problems.handler500"
+handler404 = "goat.web.api.problems.handler404"
+handler500 = "goat.web.api.problems.handler500"

@@ -256,6 +256,29 @@ def main() -> int:
     honest_pairs = [pair for pair in pairs if all(kinds[n].kind != "colluder" for n in pair)]
     mixed_pairs = [pair for pair in pairs if pair not in colluder_pairs and pair not in honest_pairs]
     honest_scores = [assist[n].score for n in honest if n in assist]
+    assisted = [p.name for p in players if p.kind == "assisted"]
+    strong = [p.name for p in players if p.kind == "honest" and p.level == "strong"]
+
+    def against(reference: list[str], groups: dict) -> dict:
+        """Diagnostics the scan cannot have (the bench knows who is honest): every player against a
+        population of ``reference`` only."""
+        found = {f.player: f for f in stats.assistance(qualities, groups, reference=set(reference))}
+        scores = [found[n].score for n in reference if n in found]
+        return {"assisted_detected": rate(assisted, lambda n: found.get(n) and found[n].flagged),
+                "reference_flagged": rate(reference, lambda n: found.get(n) and found[n].flagged),
+                "assisted_scores": sorted(found[n].score for n in assisted if n in found),
+                "reference_scores": {"mean": round(statistics.mean(scores), 2), "max": max(scores),
+                                     "sd": round(statistics.stdev(scores), 2) if len(scores) > 1 else None}
+                if scores else None}
+
+    def spread(names: list[str]) -> dict:
+        found = [assist[n] for n in names if n in assist]
+        return {"spread_median": round(statistics.median(f.spread for f in found), 4),
+                "noise_median": round(statistics.median(f.noise for f in found), 4)} if found else {}
+
+    def ordinals(names: list[str]) -> list[float]:
+        values = sorted(ordinal[n] for n in names)
+        return [round(values[0], 1), round(statistics.median(values), 1), round(values[-1], 1)]
     out = {
         "bench": "fairplay", "ruleset": RULESET, "seats": SEATS, "samples": samples, "games": game_no,
         "games_each": rounds, "share": run["share"], "together": run["together"], "seed": run["seed"],
@@ -284,6 +307,17 @@ def main() -> int:
                           "sd": round(statistics.stdev(honest_scores), 2) if len(honest_scores) > 1 else None,
                           "max": max(honest_scores)} if honest_scores else None,
         "assisted_scores": sorted(assist[p.name].score for p in players if p.kind == "assisted"),
+        # why a score stops growing: the band's spread between players against a player's own noise
+        "assistance_errors": spread(list(assist)),
+        # how far the skill ratings tell the levels apart: each kind's ordinals (lowest, median, highest)
+        "ordinals": {level: ordinals([p.name for p in players if p.kind == "honest" and p.level == level])
+                     for level in HONEST_LEVELS} | {
+            kind: ordinals([p.name for p in players if p.kind == kind]) for kind in ("assisted", "colluder")
+            if any(p.kind == kind for p in players)},
+        # what a population of honest players only (cheaters as rare as in life), and of honest strong
+        # computers only in one band (a band of one strength, which ratings do not give), would make of it
+        "against_honest_only": against(honest, group_of),
+        "against_strong_only": against(strong, dict.fromkeys(group_of, (RULESET, 0))) if strong else None,
         "colluding_pairs": [{"pair": pair, "help_z": pairs[pair].help_z, "seating_z": pairs[pair].seating_z,
                              "decisions": pairs[pair].decisions} for pair in colluder_pairs],
         "honest_pairs_help_z_max": max((pairs[p].help_z for p in honest_pairs), default=None),

@@ -39,8 +39,8 @@ def main(argv=None) -> int:
     from _common import emit
 
     django.setup()
-    from goat.web import metrics
-    from goat.web.metrics_http import MetricsMiddleware
+    from goat.web.observe import metrics
+    from goat.web.observe.metrics_http import MetricsMiddleware
 
     class _Match:
         route = "api/games/<id:game_id>/moves/"

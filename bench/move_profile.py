@@ -30,7 +30,7 @@ from _common import use_database  # noqa: E402
 PARTS = [
     ("the whole request (WSGI handler)", "django/core/handlers/wsgi.py", "__call__"),
     ("DRF dispatch (view, auth, throttles, rendering)", "rest_framework/views.py", "dispatch"),
-    ("token authentication (with the health check)", "goat/web/auth.py", "authenticate_credentials"),
+    ("token authentication (with the health check)", "goat/web/api/auth.py", "authenticate_credentials"),
     ("throttles", "rest_framework/views.py", "check_throttles"),
     ("the service game_play_tile", "goat/games/services.py", "game_play_tile"),
     ("  load: head + seat (one SELECT)", "goat/games/eventstore.py", "game_head"),

@@ -523,7 +523,7 @@ def _redis_counters(url: str) -> dict[str, float]:
 
 class StandbyLag:
     """The standby's replay lag (seconds), sampled every ``every`` seconds in a thread while a step is
-    measured, by the router's own measure (goat.web.replica.LAG_SQL), and the transactions the standby
+    measured, by the router's own measure (goat.web.db.replica.LAG_SQL), and the transactions the standby
     served (``pg_stat_database.xact_commit`` of its database: the reads the router sent it)."""
 
     def __init__(self, url: str, every: float = 0.5):
@@ -542,7 +542,7 @@ class StandbyLag:
     def _sample(self) -> None:
         import psycopg
 
-        from goat.web.replica import LAG_SQL
+        from goat.web.db.replica import LAG_SQL
 
         conn = None
         while not self._stop:
@@ -623,7 +623,7 @@ def run(args) -> dict:
     # as compose deploys it: the rate counts and idempotency locks in Redis, shared by the web processes
     env.setdefault("CACHE_URL", broker)
     if args.replica_url:
-        env["DATABASE_REPLICA_URL"] = args.replica_url  # the public reads go to the standby (goat.web.replica)
+        env["DATABASE_REPLICA_URL"] = args.replica_url  # the public reads go to the standby (goat.web.db.replica)
     else:
         env.pop("DATABASE_REPLICA_URL", None)
     log = open(scratch / "run.log", "wb")  # noqa: SIM115 - open for the run's life

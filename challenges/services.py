@@ -36,9 +36,9 @@ from goat.games.models import Game
 from goat.players.backends import user_by_username
 from goat.players.errors import PlayerError
 from goat.players.services import player_is_computer
+from goat.web.api.rates import rate_refund
+from goat.web.api.throttling import rate_limit, secret_attempt
 from goat.web.errors import WebError
-from goat.web.rates import rate_refund
-from goat.web.throttling import rate_limit, secret_attempt
 
 from . import notify
 from .models import Answer, Challenge, ChallengeEntry, ChallengeStatus, DeclineReason, Seating
@@ -280,7 +280,7 @@ def _link_seat_free(challenge: Challenge) -> bool:
 def _code_check(challenge: Challenge, player, code: str) -> None:
     """403 ``challenge_code_wrong`` unless ``code`` is the challenge's link code; wrong codes are
     throttled per player (rate ``challenge_code_player``) and per challenge (``challenge_code``) by
-    the tournaments' invite codes' mechanism (goat.web.throttling.secret_attempt): it holds the
+    the tournaments' invite codes' mechanism (goat.web.api.throttling.secret_attempt): it holds the
     guesser, never the link's rightful holders."""
     right = bool(challenge.code) and constant_time_compare(code, challenge.code or "")
     secret_attempt(guesser=("challenge_code_player", str(player.pk)), target=("challenge_code", str(challenge.pk)),

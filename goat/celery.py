@@ -1,6 +1,6 @@
 """The Celery app: ``celery -A goat worker`` and ``celery -A goat beat`` (one beat per node
 is safe: every periodic task is idempotent, and a copy that would waste work takes a short lock,
-goat.web.locks).
+goat.web.db.locks).
 
 Configured from Django settings (``CELERY_*``): the broker is ``CELERY_BROKER_URL`` — kombu's
 filesystem transport in the data directory by default (no server), Redis in production.
@@ -22,7 +22,7 @@ app.autodiscover_tasks()
 @signals.task_prerun.connect
 def _task_log_context(task_id=None, task=None, **_):
     """Log records of a task carry its task id as request id, and no game id left from the last task."""
-    from goat.web.logs import game_id_var, request_id_var
+    from goat.web.observe.logs import game_id_var, request_id_var
 
     if task is not None and task.request.is_eager:  # run inline inside a request: keep its ids
         return
@@ -47,8 +47,8 @@ def _connections_checked(task=None, **_):
 
 @signals.worker_process_shutdown.connect
 def _metrics_process_gone(pid=None, **_):
-    """A pool process exits: its live gauges go from /metrics; its counters stay (goat.web.metrics)."""
-    from goat.web.metrics import process_dead
+    """A pool process exits: its live gauges go from /metrics; its counters stay (goat.web.observe.metrics)."""
+    from goat.web.observe.metrics import process_dead
 
     process_dead(pid or os.getpid())
 
@@ -59,6 +59,6 @@ def _metrics_exporter(**_):
     compose); unset (``manage.py run``): the web's /metrics shows the worker's metrics already."""
     port = os.environ.get("GOAT_WORKER_METRICS_PORT", "").strip()
     if port:
-        from goat.web.metrics import worker_exporter_start
+        from goat.web.observe.metrics import worker_exporter_start
 
         worker_exporter_start(port=int(port))

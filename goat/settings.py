@@ -121,12 +121,12 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Outermost: when a response closes, its request's reference cycles are undone (goat.web.release).
-    "goat.web.release.ReleaseMiddleware",
+    # Outermost: when a response closes, its request's reference cycles are undone (goat.serve.request_release).
+    "goat.serve.request_release.ReleaseMiddleware",
     # Counts and times every request by URL pattern (goat_http_* on /metrics).
-    "goat.web.metrics_http.MetricsMiddleware",
+    "goat.web.observe.metrics_http.MetricsMiddleware",
     # First: every response (even one made by a middleware below) carries X-Request-ID.
-    "goat.web.logs.RequestIdMiddleware",
+    "goat.web.observe.logs.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",  # Content-Security-Policy on every response (CONTENT_SECURITY_POLICY below)
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -144,7 +144,7 @@ MIDDLEWARE = [
     # A login refused by the lockout gets its 429 answer (goat.players.lockout.lockout_response).
     "axes.middleware.AxesMiddleware",
     # Last, so it sees exceptions raised by views: /api/ errors become problem+json 500s.
-    "goat.web.problems.ProblemMiddleware",
+    "goat.web.api.problems.ProblemMiddleware",
 ]
 
 ROOT_URLCONF = "goat.urls"
@@ -199,11 +199,11 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
     # client connection's transactions may run on different server connections (docs/operations.md
     # "PgBouncer"): no server-side cursors (Django's .iterator() would open one in a transaction and
     # read it in another), no prepared statements unless asked for (PgBouncer before 1.21 cannot keep
-    # them), and goat's own session-level locks take their transaction-level form (goat.web.locks,
-    # goat.web.idempotency).
+    # them), and goat's own session-level locks take their transaction-level form (goat.web.db.locks,
+    # goat.web.api.idempotency).
     if DATABASE_POOLER == "pgbouncer":
         _db["DISABLE_SERVER_SIDE_CURSORS"] = True
-    # goat's fixed SQL texts (goat/web/rows.py fixed_cursor: the token lookup, the event store's game
+    # goat's fixed SQL texts (goat/web/db/fixed_sql.py fixed_cursor: the token lookup, the event store's game
     # load, append and stream load) are prepared once per connection; Django's own queries never are
     # (client-side binding). Behind PgBouncer they are not prepared unless DB_PREPARED_STATEMENTS=1 says
     # so (PgBouncer 1.22+ with max_prepared_statements); behind another transaction-mode pooler without
@@ -223,7 +223,7 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
         _db["CONN_HEALTH_CHECKS"] = True
 
 # DATABASE_REPLICA_URL: a PostgreSQL streaming standby of DATABASE_URL that serves the public reads
-# (goat/web/replica.py; docs/operations.md "A standby for reads"). Unset: one database, as always.
+# (goat/web/db/replica.py; docs/operations.md "A standby for reads"). Unset: one database, as always.
 DATABASE_REPLICA_URL = env_str("DATABASE_REPLICA_URL", "")
 if DATABASE_REPLICA_URL:
     _replica = dj_database_url.parse(DATABASE_REPLICA_URL)
@@ -239,7 +239,7 @@ if DATABASE_REPLICA_URL:
     # tests: the standby is the test database itself (no second test database is made)
     _replica["TEST"] = {"MIRROR": "default"}
     DATABASES["replica"] = _replica
-    DATABASE_ROUTERS = ["goat.web.replica.ReplicaRouter"]
+    DATABASE_ROUTERS = ["goat.web.db.replica.ReplicaRouter"]
 #: a standby further behind than this many seconds is not read (its reads go to the primary)
 GOAT_REPLICA_MAX_LAG_SECONDS = env_float("GOAT_REPLICA_MAX_LAG_SECONDS", 2.0)
 #: each process measures the standby's lag at most this often
@@ -259,12 +259,12 @@ if CACHE_URL:
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "goat"),
             # a Redis that is away costs a request at most this long: the throttles then count in the
-            # process (goat/web/throttling.py)
+            # process (goat/web/api/throttling.py)
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
 
-# Every rate limit counts in one store all web processes share (goat/web/rates.py): Redis when the
+# Every rate limit counts in one store all web processes share (goat/web/api/rates.py): Redis when the
 # cache is Redis, else this SQLite file (one machine; not the game database).
 GOAT_RATES_PATH = env_str("GOAT_RATES_PATH", str(GOAT_DATA_DIR / "rates.sqlite3"))
 # The keys that sign game records (goat/games/signing.py, docs/operations.md "Record signing keys"): a
@@ -302,7 +302,7 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = False  # a login to one's own account must not clear the failures of one's address
 AXES_VERBOSE = False  # no start-up banner in every process and command; failures and lockouts are still logged
 AXES_DISABLE_ACCESS_LOG = True  # failures are kept (AccessAttempt, in the admin); successes are not logged
-AXES_CLIENT_IP_CALLABLE = "goat.web.throttling.client_ip"
+AXES_CLIENT_IP_CALLABLE = "goat.web.api.throttling.client_ip"
 AXES_USERNAME_CALLABLE = "goat.players.lockout.lockout_username"
 AXES_LOCKOUT_CALLABLE = "goat.players.lockout.lockout_response"
 
@@ -378,14 +378,14 @@ if env_bool("SECURE_PROXY_SSL_HEADER", False):
 # (the default): the client address of throttles and the login lockout is the direct peer, whatever
 # X-Forwarded-For says. Behind a proxy, list it, and make it overwrite or append to that header.
 GOAT_TRUSTED_PROXIES = env_list("GOAT_TRUSTED_PROXIES", "")
-# /metrics (goat.web.metrics): readable from these addresses or networks, or with
+# /metrics (goat.web.observe.metrics): readable from these addresses or networks, or with
 # "Authorization: Bearer <GOAT_METRICS_TOKEN>" (unset: no token opens it); anyone else gets 404
 GOAT_METRICS_ALLOW = env_list("GOAT_METRICS_ALLOW", "127.0.0.1,::1")
 GOAT_METRICS_TOKEN = env_str("GOAT_METRICS_TOKEN", "")
 
 # The API takes small JSON bodies only.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
-# What the web server (goat.web.limits) lets a request hold before Django sees it: a slow or oversized
+# What the web server (goat.serve.request_limits) lets a request hold before Django sees it: a slow or oversized
 # request is refused in the event loop and never takes a thread (docs/reliability.md "Limits").
 # Request line and headers: received within GOAT_HEADER_TIMEOUT_SECONDS of the connection opening (or of
 # the previous answer on a kept-alive one), at most GOAT_MAX_HEADER_BYTES in all, at most GOAT_MAX_HEADERS
@@ -420,7 +420,7 @@ GOAT_IDEMPOTENCY_HOURS = max(24, env_int("GOAT_IDEMPOTENCY_HOURS", 48))
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 GOAT_LOG_FORMAT = env_str("GOAT_LOG_FORMAT", "plain").strip().lower()
-from goat.web.logs import logging_config as _logging_config  # noqa: E402
+from goat.web.observe.logs import logging_config as _logging_config  # noqa: E402
 
 LOGGING = _logging_config(fmt=GOAT_LOG_FORMAT, level=LOG_LEVEL)
 
@@ -429,21 +429,21 @@ LOGGING = _logging_config(fmt=GOAT_LOG_FORMAT, level=LOG_LEVEL)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an unauthenticated API call gets 401 with WWW-Authenticate: Token.
-        "goat.web.auth.TokenAuthentication",  # DRF's, its lookup as one SQL text on PostgreSQL
+        "goat.web.api.auth.TokenAuthentication",  # DRF's, its lookup as one SQL text on PostgreSQL
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
-    "DEFAULT_PARSER_CLASSES": ["goat.web.parsers.StrictJSONParser"],
-    "DEFAULT_PAGINATION_CLASS": "goat.web.pagination.Pagination",
-    "DEFAULT_SCHEMA_CLASS": "goat.web.schema.AutoSchema",  # adds the statuses every operation can answer
+    "DEFAULT_PARSER_CLASSES": ["goat.web.api.parsers.StrictJSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "goat.web.api.pagination.Pagination",
+    "DEFAULT_SCHEMA_CLASS": "goat.web.api.schema.AutoSchema",  # adds the statuses every operation can answer
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": [
-        # Counted per account, or per client address as goat.web.throttling.client_ip gives it.
-        "goat.web.throttling.AnonRateThrottle",
-        "goat.web.throttling.UserRateThrottle",
-        "goat.web.throttling.ScopedRateThrottle",
+        # Counted per account, or per client address as goat.web.api.throttling.client_ip gives it.
+        "goat.web.api.throttling.AnonRateThrottle",
+        "goat.web.api.throttling.UserRateThrottle",
+        "goat.web.api.throttling.ScopedRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("GOAT_THROTTLE_ANON", "60/min"),
@@ -463,7 +463,7 @@ REST_FRAMEWORK = {
         # the public pages (home, players, games, rules, leaderboards, tournaments), per client address
         "pages": env_str("GOAT_THROTTLE_PAGES", "300/min"),
     },
-    "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.problems' + the engine's errors
+    "EXCEPTION_HANDLER": "goat.games.problems.exception_handler",  # goat.web.api.problems' + the engine's errors
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -492,8 +492,8 @@ SPECTACULAR_SETTINGS = {
         "goat.games.api.stream_schema.streams_postprocessing_hook",  # the async stream views, outside DRF
         "tournaments.api.schema.stream_postprocessing_hook",  # the tournament stream, likewise
         "challenges.api.schema.bot_stream_postprocessing_hook",  # the bot stream, likewise
-        "goat.web.schema.strict_bodies_postprocessing_hook",  # no unknown field in a StrictSerializer's body
-        "goat.web.schema.validated_min_length_postprocessing_hook",  # lengths only a validator checks
+        "goat.web.api.schema.strict_bodies_postprocessing_hook",  # no unknown field in a StrictSerializer's body
+        "goat.web.api.schema.validated_min_length_postprocessing_hook",  # lengths only a validator checks
     ],
 }
 
@@ -502,8 +502,8 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # Embedded default: kombu's filesystem transport, no server. Web and worker share one folder.
-    # goat.web.broker writes each message atomically (kombu's own can be read half-written).
-    CELERY_BROKER_TRANSPORT = "goat.web.broker:Transport"
+    # goat.serve.filesystem_broker writes each message atomically (kombu's own can be read half-written).
+    CELERY_BROKER_TRANSPORT = "goat.serve.filesystem_broker:Transport"
     _broker_dir = GOAT_DATA_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),

@@ -7,10 +7,10 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from challenges.urls import api_urlpatterns as challenges_api
-from goat.web import problems
-from goat.web.health import HealthView
-from goat.web.metrics_http import metrics_view
-from goat.web.throttling import pages_limited
+from goat.web.api import problems
+from goat.web.api.throttling import pages_limited
+from goat.web.observe.health import HealthView
+from goat.web.observe.metrics_http import metrics_view
 from pages import urls as pages_urls
 from ratings.urls import api_urlpatterns as ratings_api
 from ratings.urls import page_urlpatterns as ratings_pages
@@ -38,13 +38,13 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The language switch of every page: POST language (and next) to /i18n/setlang/ (Django's set_language).
     path("i18n/", include("django.conf.urls.i18n")),
-    # the public pages, each under the ``pages`` rate per client address (goat.web.throttling.page_limited)
+    # the public pages, each under the ``pages`` rate per client address (goat.web.api.throttling.page_limited)
     path("", include(pages_limited(ratings_pages))),  # leaderboards/
     path("", include(pages_limited(tournaments_pages))),  # tournaments/, tournaments/<id>/
     path("", include(pages_limited(pages_urls.urlpatterns))),  # /, players/<username>/, games/<id>/, rules/
     path("", include("play.urls")),  # the play page: play/, play/<id>/, play/sign{in,up,out}/
 ]
 
-handler400 = "goat.web.problems.handler400"
-handler404 = "goat.web.problems.handler404"
-handler500 = "goat.web.problems.handler500"
+handler400 = "goat.web.api.problems.handler400"
+handler404 = "goat.web.api.problems.handler404"
+handler500 = "goat.web.api.problems.handler500"

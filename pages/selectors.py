@@ -12,6 +12,7 @@ from goat.games import records, verification
 from goat.games import selectors as games
 from goat.games import table as tables
 from goat.games.models import Game
+from goat.games.viewer import Viewer
 from ratings import selectors as ratings
 from tournaments import selectors as tournaments
 from tournaments.models import TournamentStatus
@@ -90,9 +91,9 @@ def game(*, game: Game, user) -> dict[str, Any]:
     (goat.games.table.table_model: the line, the notes, the result, the scoresheet, as the play page
     and the admin draw them) and the tournament table it belongs to."""
     state = games.game_state(game=game)
-    seat = games.viewer_seat(game, user)
-    view = games.game_view(game=game, state=state, seat=seat)
-    model = tables.table_model(game=game, user=user, state=state, view=view, seat=seat)
+    viewer = Viewer.of(game, user)
+    view = games.game_view(game=game, state=state, seat=viewer.seat)
+    model = tables.table_model(game=game, viewer=viewer, state=state, view=view)
     seats = [{**s, "client_seed": state.client_seeds[s["seat"]] if s["seat"] < len(state.client_seeds) else None}
              for s in model["seats"]]
     return {

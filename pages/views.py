@@ -14,10 +14,10 @@ from goat.games import analysis
 from goat.games import selectors as games
 from goat.games import table as tables
 from goat.players import services as players
+from goat.web.api.throttling import throttle_wait
+from goat.web.db.replica import public_read
 from goat.web.errors import ServiceError
-from goat.web.pager import page_of, pager_links
-from goat.web.replica import public_read
-from goat.web.throttling import throttle_wait
+from goat.web.site_paging import page_of, pager_links
 from tournaments import selectors as tournaments
 
 from . import rules, selectors

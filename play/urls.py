@@ -4,13 +4,13 @@ from django.urls import path
 
 from goat.web import converters  # noqa: F401 - registers <id:...>
 
-from . import challenges, views
+from . import views
 
 urlpatterns = [
     path("play/", views.play_page, name="page-play"),
     path("play/<id:game_id>/", views.play_page, name="page-play-table"),
     path("play/<id:game_id>/table/", views.play_table, name="play-table-model"),
-    path("play/c/<str:code>/", challenges.challenge_link, name="play-challenge-link"),
+    path("play/c/<str:code>/", views.challenge_link, name="play-challenge-link"),
     path("play/signin/", views.signin, name="play-signin"),
     path("play/signup/", views.signup, name="play-signup"),
     path("play/signout/", views.signout, name="play-signout"),

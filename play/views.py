@@ -24,8 +24,11 @@ from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from challenges import selectors as challenge_selectors
+from challenges import services as challenges
+from challenges.models import ChallengeStatus
 from goat.engine import status as engine_status
 from goat.engine.computer import DEFAULT_LEVEL, LEVELS
 from goat.engine.rulesets import (
@@ -44,10 +47,10 @@ from goat.games.table import table_model, tile_set
 from goat.games.words import game_status, ruleset
 from goat.players import services as players
 from goat.web import timezones
+from goat.web.api.throttling import throttle_wait
 from goat.web.errors import ServiceError
-from goat.web.throttling import throttle_wait
 
-from . import challenges
+from . import page_challenges
 
 #: games shown in each list of the lobby (the script pages on through the API)
 LOBBY_SIZE = 20
@@ -130,7 +133,7 @@ def _script_strings() -> dict[str, str]:
         "resign_confirm": _("Resign this game?"), "game": _("Game #%(game)s"),
         "move_time": _("%(seconds)s s a move"), "no_clock": _("no clock"),
         "player_url": reverse("page-player", args=[PLAYER_PLACEHOLDER]),  # a name's page: the script puts it in
-        # stored values (statuses, rulesets, how a game ended) in the words of every page (goat.web.words)
+        # stored values (statuses, rulesets, how a game ended) in the words of every page (goat.games.words)
         **{f"status_{status}": game_status(status) for status in GameStatus.values},
         **{f"ruleset_{name}": ruleset(name) for name in RULESETS},
     }
@@ -164,8 +167,8 @@ def page(request: HttpRequest, *, game_id: int | None = None, table: dict[str, A
             "computer_levels": computer_levels(),
             "move_times": MOVE_TIMES,
             "default_move_time": PRESETS[DEFAULT_RULESET]["move_time"],
-            "strings": {**_script_strings(), **challenges.challenge_strings()},
-            **challenges.challenge_context(request, game_id),
+            "strings": {**_script_strings(), **page_challenges.challenge_strings()},
+            **page_challenges.challenge_context(request, game_id),
             "tile_set": tile_set() if game_id is not None else (),
         })
     return render(request, "play/play.html", context, status=status)
@@ -276,3 +279,43 @@ def settings_save(request: HttpRequest) -> HttpResponse:
 def signout(request: HttpRequest) -> HttpResponse:
     logout(request)
     return redirect("page-play")
+
+
+@require_http_methods(["GET", "POST"])
+@ensure_csrf_cookie
+def challenge_link(request: HttpRequest, code: str) -> HttpResponse:
+    """The link of an open challenge, ``/play/c/<code>/``: whoever opens it and signs in takes a seat
+    by pressing "Accept" (a form POST to this page: ``challenges.services.challenge_accept`` with the
+    code); once every seat is taken the game starts and the page goes to its table. Every lookup of a
+    code counts on the player's wrong-code rate, as the API's accept does, so codes cannot be guessed
+    through this page either."""
+    if not request.user.is_authenticated:
+        return page(request, notice=_("Sign in, or sign up, to take your seat at this table."))
+    try:
+        challenge = challenges.challenge_by_code(code=code, player=request.user)
+    except ServiceError as exc:
+        response = page(request, status=exc.status, notice=exc.detail)
+        for name, value in exc.headers.items():
+            response[name] = value
+        return response
+    if challenge is None:
+        raise Http404("No challenge with that code.")
+    error = ""
+    if request.method == "POST":
+        try:
+            challenge = challenges.challenge_accept(challenge_id=challenge.pk, player=request.user, code=code)
+        except ServiceError as exc:
+            error = exc.detail
+        else:
+            challenge.refresh_from_db()
+    if challenge.game_id is not None and (challenge.challenger_id == request.user.pk
+                                          or challenge.entries.filter(player=request.user).exists()):
+        return redirect("page-play-table", challenge.game_id)
+    view = challenge_selectors.challenge_view(challenge_selectors.challenges_listed().get(pk=challenge.pk),
+                                              request.user)
+    joined = request.user.pk == challenge.challenger_id or any(o["player"] == request.user.get_username()
+                                                               for o in view["opponents"])
+    return render(request, "play/challenge_link.html", {
+        "challenge": view, "joined": joined, "error": error, "open": view["status"] == ChallengeStatus.OPEN,
+        "free": challenge.seats - 1 - len(view["opponents"]),
+    }, status=409 if error else 200)

@@ -36,7 +36,7 @@ class RatingEntryAdmin(RulesetWords, ReadOnlyAdmin):
 
     @admin.display(description=gettext_lazy("seat"), ordering="seat")
     def seat_number(self, entry) -> str:
-        """The seat as people count it, from 1 (goat.web.words.seat)."""
+        """The seat as people count it, from 1 (goat.games.words.seat)."""
         return words.seat(entry.seat)
     list_filter = ["reason", RULESET_FILTER]
     search_fields = ["player__username"]

@@ -11,10 +11,10 @@ from rest_framework.response import Response
 from goat.engine import RULESETS
 from goat.engine.rulesets import DEFAULT_RULESET
 from goat.players import services as players
-from goat.web.pagination import Pagination
-from goat.web.problems import problem_example, problem_responses
-from goat.web.replica import PublicReadView
-from goat.web.schema import UNAUTHENTICATED
+from goat.web.api.pagination import Pagination
+from goat.web.api.problems import problem_example, problem_responses
+from goat.web.api.schema import UNAUTHENTICATED
+from goat.web.db.replica import PublicReadView
 
 from . import selectors
 from .models import LeaderboardRow, RatingEntry, RatingReason, SkillRating

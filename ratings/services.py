@@ -26,6 +26,7 @@ from .chips import (
     chips_stake_for_seat,
     chips_stakes_rebuild,
 )
+from .errors import RatingError
 from .leaderboards import leaderboards_project, leaderboards_recount
 from .models import (
     REASONS,
@@ -65,6 +66,8 @@ def ledger_project(ended: EndedGame) -> None:
 def ratings_register() -> None:
     """Register the ratings projections and connect the ante's receivers (RatingsConfig.ready)."""
     signals.seat_taking.connect(chips_stake_for_seat, sender=Game, dispatch_uid="ratings_chips_stake")
+    signals.SEAT_REFUSALS.add(RatingError.INSUFFICIENT_CHIPS)
+    signals.RETURN_REFUSALS.add(RatingError.LEFT_GAME)
     signals.seat_freed.connect(chips_refund_for_seat, sender=Game, dispatch_uid="ratings_chips_refund")
     projections.register(LEDGER, ledger_project, order=10)
     projections.register(CHIPS, chips_project, order=20)

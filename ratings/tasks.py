@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
-from goat.web import locks
+from goat.web.db import locks
 
 from . import leaderboards, services
 

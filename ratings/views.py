@@ -8,8 +8,8 @@ from django.shortcuts import render
 from goat.engine import RULESETS
 from goat.engine.rulesets import DEFAULT_RULESET
 from goat.players import services as players
-from goat.web.pager import PAGE_SIZE, page_of, pager_links
-from goat.web.replica import public_read
+from goat.web.db.replica import public_read
+from goat.web.site_paging import PAGE_SIZE, page_of, pager_links
 
 from . import selectors as boards
 from .leaderboards import PERIODS

@@ -80,9 +80,9 @@ def _rates_path(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def _clear_cache():
-    """Throttle counters live in the rate store (goat.web.rates), idempotency locks in the cache:
+    """Throttle counters live in the rate store (goat.web.api.rates), idempotency locks in the cache:
     start every test with none."""
-    from goat.web.rates import rates_clear
+    from goat.web.api.rates import rates_clear
 
     cache.clear()
     rates_clear()

@@ -23,6 +23,12 @@ def test_the_bench_runs_and_reports_its_figures(tmp_path):
     for key in ("assisted_detected", "honest_flagged_assistance", "colluding_pairs_detected", "honest_pairs_flagged"):
         assert set(figures[key]) == {"flagged", "of", "rate", "interval"}, key
     assert figures["colluding_pairs_detected"]["of"] == 1 and figures["assisted_detected"]["of"] == 1
+    assert set(figures["assistance_errors"]) == {"spread_median", "noise_median"}
+    assert set(figures["ordinals"]) == {"random", "greedy", "strong", "assisted", "colluder"}
+    for key in ("against_honest_only", "against_strong_only"):
+        assert figures[key]["assisted_detected"]["of"] == 1 and len(figures[key]["assisted_scores"]) == 1, key
+    assert figures["against_honest_only"]["reference_flagged"]["of"] == 3
+    assert figures["against_strong_only"]["reference_flagged"]["of"] == 1
 
 
 def test_tables_seat_everyone_once_a_round():

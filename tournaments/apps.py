@@ -10,7 +10,7 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         from goat.games.filters import game_filter_register
-        from goat.web.query import IntegerFilter
+        from goat.web.api.query import IntegerFilter
 
         from . import errors  # noqa: F401 (declares the tournaments' error codes)
 

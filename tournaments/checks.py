@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from goat.engine import RULESETS
 from goat.games.api.serializers import options_schema
-from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
+from goat.web.api.fields import StrictCharField, StrictIntegerField, StrictSerializer
 
 from .models import TournamentFormat
 

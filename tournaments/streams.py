@@ -35,8 +35,8 @@ from django.http import HttpRequest, HttpResponse
 from rest_framework.utils.encoders import JSONEncoder
 
 from goat.live import fanout, streaming
+from goat.web.api.pagination import Pagination
 from goat.web.errors import ServiceError, WebError
-from goat.web.pagination import Pagination
 
 from . import selectors, services
 from .models import TournamentStatus

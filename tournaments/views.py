@@ -11,8 +11,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from goat.engine.status import RUNNING
-from goat.web.pager import frame, page_of, pager_links
-from goat.web.replica import public_read
+from goat.web.db.replica import public_read
+from goat.web.site_paging import frame, page_of, pager_links
 
 from . import selectors
 from .models import TournamentFormat, TournamentStatus

@@ -7,8 +7,11 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 
 from goat.games.api.examples import GAME_EXAMPLE
 from goat.games.api.stream_schema import stream_operation
-from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import (
+from goat.games.errors import GameError, RulesRefusal
+from goat.games.signals import SEAT_REFUSALS
+from goat.players.errors import PlayerError
+from goat.web.api.problems import problem_example, problem_responses
+from goat.web.api.schema import (
     COMMON_PROBLEMS,
     ID_SCHEMA,
     IDEMPOTENCY_KEY,
@@ -16,9 +19,12 @@ from goat.web.schema import (
     KEY_REUSED,
     THROTTLED,
     UNAUTHENTICATED,
+    raises,
 )
+from goat.web.errors import WebError
 
 from .. import bots, selectors, services
+from ..errors import ChallengeError
 from .serializers import (
     BotSerializer,
     BotUpgradeSerializer,
@@ -86,6 +92,10 @@ challenges_create = extend_schema(
         problem_example(409, "too_many_challenges", services.TOO_MANY_OUT.format(limit=10)),
         UNAUTHENTICATED, KEY_REUSED, IN_PROGRESS, THROTTLED,
     ],
+    extensions=raises((PlayerError.COMPUTER_PLAYER, 403), (PlayerError.COMPUTER_PLAYER, 422), GameError.NOT_SEATED,
+                      RulesRefusal.INVALID_OPTIONS, ChallengeError.UNKNOWN_PLAYER, ChallengeError.CANNOT_CHALLENGE_SELF,
+                      ChallengeError.ACCOUNT_CLOSED, ChallengeError.TOO_MANY_OPPONENTS,
+                      ChallengeError.BOT_DECLINES_RULESET, ChallengeError.TOO_MANY_CHALLENGES),
     tags=["challenges"],
 )
 
@@ -132,6 +142,9 @@ challenges_accept = extend_schema(
         problem_example(422, "cannot_challenge_self", services.SELF),
         UNAUTHENTICATED, NOT_FOUND, THROTTLED,
     ],
+    extensions=raises(ChallengeError.CHALLENGE_CODE_WRONG, ChallengeError.CHALLENGE_EXPIRED,
+                      ChallengeError.CHALLENGE_NOT_OPEN, ChallengeError.CHALLENGE_FULL,
+                      ChallengeError.CANNOT_CHALLENGE_SELF, ChallengeError.BOT_DECLINES_RULESET, SEAT_REFUSALS),
     tags=["challenges"],
 )
 
@@ -149,6 +162,7 @@ challenges_decline = extend_schema(
         problem_example(403, "permission_denied", services.NOT_NAMED),
         NOT_OPEN, EXPIRED, UNAUTHENTICATED, NOT_FOUND, THROTTLED,
     ],
+    extensions=raises(ChallengeError.CHALLENGE_EXPIRED, ChallengeError.CHALLENGE_NOT_OPEN),
     tags=["challenges"],
 )
 
@@ -165,6 +179,7 @@ challenges_cancel = extend_schema(
         problem_example(403, "permission_denied", services.NOT_CHALLENGER),
         NOT_OPEN, EXPIRED, UNAUTHENTICATED, NOT_FOUND, THROTTLED,
     ],
+    extensions=raises(ChallengeError.CHALLENGE_EXPIRED, ChallengeError.CHALLENGE_NOT_OPEN),
     tags=["challenges"],
 )
 
@@ -187,6 +202,7 @@ bot_upgrade = extend_schema(
         problem_example(409, "account_has_games", bots.HAS_GAMES),
         UNAUTHENTICATED, THROTTLED,
     ],
+    extensions=raises(PlayerError.COMPUTER_PLAYER, ChallengeError.ACCOUNT_HAS_GAMES),
     tags=["bots"],
 )
 
@@ -204,7 +220,8 @@ def bot_stream_postprocessing_hook(result, generator, request, public):
              403: "`not_a_bot`: the account is not a bot's (POST /api/bot/account/upgrade/ first).",
              429: "`too_many_streams`: this token holds the limit of open streams (Retry-After says when to try "
                   "again)."},
-        ["challenge", "game_start", "game_finish"], False)
+        ["challenge", "game_start", "game_finish"], False,
+        codes=(ChallengeError.NOT_A_BOT, WebError.TOO_MANY_STREAMS))
     del operation["get"]["responses"]["200"]["content"]["text/event-stream"]
     operation["get"]["tags"] = ["bots"]
     result.setdefault("paths", {})["/api/bot/stream/events/"] = operation

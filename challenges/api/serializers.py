@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from goat.engine.rulesets import MAX_SEATS, MIN_SEATS, RULESETS
 from goat.games.api.serializers import OptionsField, RulesetField
-from goat.web.fields import (
+from goat.web.api.fields import (
     FlatListField,
     StrictBooleanField,
     StrictCharField,

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.players.services import player_is_bot
-from goat.web.idempotency import idempotent
-from goat.web.throttling import UserRateThrottle
+from goat.web.api.idempotency import idempotent
+from goat.web.api.throttling import UserRateThrottle
 
 from .. import bots, selectors, services
 from ..models import Challenge

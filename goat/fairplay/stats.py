@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 from goat.engine.fold import Fold, evolve
@@ -152,6 +153,10 @@ class AssistanceFinding:
     #: the player's mean grade, and the band's at decisions of the same difficulty as the player's
     grade: float = 0.0
     population_grade: float = 0.0
+    #: the score's two standard errors, in grades: how much the band's players differ beyond chance
+    #: (``tau``) and the player's own sampling error (the score is the excess over both combined)
+    spread: float = 0.0
+    noise: float = 0.0
 
 
 def _population(others: Sequence[Quality]) -> tuple[float, float, float, float, float]:
@@ -189,10 +194,11 @@ def _grade_excess(mine: Quality, mean: Mapping[int, float], var: Mapping[int, fl
     return excess / n, variance / (n * n), int(n)
 
 
-def grade_score(mine: Quality, others: Sequence[Quality]) -> tuple[float, float, float]:
-    """``(score, mean grade, the population's mean grade at the same decisions)``: the player's mean
-    grade against the population's at decisions of the same difficulty class, in standard errors that
-    count how much honest players differ beyond chance (``tau``)."""
+def grade_score(mine: Quality, others: Sequence[Quality]) -> tuple[float, float, float, float, float]:
+    """``(score, mean grade, the population's mean grade at the same decisions, tau, the player's
+    sampling error)``: the player's mean grade against the population's at decisions of the same
+    difficulty class, in standard errors that count how much honest players differ beyond chance
+    (``tau``)."""
     pooled: dict[int, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for q in others:
         for cls, row in q.grades.items():
@@ -202,23 +208,70 @@ def grade_score(mine: Quality, others: Sequence[Quality]) -> tuple[float, float,
     var = {cls: max(1e-6, sq / count - mean[cls] ** 2) for cls, (count, _, sq) in pooled.items() if count}
     excess, variance, n = _grade_excess(mine, mean, var)
     if not n:
-        return 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0, 0.0
     rows = []
     for q in others:
         if q.decisions >= BAND_MIN_DECISIONS:
             e, v, _ = _grade_excess(q, mean, var)
             rows.append((e, v))
     expected = sum(mine.grades[cls][0] * mean[cls] for cls in mine.grades if cls in mean) / n
-    return excess / math.sqrt(_tau(rows) + variance), expected + excess, expected
+    tau = _tau(rows)
+    k = len(rows)
+    if k < 2:
+        return excess / math.sqrt(tau + variance), expected + excess, expected, math.sqrt(tau), math.sqrt(variance)
+    # a new draw from the band, predicted from k others: its own error, the centre's error, and tau
+    # estimated from k players (Student's t with k - 1 degrees of freedom), put on the normal scale
+    spread = tau + variance + (tau + sum(v for _, v in rows) / k) / k
+    score = t_as_normal(excess / math.sqrt(spread), k - 1)
+    return score, expected + excess, expected, math.sqrt(tau), math.sqrt(variance)
 
 
-def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any]) -> list[AssistanceFinding]:
+def t_as_normal(t: float, df: int) -> float:
+    """The standard normal score with the same one-sided probability as Student's ``t`` at ``df``
+    degrees of freedom (so one threshold, ``ASSIST_Z``, serves every band size)."""
+    x = df / (df + t * t)
+    tail = 0.5 * _betainc(df / 2, 0.5, x)  # P(T > |t|)
+    p = 1.0 - tail if t > 0 else tail
+    return NormalDist().inv_cdf(min(max(p, 1e-15), 1 - 1e-15))
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b) (its continued fraction, Lentz's method)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - _betainc(b, a, 1.0 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)) / a
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 300):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-14:
+            break
+    return front * f
+
+
+def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any],
+               reference: Collection[str] | None = None) -> list[AssistanceFinding]:
     """A finding per player with decisions, against the other players of their group (ruleset and
     rating band; the ruleset's players when the band has too few). ``group_of[player]`` is
-    ``(ruleset, band)``."""
+    ``(ruleset, band)``. ``reference``: the players who may make up a population (all of them when
+    not given), e.g. without accounts known to have cheated; every player gets a finding either way."""
     by_group: dict[Any, list[str]] = defaultdict(list)
     by_ruleset: dict[Any, list[str]] = defaultdict(list)
     for player in players:
+        if reference is not None and player not in reference:
+            continue
         by_group[group_of[player]].append(player)
         by_ruleset[group_of[player][0]].append(player)
     findings = []
@@ -236,12 +289,12 @@ def assistance(players: Mapping[str, Quality], group_of: Mapping[str, Any]) -> l
         n = mine.decisions
         z_best = (mine.best_share - p0) / math.sqrt(tau_b + max(p0 * (1 - p0), 1e-6) / n)
         z_loss = (m0 - mine.average_loss) / math.sqrt(tau_l + s0 * s0 / n)
-        score, grade_mean, expected = grade_score(mine, others)
+        score, grade_mean, expected, spread, noise = grade_score(mine, others)
         findings.append(AssistanceFinding(
             player, group, n, len(mine.games), round(mine.average_loss, 3), round(mine.best_share, 4), round(m0, 3),
             round(p0, 4), len(others), round(z_best, 2), round(z_loss, 2), round(score, 2),
             round(confidence(score), 4), n >= ASSIST_MIN_DECISIONS and score >= ASSIST_Z,
-            round(grade_mean, 3), round(expected, 3)))
+            round(grade_mean, 3), round(expected, 3), round(spread, 4), round(noise, 4)))
     return findings
 
 

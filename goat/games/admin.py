@@ -12,7 +12,7 @@
 * ``GameEventAdmin`` and ``HiddenInfoViewAdmin`` are read-only lists.
 
 Hidden information of a RUNNING game (hands, bazaar) is shown only to those who see it unredacted
-(``selectors.sees_everything``: an auditor who holds no seat at the game), and that is recorded
+(``Viewer.sees_everything``, goat.games.viewer: an auditor who holds no seat at the game), and that is recorded
 (goat.games.audit).
 """
 
@@ -33,10 +33,11 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 from goat.games import access, audit, selectors, words
 from goat.games.models import Game, GameEvent, GameStatus, HiddenInfoView, Seat
 from goat.games.table import game_scoresheet, replay_model
+from goat.games.viewer import Viewer
 from goat.games.words import word
 from goat.web.admin_site import coded_column, coded_filter
+from goat.web.api.query import ascii_whole_number
 from goat.web.csvfiles import csv_writer
-from goat.web.query import ascii_whole_number
 
 EVENTS_PER_PAGE = 50
 
@@ -50,9 +51,9 @@ SEATED = gettext_lazy(
 
 
 def _require_unredacted(request, game: Game) -> None:
-    """A running game's hidden information only for those who see it unredacted (selectors.sees_everything:
+    """A running game's hidden information only for those who see it unredacted (Viewer.sees_everything:
     an auditor without a seat at it; superusers included)."""
-    if game.status == GameStatus.RUNNING and not selectors.sees_everything(game, request.user):
+    if game.status == GameStatus.RUNNING and not Viewer.of(game, request.user).sees_everything(game):
         raise PermissionDenied(SEATED)
 
 
@@ -233,7 +234,7 @@ class GameAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def _audit_context(self, request, game: Game) -> dict:
         can_audit = access.may_audit(request.user)
-        can_reveal = game.status == GameStatus.RUNNING and selectors.sees_everything(game, request.user)
+        can_reveal = game.status == GameStatus.RUNNING and Viewer.of(game, request.user).sees_everything(game)
         reveal = can_reveal and request.GET.get("hidden") == "1"
         if reveal:
             audit.audit_record_hidden_view(user=request.user, game=game, what="admin_event_log")

@@ -20,6 +20,6 @@ class GoatConfig(AppConfig):
             tasks,  # noqa: F401 (registers the tasks with the Celery app)
         )
         from goat.games.gauges import games_gauges
-        from goat.web.metrics import scrape_register
+        from goat.web.observe.metrics import scrape_register
 
         scrape_register(games_gauges)  # /metrics: overdue clocks, projection backlog

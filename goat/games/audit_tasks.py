@@ -11,7 +11,7 @@ import logging
 from celery import shared_task
 
 from goat.games import audit
-from goat.web import locks
+from goat.web.db import locks
 
 logger = logging.getLogger(__name__)
 

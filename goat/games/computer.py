@@ -31,8 +31,9 @@ from collections.abc import Callable, Iterable
 from goat.engine import computer as players
 from goat.games import selectors, services
 from goat.games.models import Game, GameStatus, Seat
-from goat.web import metrics
+from goat.games.viewer import Viewer
 from goat.web.errors import ServiceError
+from goat.web.observe import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ def seat_move(*, game: Game, player, level: str, rng: random.Random, computer: b
     view = selectors.game_view(game=game, state=state, seat=seat)
     if not view["legal_moves"]:
         return None
-    events = selectors.events_for(game=game, user=player, seat=seat)
+    events = selectors.events_for(game=game, viewer=Viewer.seated(seat))
     tile, end = players.choose(players.seat_view(view, events), level, rng)
     try:
         services.game_play_tile(game_id=game.pk, player=player, tile=tile, end=end,

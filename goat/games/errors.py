@@ -82,6 +82,12 @@ class RulesRefusal:
     WRONG_SEQ = ErrorCode("wrong_seq", 422, pgettext_lazy("problem title", "Wrong seq"))
 
 
+#: the engine's refusals of a play (goat.engine.moves): the game is not running, not the seat's turn, or the
+#: tile or end is not one the rules allow
+PLAY_REFUSALS = (RulesRefusal.GAME_NOT_RUNNING, RulesRefusal.NOT_YOUR_TURN, RulesRefusal.INVALID_TILE,
+                 RulesRefusal.TILE_NOT_IN_HAND, RulesRefusal.INVALID_END, RulesRefusal.MUST_LEAD_WITH,
+                 RulesRefusal.END_REQUIRED, RulesRefusal.TILE_DOES_NOT_FIT)
+
 #: the engine's refusals of a command's precondition, answered by a service as its own refusals with their
 #: status: the caller holds no seat (403), the game is past joining and leaving (409), or it is not running
 #: (422; the tournaments' withdrawal tells a game that ended meanwhile by it), or a join chose a seat

@@ -28,10 +28,10 @@ from goat.engine.errors import StateFormatError
 from goat.engine.rules import evolve_all
 from goat.engine.state import GameState
 from goat.games.models import Game, GameEvent, Seat
+from goat.web.db.fixed_sql import convert as _convert
+from goat.web.db.fixed_sql import converters as _converters
+from goat.web.db.fixed_sql import fetch as _fetch
 from goat.web.errors import ServiceError
-from goat.web.rows import convert as _convert
-from goat.web.rows import converters as _converters
-from goat.web.rows import fetch as _fetch
 
 GENESIS_HASH = "0" * 64
 
@@ -102,8 +102,8 @@ class LoadedGame:
 
 # --- SQL ----------------------------------------------------------------------------------------
 #
-# The store's statements are fixed texts sent through one function, ``_fetch`` (goat.web.rows.fetch):
-# on PostgreSQL over goat.web.rows.fixed_cursor (server-side binding, prepared once per connection,
+# The store's statements are fixed texts sent through one function, ``_fetch`` (goat.web.db.fixed_sql.fetch):
+# on PostgreSQL over goat.web.db.fixed_sql.fixed_cursor (server-side binding, prepared once per connection,
 # rows in binary where asked: numbers and ``at`` through psycopg's C loaders), elsewhere over
 # Django's cursor. That is the whole PostgreSQL/SQLite difference of a load; the append differs only
 # in how the batch is written with its head, one recorder class per database (``PostgresRecorder``: one
@@ -288,7 +288,7 @@ def events_load(*, game_id: int, after: int = 0, upto: int | None = None) -> lis
     # json.loads of their texts joined into an array (a call per row is a large share of a row's cost).
     # Not in Django's SQL log; a broken transaction still raises as through
     # Django's cursor.
-    # a public read's stream comes from where its game row did (the standby: goat.web.replica)
+    # a public read's stream comes from where its game row did (the standby: goat.web.db.replica)
     rows = _fetch(_SELECT, [game_id, after, upto], binary=True, using=router.db_for_read(GameEvent))
     datas = json.loads("[" + ",".join([row[4] for row in rows]) + "]")
     converters = _at_converters(connection.vendor)

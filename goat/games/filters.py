@@ -11,7 +11,7 @@ import django_filters
 from goat.engine.rulesets import RULESETS
 from goat.games import selectors
 from goat.games.models import Game, GameStatus
-from goat.web.query import StrictBooleanFilter
+from goat.web.api.query import StrictBooleanFilter
 
 
 class GameFilter(django_filters.FilterSet):

@@ -1,4 +1,4 @@
-"""The API's exception handler (DRF ``EXCEPTION_HANDLER``): goat.web.problems', with the engine's
+"""The API's exception handler (DRF ``EXCEPTION_HANDLER``): goat.web.api.problems', with the engine's
 refusals as problem details.
 
 The games app owns the engine's errors: their HTTP status is declared once, in goat.games.errors
@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from goat.engine.errors import RulesError
 from goat.games.errors import refusal
 from goat.games.rules_texts import rules_detail
-from goat.web import problems
+from goat.web.api import problems
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -4,8 +4,9 @@ While a game runs a player sees their own hand, the counts of the others' hands 
 and in the event log another seat's hand and drawn tiles are replaced (docs/api.md "Events and what is hidden"). Once
 the game has ended nothing is hidden. Auditors (the ``goat.audit_game`` permission; superusers have
 every permission) see everything too, except in a running game where they hold a seat: there they
-see what any player sees (docs/api.md). ``sees_everything`` is that rule, for the API,
-the streams and the admin alike.
+see what any player sees (docs/api.md). Who looks is a ``Viewer`` (goat.games.viewer: a seat, a
+spectator or an auditor), resolved once per request and handed to the reads here; its
+``sees_everything`` is that rule, for the API, the streams and the admin alike.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from goat.games import access, eventstore
 from goat.games.eventstore import LoadedGame, StoredEvent
 from goat.games.models import Game, Seat
 from goat.games.shapes import GameSummarySerializer
-from goat.web import replica
+from goat.games.viewer import Viewer
+from goat.web.db import replica
 from goat.web.errors import WebError
 
 GAME_NOT_FOUND = gettext_lazy("No game with that id.")
@@ -36,7 +38,7 @@ def game_get(*, game_id: int, viewer=None) -> Game:
     """The game row (head and read model); 404 ``not_found`` if there is none, or if it is a private
     table's game that has not ended and ``viewer`` (given: the caller) may not see it (``game_visible``).
 
-    In a public read (goat.web.replica) a game that has not ended on the standby is read again on the
+    In a public read (goat.web.db.replica) a game that has not ended on the standby is read again on the
     primary, and so is the rest of the request: a running game is always shown as the primary has it
     (an ended game cannot change, so the standby's copy of it is the primary's). So is one the standby
     does not have yet."""
@@ -96,36 +98,13 @@ def games_open(queryset: QuerySet[Game] | None = None, *, user) -> QuerySet[Game
     return queryset
 
 
-def viewer_seat(game: Game, user) -> int | None:
-    """``user``'s seat at ``game`` (None: not seated)."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return None
-    return Seat.objects.filter(game=game, player=user).values_list("seat", flat=True).first()
-
-
 #: the permission that lets a user see hidden information (goat.games.access)
 AUDIT_PERMISSION = access.AUDIT_PERMISSION
 
 
-def sees_everything(game: Game, user, seat: int | None | object = ...) -> bool:
-    """Whether ``user`` sees ``game`` unredacted: once it has ended, everyone; before, an auditor who
-    holds no seat at it (``seat``: the user's seat when the caller knows it)."""
-    if game.ended:
-        return True
-    if user is None or not getattr(user, "is_authenticated", False):
-        return False
-    if seat is not ... and seat is not None:
-        return False  # a seated player sees their seat's view, auditor or not (and needs no permission query)
-    if not access.may_audit(user):
-        return False
-    if seat is ...:
-        seat = viewer_seat(game, user)
-    return seat is None
-
-
-def game_view_for(*, game: Game, user) -> dict[str, Any]:
-    """The game view of ``game`` for ``user`` (their seat's view, or a spectator's)."""
-    return game_view(game=game, state=game_state(game=game), seat=viewer_seat(game, user))
+def game_view_for(*, game: Game, viewer: Viewer) -> dict[str, Any]:
+    """The game view of ``game`` for ``viewer`` (their seat's view, or a spectator's)."""
+    return game_view(game=game, state=game_state(game=game), seat=viewer.seat)
 
 
 def loaded_view(loaded: LoadedGame) -> dict[str, Any]:
@@ -219,8 +198,8 @@ def stream_view(public: dict[str, Any], own: dict[str, Any] | None) -> dict[str,
 
 def command_view(loaded: LoadedGame, stored: list[StoredEvent], *, user
                  ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A command's answer to ``user``, who holds ``loaded.seat`` (None: no seat): the game view and the
-    command's events, redacted for them. From the update the command built for the streams
+    """A command's answer to ``user``, who holds ``loaded.seat`` (None: no seat; the viewer is resolved from
+    it): the game view and the command's events, redacted for them. From the update the command built for the streams
     (``loaded.update``) when it has one, so the view and the redaction are made once for both; else
     read as any view is."""
     if loaded.update is not None and loaded.seat is not None:  # a seat's part: what game_view gives that seat
@@ -228,7 +207,7 @@ def command_view(loaded: LoadedGame, stored: list[StoredEvent], *, user
         mine = own[loaded.seat]
         return stream_view(public["game"], mine), mine["events"]
     return (loaded_view(loaded),
-            redact_events(stored, game=loaded.game, user=user, seat=loaded.seat))
+            redact_events(stored, game=loaded.game, viewer=Viewer.at(loaded.game, user, loaded.seat)))
 
 
 def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
@@ -249,22 +228,17 @@ def event_log(*, game: Game) -> list[dict[str, Any]]:
     return [eventstore.event_dict(e) for e in eventstore.events_load(game_id=game.pk)]
 
 
-def events_for(*, game: Game, user, after: int = 0, seat: int | None | object = ...) -> list[dict[str, Any]]:
-    """The stream after ``after``, redacted for ``user`` (whose ``seat`` may be passed when known)."""
-    return redact_events(eventstore.events_load(game_id=game.pk, after=after), game=game, user=user, seat=seat)
+def events_for(*, game: Game, viewer: Viewer, after: int = 0) -> list[dict[str, Any]]:
+    """The stream after ``after``, redacted for ``viewer``."""
+    return redact_events(eventstore.events_load(game_id=game.pk, after=after), game=game, viewer=viewer)
 
 
-def redact_events(events: list[StoredEvent], *, game: Game, user, seat: int | None | object = ...
-                  ) -> list[dict[str, Any]]:
-    """Stored events, shaped and redacted for ``user`` (whose ``seat`` may be passed when known)."""
+def redact_events(events: list[StoredEvent], *, game: Game, viewer: Viewer) -> list[dict[str, Any]]:
+    """Stored events, shaped and redacted for ``viewer``."""
     dicts = [eventstore.event_dict(e) for e in events]
-    if game.ended:
+    if viewer.sees_everything(game):
         return dicts
-    if seat is ...:
-        seat = viewer_seat(game, user)
-    if sees_everything(game, user, seat):
-        return dicts
-    return [redact(e, seat) for e in dicts]
+    return [redact(e, viewer.seat) for e in dicts]
 
 
 def scoresheet(*, game: Game, state: GameState) -> dict[str, Any]:

@@ -41,9 +41,9 @@ from goat.games.rules_texts import rules_detail
 from goat.players.errors import PlayerError
 from goat.players.models import BotAccount
 from goat.players.services import computer_accounts, player_is_bot, player_is_computer
-from goat.web import metrics
 from goat.web.errors import ServiceError, WebError
-from goat.web.logs import game_context
+from goat.web.observe import metrics
+from goat.web.observe.logs import game_context
 
 logger = logging.getLogger(__name__)
 

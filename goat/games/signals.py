@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from django.dispatch import Signal
 
+from goat.web.errors import ErrorCodeGroup
+
 #: a seat is about to be taken (the engine accepted it); a receiver may refuse it by raising a
 #: ServiceError, which rolls the seat back (ratings escrows the ante here)
 seat_taking = Signal()
+#: the codes a receiver of ``seat_taking`` refuses a seat with: its app adds them where it connects the
+#: receiver, and every operation that takes a seat lists them in the OpenAPI document
+SEAT_REFUSALS = ErrorCodeGroup("seat_taking")
+#: likewise, the codes it refuses a seat with at a game the player held a seat at before and left (only a
+#: join takes a seat at an existing game: the operations that create one do not list them)
+RETURN_REFUSALS = ErrorCodeGroup("seat_taking_again")
 #: a seat of a game that never started was freed: its player left, or the game was cancelled as
 #: expired (ratings returns the ante here)
 seat_freed = Signal()

@@ -48,10 +48,11 @@ from goat.engine.state import GameState
 from goat.games import access, audit, eventstore, notify, selectors
 from goat.games.eventstore import StoredEvent
 from goat.games.models import Game, GameStatus, Seat
+from goat.games.viewer import Viewer
 from goat.live import fanout, streaming
-from goat.web import metrics
+from goat.web.api.query import ascii_whole_number
 from goat.web.errors import ServiceError, WebError
-from goat.web.query import ascii_whole_number
+from goat.web.observe import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ def _after(request: HttpRequest) -> int | None:
         raw, name = request.headers.get("Last-Event-ID"), "Last-Event-ID"
     if raw is None or (name == "Last-Event-ID" and not raw.strip()):
         return None
-    # the query's value is its digits alone, as every number in a query (goat.web.query); a header's
+    # the query's value is its digits alone, as every number in a query (goat.web.api.query); a header's
     # value may come with the spaces around it that HTTP allows
     version = ascii_whole_number(raw if name == "after" else raw.strip())
     if version is None or version >= 10**10:
@@ -111,7 +112,7 @@ def _audit_ask(user) -> None:
     """Ask whether ``user`` may audit (the audit permission), off the event loop: Django's ModelBackend
     keeps a user's permissions on the user object once asked, so the redaction for them, on the
     loop, then runs no query. Asked for a viewer without a seat only: a seat's view is its own,
-    auditor or not (selectors.sees_everything)."""
+    auditor or not (goat.games.viewer.Viewer)."""
     access.may_audit(user)
 
 
@@ -121,9 +122,9 @@ def _for_viewer(shared, user) -> tuple[dict[str, Any], list[dict[str, Any]] | No
     No query for a viewer with a seat, nor for one without whose permissions were asked
     (``_audit_ask``)."""
     game, seats, state, stored = shared
-    seat = seats.get(user.pk) if getattr(user, "is_authenticated", False) else None
-    view = selectors.game_view(game=game, state=state, seat=seat)
-    events = None if stored is None else selectors.redact_events(stored, game=game, user=user, seat=seat)
+    viewer = Viewer.at(game, user, seats.get(user.pk) if getattr(user, "is_authenticated", False) else None)
+    view = selectors.game_view(game=game, state=state, seat=viewer.seat)
+    events = None if stored is None else selectors.redact_events(stored, game=game, viewer=viewer)
     return view, events, game.ended
 
 
@@ -155,7 +156,7 @@ def _game_check(game_id: int, user, after: int | None) -> None:
     if after is not None and after > game.version:
         message = gettext("The game is only at version %(version)s.") % {"version": game.version}
         raise WebError.INVALID(f"after: {message}", errors={"after": [message]})
-    if selectors.sees_everything(game, user, seat):  # an auditor sees it unredacted: who looked is recorded
+    if Viewer.at(game, user, seat).sees_everything(game):  # an auditor sees it unredacted: who looked is recorded
         audit.audit_record_hidden_view(user=user, game=game, what="api_stream")
 
 

@@ -2,7 +2,7 @@
 play page.
 
 It turns a game view (already redacted for its viewer by ``selectors.game_view``) or a replay step
-(everything face up, for whoever ``selectors.sees_everything`` lets see it) into what the templates
+(everything face up, for a viewer who sees everything: ``Viewer.sees_everything``) into what the templates
 draw: the line, the hands, the bazaar and the caption of a step. Every tile is drawn by one template,
 ``table/_tile.html`` (pips on a 3 x 3 grid per half, placed by ``goat/table.css``); the play page's
 script clones the same tiles from ``table/_tile_set.html``. A tile carries its name ("3-5") as its
@@ -28,6 +28,7 @@ from goat.engine.tiles import tiles_str
 from goat.games import selectors, words
 from goat.games.captions import caption
 from goat.games.models import Game
+from goat.games.viewer import Viewer
 from goat.web import words as site_words
 from goat.web.templatetags.site_links import player_link
 
@@ -526,34 +527,33 @@ def line_model(view: dict[str, Any], highlight: int | None = None) -> dict[str, 
             "empty_text": "" if has else _("No tile played yet.")}
 
 
-def table_model(*, game: Game, user, state=None, view: dict[str, Any] | None = None,
-                seat: int | None | object = ..., step: int | None = None,
+def table_model(*, game: Game, user=None, viewer: Viewer | None = None, state=None,
+                view: dict[str, Any] | None = None, step: int | None = None,
                 events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """What ``user`` sees of ``game`` now, computed once for every page that draws a table (see above):
-    the view's version and status; the seats with their names, counts and marks; the line with its
-    ends as text; the viewer's hand and legal moves; the notes of what just happened; the result; the
-    scoresheet with its legend; and the meta line. ``state``, ``view`` and ``seat`` when the caller
-    has them already (the same selectors otherwise).
+    """What ``viewer`` (``user`` at ``game``, resolved here when the caller has not: ``Viewer.of``) sees of
+    ``game`` now, computed once for every page that draws a table (see above): the view's version and
+    status; the seats with their names, counts and marks; the line with its ends as text; the viewer's
+    hand and legal moves; the notes of what just happened; the result; the scoresheet with its legend;
+    and the meta line. ``state`` and ``view`` when the caller has them already (the same selectors
+    otherwise).
 
     With ``step`` (0 … version) the table after that event, face up: every seat's ``hand`` and the
-    ``bazaar`` in its order, as the replay shows it (``replay_model``); only for a ``user`` who sees
-    everything (``selectors.sees_everything``), anyone else gets ``PermissionDenied``. ``events``: the
+    ``bazaar`` in its order, as the replay shows it (``replay_model``); only for a viewer who sees
+    everything (``Viewer.sees_everything``), anyone else gets ``PermissionDenied``. ``events``: the
     unredacted log up to ``step`` when the caller has read it."""
     face_up = step is not None
+    viewer = viewer if viewer is not None else Viewer.of(game, user)
     if face_up:
-        if not selectors.sees_everything(game, user):
+        if not viewer.sees_everything(game):
             raise PermissionDenied("the replay shows hidden tiles")
         state = state if state is not None else selectors.game_state(game=game, upto=step)
-        seat = None
         view = selectors.game_view(game=game, state=state, seat=None)
         log = events if events is not None else selectors.event_log(game=game)[:step]
         recent = log[-NOTES_EVENTS:]
     else:
         state = state if state is not None else selectors.game_state(game=game)
-        if seat is ...:
-            seat = selectors.viewer_seat(game, user)
-        view = view if view is not None else selectors.game_view(game=game, state=state, seat=seat)
-        recent = (selectors.events_for(game=game, user=user, after=max(0, game.version - NOTES_EVENTS), seat=seat)
+        view = view if view is not None else selectors.game_view(game=game, state=state, seat=viewer.seat)
+        recent = (selectors.events_for(game=game, viewer=viewer, after=max(0, game.version - NOTES_EVENTS))
                   if game.version else [])
     players = [s.get("player") for s in view["seats"]]
     sheet = selectors.scoresheet(game=game, state=state)
@@ -607,8 +607,9 @@ def replay_model(*, game: Game, step: int, user) -> dict[str, Any]:
     """``game``'s replay at ``step`` (0 … version), for the admin and the game page: where the step is
     (the links around it, where each round was dealt), the event that led there and its caption, and
     the table after it, face up (``table_model`` with ``step``). Only for a ``user`` who sees
-    everything; anyone else gets ``PermissionDenied``."""
-    if not selectors.sees_everything(game, user):
+    everything (``user`` at ``game``: ``Viewer.of``, resolved once here); anyone else gets ``PermissionDenied``."""
+    viewer = Viewer.of(game, user)
+    if not viewer.sees_everything(game):
         raise PermissionDenied("the replay shows hidden tiles")
     log = selectors.event_log(game=game)
     out: dict[str, Any] = {
@@ -620,7 +621,7 @@ def replay_model(*, game: Game, step: int, user) -> dict[str, Any]:
     if step == 0:
         return out
     event = log[step - 1]
-    model = table_model(game=game, user=user, step=step, events=log[:step])
+    model = table_model(game=game, viewer=viewer, step=step, events=log[:step])
     out.update(event=event, table=model,
                caption=caption_parts(event, [s["player"] for s in model["seats"]]))
     return out

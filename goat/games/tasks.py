@@ -32,8 +32,8 @@ from kombu.exceptions import KombuError
 
 from goat.games import analysis, computer, projections, services
 from goat.games.models import Game
-from goat.web import locks
-from goat.web.idempotency import idempotency_records_purge
+from goat.web.api.idempotency import idempotency_records_purge
+from goat.web.db import locks
 
 logger = logging.getLogger(__name__)
 

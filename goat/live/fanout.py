@@ -57,7 +57,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
-from goat.web import metrics
+from goat.web.observe import metrics
 
 logger = logging.getLogger(__name__)
 

@@ -37,11 +37,11 @@ from rest_framework import exceptions
 from rest_framework.utils.encoders import JSONEncoder
 
 from goat.live import fanout
-from goat.web import metrics
-from goat.web.auth import TokenAuthentication
+from goat.web.api.auth import TokenAuthentication
+from goat.web.api.problems import PROBLEM_CONTENT_TYPE, problem_body
+from goat.web.api.throttling import AnonRateThrottle, client_ip
 from goat.web.errors import ServiceError, WebError
-from goat.web.problems import PROBLEM_CONTENT_TYPE, problem_body
-from goat.web.throttling import AnonRateThrottle, client_ip
+from goat.web.observe import metrics
 
 logger = logging.getLogger(__name__)
 

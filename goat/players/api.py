@@ -11,11 +11,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from goat.players import services as players
+from goat.players.errors import PlayerError
 from goat.players.usernames import USERNAME_FORMULA, username_shape_check
-from goat.web.fields import StrictCharField
-from goat.web.problems import problem_example, problem_responses
-from goat.web.replica import PublicReadView
-from goat.web.schema import UNAUTHENTICATED, VALIDATED_MIN_LENGTH
+from goat.web.api.fields import StrictCharField
+from goat.web.api.problems import problem_example, problem_responses
+from goat.web.api.schema import UNAUTHENTICATED, VALIDATED_MIN_LENGTH, raises
+from goat.web.db.replica import PublicReadView
 
 # --- Serializers ----------------------------------------------------------------------------
 
@@ -98,6 +99,7 @@ class PlayerSignupView(APIView):
                             {"username": [players.USERNAME_CONFUSABLE]}),
             problem_example(403, "signup_closed", players.SIGNUP_CLOSED),
         ],
+        extensions=raises(PlayerError.SIGNUP_CLOSED, PlayerError.USERNAME_TAKEN, PlayerError.USERNAME_CONFUSABLE),
         tags=["players"],
     )
     def post(self, request: Request) -> Response:
@@ -131,6 +133,7 @@ class TokenObtainView(APIView):
             problem_example(400, "invalid_credentials", players.INVALID_CREDENTIALS),
             problem_example(429, "login_locked_out", players.LOCKED_OUT),
         ],
+        extensions=raises(PlayerError.INVALID_CREDENTIALS, PlayerError.LOGIN_LOCKED_OUT),
         tags=["players"],
     )
     def post(self, request: Request) -> Response:

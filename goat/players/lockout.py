@@ -1,7 +1,7 @@
 """Failed-login lockout (django-axes) as goat configures it (settings "Login lockout").
 
 Failures are counted per account (its folded username, so ``Alice`` and ``ＡＬＩＣＥ`` count
-together) and per client address (``goat.web.throttling.client_ip``: the direct peer unless it is a
+together) and per client address (``goat.web.api.throttling.client_ip``: the direct peer unless it is a
 trusted proxy), with three thresholds within the cool-off (``LockoutHandler``), so that a lockout
 holds the guesser and cannot be turned on others cheaply:
 
@@ -32,7 +32,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from goat.players.usernames import username_fold
-from goat.web.problems import problem_json_response
+from goat.web.api.problems import problem_json_response
 
 LOCKED_OUT = gettext_lazy("Too many failed logins for this account or from this address; try again later.")
 #: AccessAttempt.username is 255 characters

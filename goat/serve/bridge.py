@@ -1,14 +1,14 @@
 """The API's WSGI bridge: Django's WSGI handler on a thread pool, and no thread ever waits for a client.
 
 ``split`` (goat/serve/server.py) has read the request's whole body in the event loop before a thread
-is taken (goat.web.limits), so the thread never needs the loop to read it. The thread runs the
+is taken (goat.serve.request_limits), so the thread never needs the loop to read it. The thread runs the
 application and collects the response; the loop sends it. A slow reader therefore holds a coroutine
 and the bytes not yet sent, never one of the few threads:
 
 * a response that grows past ``FLUSH_BYTES`` (the schema, a large export) goes to the loop in parts of
   about that size, handed over without waiting for the client; the thread waits only when it is more
   than ``AHEAD_BYTES`` ahead of what the client has taken (memory per request stays bounded), and then
-  no longer than the write deadline (``goat.web.limits.deadlined``) lets the client hold it;
+  no longer than the write deadline (``goat.serve.request_limits.deadlined``) lets the client hold it;
 * a file (whitenoise's static files come as ``wsgi.file_wrapper``) is not read on the thread at all:
   the thread returns it, and the loop sends it in blocks of ``FILE_BLOCK_BYTES``, each under the
   write deadline;
@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from a2wsgi.wsgi import build_environ
 
-from goat.web.limits import ClientGone
+from goat.serve.request_limits import ClientGone
 
 #: bytes a response collects on its thread before they go to the loop while the application goes on
 FLUSH_BYTES = 256 * 1024

@@ -31,8 +31,8 @@ from uvicorn.server import Server
 from uvicorn_worker import UvicornWorker
 
 from goat.live import fanout
-from goat.serve import bridge
-from goat.web import limits, logs
+from goat.serve import bridge, request_limits
+from goat.web.observe import logs
 
 #: seconds a stopping worker keeps its idle kept-alive connections, answering a request on one with
 #: "Connection: close" (as gunicorn >= 27.0.1's gthread worker does; docs/reliability.md section 8)
@@ -176,16 +176,16 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
         # refused by the protocol, or the body read here in the event loop (deadline, size) before
         # any thread is taken: a slow client holds a coroutine, never one of the ``threads``
         body = None
-        refused = scope.get(limits.REFUSED)
+        refused = scope.get(request_limits.REFUSED)
         if refused is None:
-            body, refused = await limits.read_body(scope, receive)
+            body, refused = await request_limits.read_body(scope, receive)
         if refused is not None:
-            await limits.send_problem(send, *refused, headers=scope.get("headers", ()))
+            await request_limits.send_problem(send, *refused, headers=scope.get("headers", ()))
             return
         if body is None:  # the client went away
             return
         if matches(scope["path"]):
-            await asgi(scope, limits.replayed(body, receive), send)
+            await asgi(scope, request_limits.replayed(body, receive), send)
         else:
             await threaded(scope, body, send)
 
@@ -202,7 +202,7 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
         if kind == "http":
             _State.requests += 1
             # innermost: the deadline applies to what uvicorn waits for, the client taking the bytes
-            send = limits.deadlined(scope, send)
+            send = request_limits.deadlined(scope, send)
             if _State.draining or (_State.max_requests and _State.requests >= _State.max_requests):
                 send = _closing(send)  # this worker's last request(s): the client reconnects elsewhere
             logged = None
@@ -210,7 +210,7 @@ def split(*, asgi, wsgi, asgi_paths: str, threads: int):
                 send = logged = _Logged(scope, send)
             try:
                 await _answer(scope, receive, send)
-            except limits.ClientGone:
+            except request_limits.ClientGone:
                 pass  # dropped by the deadline (its warning is written) or gone: the access line says the rest
             except Exception:
                 if logged is not None and not logged.seen["status"]:
@@ -406,10 +406,10 @@ class _Server(Server):
 
 
 class Worker(UvicornWorker):
-    """gunicorn worker: uvicorn (uvloop where installed; httptools with goat.web.limits' head limits), the
+    """gunicorn worker: uvicorn (uvloop where installed; httptools with goat.serve.request_limits' head limits), the
     streams ended on stop."""
 
-    CONFIG_KWARGS = {"loop": "auto", "http": limits.Protocol, "lifespan": "off", "access_log": False}
+    CONFIG_KWARGS = {"loop": "auto", "http": request_limits.Protocol, "lifespan": "off", "access_log": False}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -38,11 +38,11 @@ def _networks(setting: str, example: str, check_id: str) -> list[Error]:
 
 @register(Tags.security)
 def check_trusted_proxies(app_configs, **kwargs):
-    """GOAT_TRUSTED_PROXIES must be addresses or networks (goat.web.throttling)."""
+    """GOAT_TRUSTED_PROXIES must be addresses or networks (goat.web.api.throttling)."""
     return _networks("GOAT_TRUSTED_PROXIES", "10.0.0.5,172.18.0.0/16", "goat.E001")
 
 
 @register(Tags.security)
 def check_metrics_allow(app_configs, **kwargs):
-    """GOAT_METRICS_ALLOW must be addresses or networks (goat.web.metrics)."""
+    """GOAT_METRICS_ALLOW must be addresses or networks (goat.web.observe.metrics)."""
     return _networks("GOAT_METRICS_ALLOW", "127.0.0.1,10.0.0.0/8", "goat.E002")

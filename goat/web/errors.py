@@ -1,4 +1,4 @@
-"""Errors that services raise on purpose. The API renders them as problem details (goat/web/problems.py).
+"""Errors that services raise on purpose. The API renders them as problem details (goat/web/api/problems.py).
 
 Each app declares its error codes in one place, its ``errors.py``: an ``ErrorCode`` per code, with the
 HTTP status it answers with and its title (``pgettext_lazy("problem title", …)``, so the title is said
@@ -68,6 +68,25 @@ class ErrorCode:
                  errors: Mapping[str, list[str]] | None = None) -> ServiceError:
         """The refusal with this code (raise it): this code's status unless ``status`` says another."""
         return ServiceError(self.code, detail, status=status or self.status, headers=headers, errors=errors)
+
+
+class ErrorCodeGroup:
+    """Codes that apps above the declaring one add to, such as the refusals of a signal's receivers (the games
+    app's ``SEAT_REFUSALS``: ratings refuses a seat with its own codes); an operation that sends the signal
+    lists the group among its codes (goat.web.api.schema.raises), read when the OpenAPI document is generated."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._codes: list[ErrorCode] = []
+
+    def add(self, *codes: ErrorCode) -> None:
+        self._codes.extend(code for code in codes if code not in self._codes)
+
+    def __iter__(self):
+        return iter(tuple(self._codes))
+
+    def __repr__(self) -> str:
+        return f"ErrorCodeGroup({self.name!r}: {', '.join(code.code for code in self._codes)})"
 
 
 def error_code(code: str) -> ErrorCode | None:

@@ -1,4 +1,4 @@
-"""The model of the HTTP plumbing: ``IdempotencyRecord`` (goat.web.idempotency)."""
+"""The model of the HTTP plumbing: ``IdempotencyRecord`` (goat.web.api.idempotency)."""
 
 from __future__ import annotations
 

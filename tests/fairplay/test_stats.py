@@ -83,6 +83,55 @@ def test_a_player_is_compared_at_decisions_of_the_same_difficulty():
     assert not any(f.flagged for name, f in findings.items() if name.startswith("p"))
 
 
+def test_the_score_is_the_excess_over_the_band_spread_and_the_players_own_noise():
+    players = population(random.Random(6), assisted="bot")
+    f = next(f for f in stats.assistance(players, dict.fromkeys(players, ("goat-classic", 3))) if f.player == "bot")
+
+    assert f.spread > 0 and f.noise > 0  # honest players of population() differ in skill beyond chance
+    plain = (f.grade - f.population_grade) / (f.spread ** 2 + f.noise ** 2) ** 0.5
+    # less than the plain ratio (the band's centre and spread are estimated from 20 players), still flagged
+    assert stats.ASSIST_Z < f.score < plain and f.flagged
+
+
+def test_students_t_is_put_on_the_normal_scale():
+    # the one-sided 99% and 97.5% points of Student's t: 2.764 at 10 degrees of freedom, 3.365 at 5, 2.042 at 30
+    for t, df, z in ((2.764, 10, 2.326), (3.365, 5, 2.326), (2.042, 30, 1.960), (-2.764, 10, -2.326), (0.0, 7, 0.0)):
+        assert abs(stats.t_as_normal(t, df) - z) < 0.002, (t, df)
+
+
+def test_honest_players_of_small_bands_are_flagged_at_the_models_rate():
+    """Bands of nine honest players who differ in skill: the score is standard normal for each of them
+    (the centre and spread estimated from the other eight), so about 1% reach 2.33, not the 2-3% a
+    score that took the band's estimates for exact would flag."""
+    rng = random.Random(11)
+    scores = []
+    for band in range(300):
+        players = {}
+        for i in range(9):
+            skill = rng.gauss(0.55, 0.05)
+            q = stats.Quality()
+            for _ in range(200):
+                best = rng.random() < skill
+                q.add(0.0 if best else 3.0, best)
+            players[f"p{band}-{i}"] = q
+        scores += [f.score for f in stats.assistance(players, dict.fromkeys(players, ("goat-classic", band)))]
+    share = sum(z >= stats.ASSIST_Z for z in scores) / len(scores)
+    assert len(scores) == 2700 and share < 0.017
+
+
+def test_players_outside_the_reference_get_a_finding_but_make_no_population():
+    """A population of ``reference`` only: a second cheater left out of it no longer lifts the band
+    (nor widens its spread), so the first one scores higher; both are still scored."""
+    players = population(random.Random(7), assisted="bot") | {"bot2": population(random.Random(8), assisted="x")["x"]}
+    groups = dict.fromkeys(players, ("goat-classic", 3))
+    everyone = {f.player: f for f in stats.assistance(players, groups)}
+    honest = {f.player: f for f in stats.assistance(players, groups, reference=[p for p in players if p[0] == "p"])}
+
+    assert set(honest) == set(everyone) and honest["bot"].population_players == 20
+    assert everyone["bot"].population_players == 21 and honest["bot"].score > everyone["bot"].score
+    assert honest["p0"].population_players == 19 and honest["bot2"].population_players == 20
+
+
 def test_helps_are_read_from_the_full_log_for_every_other_seat():
     log = simulate_game(random.Random(49), ruleset="domino-3rounds", seats=3, interrupt_chance=0)
     rows = stats.helps(7, log)

@@ -732,7 +732,7 @@ def test_a_move_runs_the_token_lookup_the_load_and_the_append_and_no_permission_
         assert response.status_code == 201, response.content
     statements = [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
     assert not any("auth_permission" in sql for sql in statements), statements
-    # On PostgreSQL the three are goat's fixed statements on psycopg's own cursor (goat.web.rows.fixed_cursor),
+    # On PostgreSQL the three are goat's fixed statements on psycopg's own cursor (goat.web.db.fixed_sql.fixed_cursor),
     # which Django's capture does not see: no ORM statement is left. On SQLite all run through Django's
     # cursor, and the append is an UPDATE of the head and an INSERT.
     assert len(statements) == (0 if connection.vendor == "postgresql" else 4), statements
@@ -765,7 +765,7 @@ def test_a_create_and_a_rematch_answer_with_what_they_committed_and_read_no_seat
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    alone = 'FROM "goat_seat" INNER JOIN "goat_game"'  # selectors.viewer_seat's read
+    alone = 'FROM "goat_seat" INNER JOIN "goat_game"'  # goat.games.viewer.viewer_seat's read
     clock = ("server_time", "remaining_ms")
 
     def answered(client, path, expected):

@@ -13,6 +13,7 @@ from computer_play import queue_catch, redealt, state_of
 from goat.engine import computer as players
 from goat.games import computer, selectors, services
 from goat.games.models import Game, Seat
+from goat.games.viewer import Viewer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +35,7 @@ def seat_choice(game_id: int, level: str, seed: int) -> tuple[int, tuple[str, st
 
 
 def last_play(game_id: int, after: int) -> tuple[int, tuple[str, str]]:
-    played = [e for e in selectors.events_for(game=Game.objects.get(pk=game_id), user=None, seat=None)
+    played = [e for e in selectors.events_for(game=Game.objects.get(pk=game_id), viewer=Viewer.spectator())
               if e["type"] == "tile_played" and e["seq"] > after]
     assert len(played) == 1, played
     return played[0]["seat"], (played[0]["data"]["tile"], played[0]["data"]["end"])
@@ -84,7 +85,8 @@ def test_only_the_accounts_of_the_prefix_are_played_for(two_bots, django_user_mo
     moves = computer.stand_ins_play(game_ids=[game.pk], seed=1)
     game.refresh_from_db()
     assert game.status == "running" and game.turn == 1  # olga's turn: nobody plays it for her
-    plays = [e["seat"] for e in selectors.events_for(game=game, user=None, seat=None) if e["type"] == "tile_played"]
+    plays = [e["seat"] for e in selectors.events_for(game=game, viewer=Viewer.spectator())
+             if e["type"] == "tile_played"]
     assert moves >= 1 and plays == [0] * moves
 
 

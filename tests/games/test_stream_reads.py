@@ -26,6 +26,7 @@ from goat import engine
 from goat.engine.tiles import tile_str, tiles_str
 from goat.games import eventstore, selectors, services, streams
 from goat.games.models import Game
+from goat.games.viewer import Viewer, viewer_seat
 from goat.live import fanout, streaming
 from goat.web.errors import ServiceError
 from played_games import played_game
@@ -53,9 +54,9 @@ def _started(game, *users) -> None:
 
 
 def _as_get_shows(game, user, after):
-    view = selectors.game_view_for(game=game, user=user)
+    view = selectors.game_view_for(game=game, viewer=Viewer.of(game, user))
     return ({k: v for k, v in view.items() if k not in VOLATILE},
-            selectors.events_for(game=game, user=user, after=after))
+            selectors.events_for(game=game, viewer=Viewer.of(game, user), after=after))
 
 
 def _counting_reads(monkeypatch, gate: asyncio.Event, held: asyncio.Queue):
@@ -106,7 +107,7 @@ def test_one_read_serves_every_viewer_and_each_sees_only_what_get_shows_them(dja
     assert hands[0] and hands[1] and not set(hands[0]) & set(hands[1])  # each seat its own hand
     assert hands[2] == [] and hands[3] == []  # neither a spectator nor an auditor holds a seat
     dealt = [[e for e in events if e["type"] == "round_dealt"][0]["data"] for _, events, _ in got]
-    seat = {alice.pk: selectors.viewer_seat(game, alice), bob.pk: selectors.viewer_seat(game, bob)}
+    seat = {alice.pk: viewer_seat(game, alice), bob.pk: viewer_seat(game, bob)}
     assert isinstance(dealt[0]["hands"][1 - seat[alice.pk]], int)  # alice is not shown bob's deal
     assert isinstance(dealt[1]["hands"][1 - seat[bob.pk]], int)
     assert all(isinstance(h, int) for h in dealt[2]["hands"])  # the spectator sees counts only
@@ -236,8 +237,8 @@ def test_a_player_who_leaves_a_waiting_game_is_asked_whether_they_audit_off_the_
 
     (carol_view, carol_events, _), (dave_view, dave_events, _) = asyncio.run(scenario())
     assert carol_view["your_seat"] is None and dave_view["your_seat"] is None
-    assert (carol_events, dave_events) == (selectors.events_for(game=started, user=carol, after=after),
-                                           selectors.events_for(game=started, user=dave, after=after))
+    assert (carol_events, dave_events) == tuple(
+        selectors.events_for(game=started, viewer=Viewer.of(started, user), after=after) for user in (carol, dave))
     dealt = [[e for e in events if e["type"] == "round_dealt"][0]["data"] for events in (carol_events, dave_events)]
     assert all(isinstance(h, int) for h in dealt[0]["hands"])  # carol, a spectator now: counts only
     assert all(isinstance(h, list) for h in dealt[1]["hands"])  # dave audits: every hand
@@ -344,10 +345,10 @@ def _watched(game, viewers, reads: _DatabaseReads, commands):
     what GET showed its viewer then."""
 
     def expected(user, after):
-        seat_of = selectors.viewer_seat(game, user)
+        seat_of = viewer_seat(game, user)
         current = Game.objects.get(pk=game.pk)
         view = selectors.game_view(game=current, state=eventstore.state_load(current), seat=seat_of)
-        events = selectors.events_for(game=current, user=user, after=after, seat=seat_of)
+        events = selectors.events_for(game=current, viewer=Viewer.at(current, user, seat_of), after=after)
         shown = json.loads(json.dumps({"version": current.version, "events": events, "game": view},
                                       cls=JSONEncoder))
         return shown, _hidden_from(game.pk, seat_of)
@@ -467,8 +468,8 @@ def test_a_stream_that_missed_a_message_reads_the_versions_it_missed(django_user
     now = Game.objects.get(pk=game.pk)
     for user, update in zip((alice, carol), got, strict=True):
         assert update["version"] == now.version
-        assert update["events"] == json.loads(json.dumps(selectors.events_for(game=now, user=user, after=start),
-                                                         cls=JSONEncoder))
+        shown = selectors.events_for(game=now, viewer=Viewer.of(now, user), after=start)
+        assert update["events"] == json.loads(json.dumps(shown, cls=JSONEncoder))
 
 
 def test_the_streams_of_a_waiting_game_write_its_joins_and_its_start_from_their_messages(django_user_model,

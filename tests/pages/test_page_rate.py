@@ -1,4 +1,4 @@
-"""The public pages are rate-limited per client address (issue 56 item 4; goat.web.throttling.page_limited):
+"""The public pages are rate-limited per client address (issue 56 item 4; goat.web.api.throttling.page_limited):
 generous for people, a 429 page with Retry-After for a reader at machine speed; the API and the play page
 have their own rates."""
 

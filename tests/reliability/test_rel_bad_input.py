@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 
 from apitest import token_client
 from goat.games import services
-from goat.web.problems import PROBLEM_CONTENT_TYPE
+from goat.web.api.problems import PROBLEM_CONTENT_TYPE
 from tournaments import services as tournament_services
 
 pytestmark = pytest.mark.django_db

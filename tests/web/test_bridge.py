@@ -11,8 +11,7 @@ import threading
 
 import pytest
 
-from goat.serve import bridge, server
-from goat.web import limits
+from goat.serve import bridge, request_limits, server
 
 SCOPE = {"type": "http", "method": "POST", "path": "/api/games/1/moves/", "raw_path": b"/api/games/1/moves/",
          "query_string": b"a=1", "headers": [(b"content-type", b"application/json"), (b"content-length", b"2"),
@@ -168,11 +167,11 @@ def test_a_client_gone_mid_response_stops_the_thread_and_closes_the_iterable():
             if message["type"] == "http.response.body":
                 parts[0] += 1
                 if parts[0] == 2:
-                    raise limits.ClientGone
+                    raise request_limits.ClientGone
 
         await bridge.Bridge(app, threads=1)(dict(SCOPE), b"", send)
 
-    with pytest.raises(limits.ClientGone):
+    with pytest.raises(request_limits.ClientGone):
         asyncio.run(run())
     assert closed == [True]
     assert len(made) < 100  # the thread stopped making what nobody would take

@@ -1,4 +1,4 @@
-"""The embedded default's broker (goat/web/broker.py): a message is never seen half-written."""
+"""The embedded default's broker (goat/serve/filesystem_broker.py): a message is never seen half-written."""
 
 from __future__ import annotations
 
@@ -11,19 +11,19 @@ import pytest
 from django.conf import settings
 from kombu import Connection
 
-from goat.web import broker
+from goat.serve import filesystem_broker
 
 
 def _connection(folder) -> Connection:
     # every folder inside ``folder`` (kombu's default control folder is ./control, in the working directory)
     options = {"data_folder_in": str(folder), "data_folder_out": str(folder),
                "control_folder": str(folder / "control"), "polling_interval": 0.01}
-    return Connection("filesystem://", transport="goat.web.broker:Transport", transport_options=options)
+    return Connection("filesystem://", transport="goat.serve.filesystem_broker:Transport", transport_options=options)
 
 
 def test_the_embedded_default_uses_it():
     if settings.CELERY_BROKER_URL.startswith("filesystem://"):
-        assert settings.CELERY_BROKER_TRANSPORT == "goat.web.broker:Transport"
+        assert settings.CELERY_BROKER_TRANSPORT == "goat.serve.filesystem_broker:Transport"
 
 
 def test_a_message_being_written_is_not_consumed_until_it_is_complete(tmp_path, monkeypatch):
@@ -39,7 +39,7 @@ def test_a_message_being_written_is_not_consumed_until_it_is_complete(tmp_path, 
                 seen_before.append(channel._get("q"))  # what a consumer finds meanwhile: nothing
             real_replace(src, dst)
 
-        monkeypatch.setattr(broker.os, "replace", replace)
+        monkeypatch.setattr(filesystem_broker.os, "replace", replace)
         channel._put("q", {"body": "x" * 10_000})
         assert seen_before == []
         assert channel._get("q") == {"body": "x" * 10_000}
@@ -86,7 +86,7 @@ def test_a_new_exchange_table_is_never_seen_empty_or_half_written(tmp_path, monk
             seen_before.append(reader.get_table("ex"))  # what a publisher finds meanwhile: no table, not an empty one
             real_link(src, dst)
 
-        monkeypatch.setattr(broker.os, "link", link)
+        monkeypatch.setattr(filesystem_broker.os, "link", link)
         conn.default_channel._queue_bind("ex", "rk", "", "q")
         assert seen_before == [[]]
         assert [tuple(b) for b in reader.get_table("ex")] == [("rk", "", "q")]

@@ -14,7 +14,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from apitest import token_client
 from goat.games import services
 from goat.games.models import Game, GameStatus
-from goat.web import rates
+from goat.web.api import rates
 
 UNREACHABLE_REDIS = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                  "LOCATION": "redis://127.0.0.1:1/0",

@@ -43,7 +43,7 @@ def held_by_a_live_request(user, k: str):
     if not ON_POSTGRES:
         yield
         return
-    from goat.web.idempotency import _lock_id
+    from goat.web.api.idempotency import _lock_id
 
     locked, release = threading.Event(), threading.Event()
 

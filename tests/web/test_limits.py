@@ -1,4 +1,4 @@
-"""The web server's limits in the event loop (goat/web/limits.py), its access log's escaping, and a bad
+"""The web server's limits in the event loop (goat/serve/request_limits.py), its access log's escaping, and a bad
 Host: fast tests on the ASGI application and the protocol, no real process (tests/web/test_limits_run.py
 has those)."""
 
@@ -14,8 +14,7 @@ import time
 
 import pytest
 
-from goat.serve import server
-from goat.web import limits
+from goat.serve import request_limits, server
 
 
 def _app(seen: list):
@@ -148,9 +147,9 @@ def _serve(data_chunks: list[bytes], *, wait: float = 0.0) -> tuple[_Transport, 
     app = _app(seen)
 
     async def run():
-        config = Config(app=app, http=limits.Protocol, lifespan="off", access_log=False)
+        config = Config(app=app, http=request_limits.Protocol, lifespan="off", access_log=False)
         config.load()
-        protocol = limits.Protocol(config=config, server_state=ServerState(), app_state={})
+        protocol = request_limits.Protocol(config=config, server_state=ServerState(), app_state={})
         transport = _Transport()
         protocol.connection_made(transport)  # type: ignore[arg-type]
         for chunk in data_chunks:
@@ -275,7 +274,7 @@ def test_a_connection_closes_once_its_sent_bytes_stay_unacknowledged_for_the_use
             return self.sock if name == "socket" else None
 
     with socket.socket() as sock:
-        limits.unacknowledged_limit(Transport(sock))
+        request_limits.unacknowledged_limit(Transport(sock))
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == 12_000
     with socket.socket(socket.AF_UNIX) as unix:  # not TCP: left alone
-        limits.unacknowledged_limit(Transport(unix))
+        request_limits.unacknowledged_limit(Transport(unix))

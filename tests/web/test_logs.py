@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from goat.games import services
-from goat.web.logs import ContextFilter, JsonFormatter, game_id_var, request_id_from, request_id_var
+from goat.web.observe.logs import ContextFilter, JsonFormatter, game_id_var, request_id_from, request_id_var
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from goat.engine.errors import RulesError
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, services, tasks
 from goat.games.models import Game
-from goat.web import metrics
 from goat.web.errors import ServiceError
+from goat.web.observe import metrics
 
 NAMES = {
     "goat_http_requests", "goat_http_request_duration_seconds", "goat_commands", "goat_append_retries",

@@ -64,7 +64,7 @@ def test_health_stays_ready_but_degraded_when_the_broker_is_unreachable(api_clie
 
 
 def test_health_is_503_when_the_database_is_unreachable(api_client, monkeypatch):
-    from goat.web import health
+    from goat.web.observe import health
 
     monkeypatch.setattr(health, "database_ok", lambda: False)
 

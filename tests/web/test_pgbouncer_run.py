@@ -4,7 +4,7 @@ DATABASE_POOLER=pgbouncer and its DATABASE_URL pointing at PgBouncer.
 
 * A short real game is played over HTTP through it (moves with If-Match and Idempotency-Key, a key
   sent twice answered from its record), it verifies, and its projections (run by the worker) land.
-* goat.web.locks under transaction pooling: while one process holds a lock another is refused, and
+* goat.web.db.locks under transaction pooling: while one process holds a lock another is refused, and
   once it is released another takes it (a session-level lock would be taken on one server connection
   and released on another: PgBouncer hands a later caller the same server connection, and the lock
   looks free to it).
@@ -158,7 +158,7 @@ def test_a_short_game_through_pgbouncer_in_transaction_mode(bouncer, tmp_path):
 LOCK_SCRIPT = """
 import sys, time, django
 django.setup()
-from goat.web import locks
+from goat.web.db import locks
 with locks.held("pgbouncer-test") as mine:
     print("got" if mine else "refused", flush=True)
     if sys.argv[1] == "hold":

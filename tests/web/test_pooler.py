@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from goat.web import idempotency, locks
+from goat.web.api import idempotency
+from goat.web.db import locks
 
 pytestmark = pytest.mark.database
 

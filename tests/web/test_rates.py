@@ -1,4 +1,4 @@
-"""The shared rate store (goat/web/rates.py, issue 35 item 4): a rate holds across processes and under
+"""The shared rate store (goat/web/api/rates.py, issue 35 item 4): a rate holds across processes and under
 concurrent requests, on the embedded default (a SQLite file) and on Redis; with the store away the
 throttles count in the process (the documented degraded mode)."""
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 
-from goat.web import rates
+from goat.web.api import rates
 
 REPO = Path(__file__).resolve().parents[2]
 BACKENDS = ["sqlite"] + (["redis"] if django_settings.CELERY_BROKER_URL.startswith("redis://") else [])
@@ -118,7 +118,7 @@ _WORKER = textwrap.dedent("""
     django.setup()
     from django.contrib.auth.models import AnonymousUser
     from rest_framework.throttling import SimpleRateThrottle
-    from goat.web.throttling import AnonRateThrottle
+    from goat.web.api.throttling import AnonRateThrottle
     SimpleRateThrottle.THROTTLE_RATES["anon"] = "30/min"
     request = types.SimpleNamespace(user=AnonymousUser(), META={"REMOTE_ADDR": "192.0.2.1"})
     sys.stdin.readline()  # start together

@@ -1,4 +1,4 @@
-"""A request's objects are freed by reference counting when its response closes (goat.web.release):
+"""A request's objects are freed by reference counting when its response closes (goat.serve.request_release):
 what a request leaves to the garbage collector, counted with the collector off.
 
 The requests go through Django's WSGI handler as the web server calls it (goat.serve.bridge: the
@@ -21,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from apitest import token_client
-from goat.web.release import ReleaseMiddleware
+from goat.serve.request_release import ReleaseMiddleware
 
 # transaction=True: the handler's close sends request_finished, which closes the database connection
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,4 +1,4 @@
-"""The standby for public reads (goat/web/replica.py), without one: the router, the choice of side per
+"""The standby for public reads (goat/web/db/replica.py), without one: the router, the choice of side per
 request, the fallbacks when a side is away, the settings and /health/'s keys. The real standby is in
 tests/web/test_replica_run.py."""
 
@@ -15,8 +15,8 @@ from django.db import OperationalError
 from django.http import HttpResponse
 from django.test import RequestFactory
 
-from goat.web import replica
-from goat.web.problems import unavailable_response
+from goat.web.api.problems import unavailable_response
+from goat.web.db import replica
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -187,7 +187,7 @@ def test_the_replica_url_adds_a_second_database_and_the_router():
     standby = both["dbs"]["replica"]
     assert (standby["HOST"], standby["NAME"], standby["TEST"]) == ("standby", "goat", {"MIRROR": "default"})
     assert standby["OPTIONS"]["connect_timeout"] == 2
-    assert both["routers"] == ["goat.web.replica.ReplicaRouter"]
+    assert both["routers"] == ["goat.web.db.replica.ReplicaRouter"]
 
 
 def test_pgbouncer_mode_turns_off_server_side_cursors_and_prepared_statements():
@@ -208,7 +208,7 @@ def test_health_keeps_its_keys_without_a_standby(api_client):
 
 @pytest.mark.django_db
 def test_health_reports_both_sides_and_answers_while_either_does(api_client, monkeypatch):
-    from goat.web import health
+    from goat.web.observe import health
 
     monkeypatch.setattr(replica, "configured", lambda: True)
     monkeypatch.setattr(health, "broker_ok", lambda: True)

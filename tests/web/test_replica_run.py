@@ -1,4 +1,4 @@
-"""A real streaming standby under ``python manage.py run`` (goat/web/replica.py, docs/operations.md "A
+"""A real streaming standby under ``python manage.py run`` (goat/web/db/replica.py, docs/operations.md "A
 standby for reads"): a throwaway primary (initdb) and its standby (``pg_basebackup -R``) on free ports,
 the server started with DATABASE_URL and DATABASE_REPLICA_URL.
 

@@ -1,4 +1,4 @@
-"""The two per-move lookups sent as fixed SQL: the token (goat.web.auth) and the game's head with the
+"""The two per-move lookups sent as fixed SQL: the token (goat.web.api.auth) and the game's head with the
 caller's seat (goat.games.eventstore.game_head, no lock).
 
 They must answer exactly what the ORM answers. The token's fixed SQL is PostgreSQL's path (compared
@@ -14,9 +14,9 @@ from rest_framework.authtoken.models import Token
 
 from goat.games import eventstore, services
 from goat.games.models import Game
-from goat.web.auth import TokenAuthentication
+from goat.web.api.auth import TokenAuthentication
+from goat.web.db.fixed_sql import RowModel
 from goat.web.errors import ServiceError
-from goat.web.rows import RowModel
 
 pytestmark = pytest.mark.django_db
 on_postgresql = pytest.mark.database  # prepared statements and psycopg's own cursor are PostgreSQL's
@@ -187,7 +187,7 @@ def test_nothing_is_prepared_when_prepared_statements_are_off(duo):
 def test_the_fixed_cursor_refuses_a_transaction_marked_for_rollback(duo):
     from django.db.transaction import TransactionManagementError
 
-    from goat.web.rows import fixed_cursor
+    from goat.web.db.fixed_sql import fixed_cursor
 
     with transaction.atomic():
         transaction.set_rollback(True)
@@ -200,7 +200,7 @@ def test_the_fixed_cursor_refuses_a_transaction_marked_for_rollback(duo):
 def test_the_fixed_cursor_raises_database_errors_as_djangos():
     from django.db import ProgrammingError
 
-    from goat.web.rows import fixed_cursor
+    from goat.web.db.fixed_sql import fixed_cursor
 
     with pytest.raises(ProgrammingError), transaction.atomic(), fixed_cursor() as cursor:
         cursor.execute("SELECT * FROM no_such_table_here", prepare=True)

@@ -1,6 +1,6 @@
 """Two ``manage.py run`` started at the same moment against one fresh PostgreSQL database both become
 healthy: one migrates and makes the staff account under the migrations lock, the other waits for it
-(goat.web.locks.migrations_lock; docs/operations.md "Scaling out")."""
+(goat.web.db.locks.migrations_lock; docs/operations.md "Scaling out")."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from apitest import assert_problem, token_client
 from goat.engine.tiles import tile_str
 from goat.games import eventstore, selectors, services
 from goat.games.models import Game, GameEvent
+from goat.games.viewer import Viewer
 
 PASSWORD = "correct horse battery staple"
 NEW_GAME = {"ruleset": "goat-classic", "seats": 2, "options": {"move_time": 0}}
@@ -129,7 +130,7 @@ def test_the_streams_take_the_session_and_its_account_holds_the_stream_slots(mas
     game = services.game_create(player=masha, ruleset="goat-classic", seats=2, options={"move_time": 0}).game
     services.game_join(game_id=game.pk, player=alex)
     game.refresh_from_db()
-    hand = selectors.game_view_for(game=game, user=masha)["hand"]
+    hand = selectors.game_view_for(game=game, viewer=Viewer.of(game, masha))["hand"]
     key = Token.objects.get_or_create(user=masha)[0].key
 
     async def scenario():

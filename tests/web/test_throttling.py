@@ -1,5 +1,5 @@
 """Per-address rate limits count the direct peer: a spoofed X-Forwarded-For lifts no limit, and a
-configured trusted proxy passes the real client address (goat/web/throttling.py, issue 19 item 1)."""
+configured trusted proxy passes the real client address (goat/web/api/throttling.py, issue 19 item 1)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.core.management.base import SystemCheckError
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
-from goat.web.throttling import client_ip
+from goat.web.api.throttling import client_ip
 
 PASSWORD = "correct horse battery staple"
 REPO = Path(__file__).resolve().parents[2]
@@ -138,7 +138,7 @@ def test_public_reads_are_under_the_anonymous_rate_and_a_login_lifts_it(low_rate
 def test_a_requests_throttles_count_in_one_step_of_the_store(user, monkeypatch):
     """A token request runs three throttles (anon, user and the auth scope, each per address): their
     hits go to the rate store together, in one call (one round trip to Redis), none on its own."""
-    from goat.web import throttling
+    from goat.web.api import throttling
 
     calls = []
     counted = throttling.rate_hits

@@ -5,7 +5,7 @@ The deployment under test has work for every task: clocks past their deadline, e
 projections were lost, games waiting past their time, a swiss tournament due to start. Every entry of
 ``CELERY_BEAT_SCHEDULE`` then runs twice concurrently (threads, each on its own database connection:
 PostgreSQL in the second pass of .ci/run, SQLite in the first), for two rounds of ticks. Where a
-repeat would waste work the task takes a short lock (goat.web.locks); the tests below also show that
+repeat would waste work the task takes a short lock (goat.web.db.locks); the tests below also show that
 the copy that finds it taken does nothing.
 """
 
@@ -23,7 +23,7 @@ from factories import make_players, start_game
 from goat.celery import app
 from goat.games import projections, services, tasks
 from goat.games.models import Game, GameEvent, GameStatus, ProjectionRecord
-from goat.web import locks
+from goat.web.db import locks
 from ratings.models import ChipAccount, ChipLedgerEntry, RatingEntry
 from testkit import run_together
 from tournaments import services as tournament_services

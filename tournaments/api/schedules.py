@@ -10,8 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from goat.web.api.pagination import Pagination
 from goat.web.errors import WebError
-from goat.web.pagination import Pagination
 
 from .. import schedules
 from ..access import IsStaff

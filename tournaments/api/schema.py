@@ -8,11 +8,16 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 
 from goat.games.api.stream_schema import stream_operation
-from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import COMMON_PROBLEMS, ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED
+from goat.games.errors import RulesRefusal
+from goat.players.errors import PlayerError
+from goat.web.api.problems import problem_example, problem_responses
+from goat.web.api.schema import COMMON_PROBLEMS, ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, UNAUTHENTICATED, raises
+from goat.web.errors import WebError
+from ratings.errors import RatingError
 
 from .. import access, selectors, services
 from ..access import IsStaff, IsStaffForPost
+from ..errors import TournamentError
 from .serializers import (
     STATUS_CHOICE,
     STATUSES,
@@ -97,7 +102,8 @@ def stream_postprocessing_hook(result, generator, request, public):
          404: "`not_found`: no tournament with that id.",
          429: "`too_many_streams`: your token, your session or your address holds the limit of open streams "
               "(Retry-After says when to try again)."},
-        ["state", "update"], False, public=True)  # {} among its security requirements: anonymous too
+        ["state", "update"], False, public=True,  # {} among its security requirements: anonymous too
+        codes=(WebError.THROTTLED, WebError.TOO_MANY_STREAMS))
     get = operation["get"]
     sse = get["responses"]["200"]["content"]["text/event-stream"]["schema"]
     sse["properties"]["id"] = {"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "A digest of the message."}
@@ -163,6 +169,7 @@ tournaments_create = extend_schema(
         IN_PROGRESS,
         problem_example(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request."),
     ],
+    extensions=raises(RulesRefusal.INVALID_OPTIONS),
     tags=["tournaments"],
 )
 
@@ -208,6 +215,10 @@ tournaments_register = extend_schema(
         problem_example(422, "registration_closed", services.REGISTRATION_CLOSED),
         problem_example(422, "insufficient_chips", services.INSUFFICIENT_CHIPS.format(fee=50, balance=20)),
     ],
+    extensions=raises(PlayerError.COMPUTER_PLAYER, PlayerError.BOT_ACCOUNT, TournamentError.REGISTRATION_CLOSED,
+                      TournamentError.ALREADY_REGISTERED, TournamentError.INVITE_CODE_REQUIRED,
+                      TournamentError.INVITE_CODE_WRONG, TournamentError.ENTRY_CONDITION_NOT_MET,
+                      TournamentError.TOURNAMENT_FULL, RatingError.INSUFFICIENT_CHIPS),
     tags=["tournaments"],
 )
 
@@ -225,6 +236,7 @@ tournaments_withdraw = extend_schema(
         problem_example(404, "not_registered", services.NOT_REGISTERED),
         problem_example(422, "registration_closed", services.REGISTRATION_CLOSED),
     ],
+    extensions=raises(TournamentError.NOT_REGISTERED, TournamentError.REGISTRATION_CLOSED),
     tags=["tournaments"],
 )
 
@@ -243,6 +255,7 @@ tournaments_start = extend_schema(
         NOT_FOUND,
         problem_example(409, "tournament_not_scheduled", services.NOT_SCHEDULED.format(status="running")),
     ],
+    extensions=raises(TournamentError.TOURNAMENT_NOT_SCHEDULED),
     tags=["tournaments"],
 )
 
@@ -268,6 +281,7 @@ tournaments_cancel = extend_schema(
         NOT_FOUND,
         problem_example(409, "tournament_ended", services.TOURNAMENT_ENDED.format(status="finished")),
     ],
+    extensions=raises(TournamentError.TOURNAMENT_ENDED),
     tags=["tournaments"],
 )
 
@@ -291,6 +305,8 @@ tournaments_withdraw_running = extend_schema(
         problem_example(409, "tournament_not_running", services.NOT_RUNNING.format(status="finished")),
         problem_example(409, "already_withdrawn", services.ALREADY_WITHDRAWN.format(player="bob")),
     ],
+    extensions=raises(TournamentError.NOT_REGISTERED, TournamentError.TOURNAMENT_NOT_RUNNING,
+                      TournamentError.ALREADY_WITHDRAWN),
     tags=["tournaments"],
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
-from goat.web.fields import StrictCharField, StrictSerializer
+from goat.web.api.fields import StrictCharField, StrictSerializer
 
 from ..checks import (  # noqa: F401 (the API's request bodies: one check for the API, the admin and schedules)
     INVITE_CODE_MIN_LENGTH,

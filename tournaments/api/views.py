@@ -12,12 +12,12 @@ from rest_framework.views import APIView
 
 from goat.players.backends import user_by_username
 from goat.players.services import player_get
+from goat.web.api.idempotency import idempotent
+from goat.web.api.negotiation import JSONForErrors
+from goat.web.api.pagination import Pagination
 from goat.web.csvfiles import csv_writer
+from goat.web.db.replica import PublicReadView
 from goat.web.errors import WebError
-from goat.web.idempotency import idempotent
-from goat.web.negotiation import JSONForErrors
-from goat.web.pagination import Pagination
-from goat.web.replica import PublicReadView
 from tournaments.errors import TournamentError
 
 from .. import access, selectors, services

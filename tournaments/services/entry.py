@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy
 from goat.games import services as games
 from goat.players.errors import PlayerError
 from goat.players.services import player_is_bot, player_is_computer
-from goat.web.throttling import secret_attempt
+from goat.web.api.throttling import secret_attempt
 from ratings.chips import chips_move
 from ratings.models import ChipKind
 from ratings.selectors import player_ruleset_stats
@@ -74,7 +74,7 @@ def _invite_code_check(tournament: Tournament, player, invite_code: str) -> None
     """403 ``invite_code_wrong`` unless ``invite_code`` is the tournament's. Wrong codes are throttled
     per player (rate ``invite_player``) and per tournament (``invite_tournament``) so that they hold the
     guesser and never the tournament's rightful entrants: past the tournament's rate, a player who has
-    not tried a wrong code here still has one attempt (goat.web.throttling.secret_attempt). The counts
+    not tried a wrong code here still has one attempt (goat.web.api.throttling.secret_attempt). The counts
     are outside the database transaction: a refusal's rollback keeps them."""
     right = constant_time_compare(invite_code_digest(invite_code), tournament.invite_code_digest)
     secret_attempt(guesser=("invite_player", str(player.pk)), target=("invite_tournament", str(tournament.pk)),

@@ -1,5 +1,6 @@
 """The OpenAPI document of the games API (goat.games.api.views): its parameters, links and each view's
-operation (``@schema.games_list`` and so on, applied in views.py). Example bodies are in
+operation (``@schema.games_list`` and so on, applied in views.py), with the problem codes it answers with
+besides the common ones (``raises``: goat.web.api.schema). Example bodies are in
 goat.games.api.examples; the live streams' operations in goat.games.api.stream_schema."""
 
 from __future__ import annotations
@@ -41,8 +42,20 @@ from goat.games.api.serializers import (
     SigningKeySerializer,
     VerificationSerializer,
 )
-from goat.web.problems import problem_example, problem_responses
-from goat.web.schema import ID_SCHEMA, IDEMPOTENCY_KEY, IN_PROGRESS, KEY_REUSED, THROTTLED, UNAUTHENTICATED, link
+from goat.games.errors import PLAY_REFUSALS, GameError, RulesRefusal
+from goat.games.signals import RETURN_REFUSALS, SEAT_REFUSALS
+from goat.players.errors import PlayerError
+from goat.web.api.problems import problem_example, problem_responses
+from goat.web.api.schema import (
+    ID_SCHEMA,
+    IDEMPOTENCY_KEY,
+    IN_PROGRESS,
+    KEY_REUSED,
+    THROTTLED,
+    UNAUTHENTICATED,
+    link,
+    raises,
+)
 
 COMPUTERS_OUT_OF_RANGE = "Ensure this value is from 0 to 1 (the seats but yours)."
 INVALID_IF_MATCH = gettext_lazy('If-Match must be the game\'s ETag, a quoted version number such as "12" (or *).')
@@ -154,6 +167,8 @@ games_create = extend_schema(
         KEY_REUSED,
         THROTTLED,
     ],
+    extensions=raises(GameError.INVALID_CLIENT_SEED, RulesRefusal.INVALID_OPTIONS, PlayerError.COMPUTER_PLAYER,
+                      PlayerError.BOT_ACCOUNT, GameError.TOO_MANY_COMPUTER_GAMES, SEAT_REFUSALS),
     tags=["games"],
 )
 
@@ -176,6 +191,8 @@ games_rematch = extend_schema(
         NOT_ENDED,
         THROTTLED,
     ],
+    extensions=raises(GameError.NOT_SEATED, PlayerError.BOT_ACCOUNT, GameError.GAME_NOT_ENDED,
+                      GameError.TOO_MANY_COMPUTER_GAMES, SEAT_REFUSALS),
     tags=["games"],
 )
 
@@ -209,6 +226,10 @@ games_join = extend_schema(
         problem_example(409, "game_full", services.GAME_FULL),
         KEY_REUSED,
     ],
+    extensions=raises(GameError.INVALID_CLIENT_SEED, PlayerError.COMPUTER_PLAYER, PlayerError.BOT_ACCOUNT,
+                      GameError.TOO_MANY_COMPUTER_GAMES, GameError.ALREADY_SEATED, GameError.GAME_FULL,
+                      RulesRefusal.GAME_NOT_WAITING, RulesRefusal.SEAT_TAKEN, RulesRefusal.INVALID_SEAT,
+                      SEAT_REFUSALS, RETURN_REFUSALS),
     tags=["games"],
 )
 
@@ -257,6 +278,8 @@ games_move = extend_schema(
         KEY_REUSED,
         THROTTLED,
     ],
+    extensions=raises(GameError.INVALID_IF_MATCH, GameError.NOT_SEATED, GameError.COMPUTER_SEAT,
+                      GameError.VERSION_MISMATCH, *PLAY_REFUSALS),
     tags=["games"],
 )
 
@@ -277,6 +300,7 @@ games_resign = extend_schema(
         NOT_FOUND,
         problem_example(422, "game_not_running", errors.NOT_RUNNING),
     ],
+    extensions=raises(GameError.NOT_SEATED, RulesRefusal.GAME_NOT_RUNNING),
     tags=["games"],
 )
 
@@ -297,6 +321,7 @@ games_leave = extend_schema(
         NOT_FOUND,
         problem_example(409, "game_not_waiting", errors.STARTED),
     ],
+    extensions=raises(GameError.NOT_SEATED, RulesRefusal.GAME_NOT_WAITING),
     tags=["games"],
 )
 
@@ -366,6 +391,7 @@ games_replay = extend_schema(
         NOT_FOUND,
         NOT_ENDED,
     ],
+    extensions=raises(GameError.GAME_NOT_ENDED),
     tags=["games"],
 )
 
@@ -385,6 +411,7 @@ games_verify = extend_schema(
         NOT_FOUND,
         NOT_ENDED,
     ],
+    extensions=raises(GameError.GAME_NOT_ENDED),
     tags=["games"],
 )
 
@@ -411,6 +438,7 @@ games_record = extend_schema(
         examples=[OpenApiExample("record", value=RECORD_EXAMPLE, media_type="text/plain")]),
         **problem_responses(401, 404, 409)},
     examples=[UNAUTHENTICATED, NOT_FOUND, NOT_ENDED],
+    extensions=raises(GameError.GAME_NOT_ENDED, GameError.GAME_NOT_RECORDABLE),
     tags=["games"],
 )
 
@@ -458,6 +486,7 @@ games_analysis_read = extend_schema(
     parameters=[GAME_ID],
     responses={200: AnalysisSerializer, 202: AnalysisSerializer, **problem_responses(404, 409)},
     examples=[ANALYSIS_DONE, ANALYSIS_QUEUED, NOT_FOUND, ANALYSIS_NOT_REQUESTED, NOT_ENDED, GAME_CANCELLED],
+    extensions=raises(GameError.ANALYSIS_NOT_REQUESTED, GameError.GAME_NOT_ENDED, GameError.GAME_CANCELLED),
     tags=["games"],
 )
 
@@ -473,5 +502,6 @@ games_analysis_request = extend_schema(
     request=None,
     responses={200: AnalysisSerializer, 202: AnalysisSerializer, **problem_responses(401, 404, 409, 429)},
     examples=[ANALYSIS_DONE, ANALYSIS_QUEUED, UNAUTHENTICATED, NOT_FOUND, NOT_ENDED, GAME_CANCELLED, THROTTLED],
+    extensions=raises(GameError.GAME_NOT_ENDED, GameError.GAME_CANCELLED),
     tags=["games"],
 )

@@ -26,8 +26,8 @@ from goat.games.shapes import (  # noqa: F401 (a game in a list: one shape for t
     ResultSerializer,
     SummarySeatSerializer,
 )
-from goat.web.fields import StrictCharField, StrictIntegerField, StrictSerializer
-from goat.web.query import QueryIntegerField
+from goat.web.api.fields import StrictCharField, StrictIntegerField, StrictSerializer
+from goat.web.api.query import QueryIntegerField
 
 #: client seeds are stored in ``Seat.client_seed`` (255 characters)
 CLIENT_SEED_MAX_LENGTH = 255

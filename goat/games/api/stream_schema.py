@@ -3,7 +3,19 @@ added to the document by ``streams_postprocessing_hook`` (settings.SPECTACULAR_S
 
 from __future__ import annotations
 
-from goat.web.schema import COMMON_PROBLEMS, ID_SCHEMA, add_common_headers, problem_response_object, public_operation
+from goat.web.api.schema import (
+    COMMON_PROBLEMS,
+    ID_SCHEMA,
+    RAISES,
+    add_common_headers,
+    codes_by_status,
+    common_codes,
+    problem_codes_apply,
+    problem_response_object,
+    public_operation,
+    raises,
+)
+from goat.web.errors import ErrorCode, WebError
 
 _STREAM_MESSAGES = (
     "Server-Sent Events (`text/event-stream`, the default) or NDJSON (`Accept: application/x-ndjson`, the "
@@ -28,9 +40,11 @@ def _ndjson_line(kinds: list[str]) -> dict:
 
 
 def stream_operation(operation_id: str, summary: str, description: str, parameters: list, statuses: dict,
-                     kinds: list[str], with_id: bool, public: bool = False) -> dict:
+                     kinds: list[str], with_id: bool, public: bool = False,
+                     codes: tuple[ErrorCode, ...] = ()) -> dict:
     """The OpenAPI operation of a stream (the games' and the tournament's): its two formats, its
-    message ``kinds``, its refusals (``statuses``: status -> text)."""
+    message ``kinds``, its refusals (``statuses``: status -> text) and the codes it answers with besides
+    those of every request under /api/ (400), of its credentials (401) and of a path naming no object (404)."""
     responses = {
         "200": {"description": "The stream.",
                 "content": {"text/event-stream": {"schema": _sse_event(kinds, with_id)},
@@ -43,6 +57,12 @@ def stream_operation(operation_id: str, summary: str, description: str, paramete
         "security": [{"tokenAuth": []}, {"cookieAuth": []}, *([{}] if public else [])],
         "responses": responses,
     }
+    # a stream reads its query itself: ``invalid`` is among ``codes`` where it answers with it
+    found = common_codes({"security": operation["security"]}, set(statuses) & {400, 401, 404}, body=False,
+                         idempotent=False)
+    for status, declared in codes_by_status(raises(*codes)[RAISES]).items():
+        found.setdefault(status, set()).update(declared)
+    problem_codes_apply(responses, found)
     if public:
         public_operation(operation)
     add_common_headers(responses)
@@ -71,7 +91,8 @@ def streams_postprocessing_hook(result, generator, request, public):
          404: "`not_found`: no game with that id.",
          429: f"{common[429]} Anonymous: over the `anon` rate limit (`throttled`), or the address holds the "
               "limit of open streams (`too_many_streams`)."},
-        ["state", "update"], True, public=True)
+        ["state", "update"], True, public=True,
+        codes=(WebError.INVALID, WebError.THROTTLED, WebError.TOO_MANY_STREAMS))
     paths["/api/stream/"] = stream_operation(
         "player_stream", "Your feed",
         "First `hello` `{games}` (your waiting and running games), then `game_started`, `your_turn`, `game_ended`, "
@@ -85,5 +106,5 @@ def streams_postprocessing_hook(result, generator, request, public):
           "description": "`1`: also follow the lobby (for a client showing the open games). Default: not."}],
         common,
         ["hello", "game_started", "your_turn", "game_ended", "rematch_offered", "tournament_table", "challenge",
-         "lobby"], False)
+         "lobby"], False, codes=(WebError.INVALID, WebError.TOO_MANY_STREAMS))
     return result

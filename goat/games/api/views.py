@@ -3,7 +3,7 @@ view, move, resign, events, scoresheet, replay and verify.
 
 Views are thin: validate the input, call one service or selector, shape the output. What a caller
 may see is decided by ``goat.games.selectors``; every refusal is a ServiceError or an engine RulesError,
-rendered as problem details by ``goat.web.problems``.
+rendered as problem details by ``goat.web.api.problems``.
 
 Conditional requests: game resources carry ``ETag: "<version>"`` and answer ``If-None-Match`` with
 304; a move takes ``If-Match: "<version>"`` (412 ``version_mismatch`` when stale, 400
@@ -42,12 +42,13 @@ from goat.games.api.serializers import (
 from goat.games.errors import GameError
 from goat.games.filters import GameFilter, MyGamesFilter
 from goat.games.models import Game
+from goat.games.viewer import Viewer
+from goat.web.api.idempotency import idempotent
+from goat.web.api.negotiation import JSONForErrors
+from goat.web.api.schema import link
+from goat.web.api.throttling import ScopedRateThrottle
+from goat.web.db.replica import PublicReadView
 from goat.web.errors import WebError
-from goat.web.idempotency import idempotent
-from goat.web.negotiation import JSONForErrors
-from goat.web.replica import PublicReadView
-from goat.web.schema import link
-from goat.web.throttling import ScopedRateThrottle
 
 VARY = ("Authorization", "Cookie")
 
@@ -101,15 +102,10 @@ def game_get(game_id: int, user) -> Game:
     return selectors.game_get(game_id=game_id, viewer=user)
 
 
-def view_for(game: Game, user) -> dict[str, Any]:
-    """The game view of ``game`` for ``user`` (their seat's view, or a spectator's)."""
-    return selectors.game_view_for(game=game, user=user)
-
-
-def ended_or_auditor(game: Game, user) -> None:
+def ended_or_auditor(game: Game, viewer: Viewer) -> None:
     """Replay and verify show hidden information: refused until the game ends, except to those who
-    see it unredacted (selectors.sees_everything: an auditor without a seat at the game)."""
-    if not selectors.sees_everything(game, user):
+    see it unredacted (Viewer.sees_everything: an auditor without a seat at the game)."""
+    if not viewer.sees_everything(game):
         raise GameError.GAME_NOT_ENDED(services.GAME_NOT_ENDED)
 
 
@@ -197,7 +193,7 @@ class GameDetailView(PublicReadView, GameAPIView):
         game = game_get(game_id, request.user)
         if not_modified(request, etag(game.version)):
             return conditional(request, etag(game.version), dict)
-        view = view_for(game, request.user)
+        view = selectors.game_view_for(game=game, viewer=Viewer.of(game, request.user))
         response = Response(view)
         response["ETag"] = etag(view["version"])
         return response
@@ -248,10 +244,10 @@ class GameEventsView(PublicReadView, GameAPIView):
         version = game.version
 
         def build() -> dict[str, Any]:
-            seat = selectors.viewer_seat(game, request.user)
-            if selectors.sees_everything(game, request.user, seat):  # an auditor: who looked is recorded
+            viewer = Viewer.of(game, request.user)
+            if viewer.sees_everything(game):  # an auditor: who looked is recorded (while the game runs)
                 audit.audit_record_hidden_view(user=request.user, game=game, what="api_events")
-            events = selectors.events_for(game=game, user=request.user, after=query.validated_data["after"], seat=seat)
+            events = selectors.events_for(game=game, viewer=viewer, after=query.validated_data["after"])
             # As of the game row read above: a move appended since then belongs to the next version.
             return {"version": version, "events": [e for e in events if e["seq"] <= version]}
 
@@ -276,7 +272,7 @@ class GameReplayView(PublicReadView, GameAPIView):
         query = ReplayQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         game = game_get(game_id, request.user)
-        ended_or_auditor(game, request.user)
+        ended_or_auditor(game, Viewer.of(game, request.user))
         at = query.validated_data["at"]
         if at is None:
             at = game.version
@@ -293,7 +289,7 @@ class GameVerifyView(PublicReadView, GameAPIView):
     @schema.games_verify
     def get(self, request: Request, game_id: int) -> Response:
         game = game_get(game_id, request.user)
-        ended_or_auditor(game, request.user)
+        ended_or_auditor(game, Viewer.of(game, request.user))
         return Response(verification.game_verify(game=game).to_dict())
 
 

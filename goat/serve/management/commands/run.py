@@ -1,7 +1,7 @@
 """``python manage.py run``: the whole service on one machine, one command.
 
 Migrates and makes sure a staff account exists (printing its password the first time), under the
-migrations lock (goat.web.locks: nodes started together against one PostgreSQL do it once), then starts
+migrations lock (goat.web.db.locks: nodes started together against one PostgreSQL do it once), then starts
 the web server (gunicorn with uvicorn workers: the API and the live streams on one port), one
 Celery worker, one Celery worker for the ``analysis`` queue alone (one process, niced) and one Celery
 beat, and prints the URLs.
@@ -36,9 +36,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError, transaction
 
 from goat.serve.supervisor import Supervisor
-from goat.web import metrics
-from goat.web.locks import migrations_lock
+from goat.web.db.locks import migrations_lock
 from goat.web.management.commands.migrate import database_reached
+from goat.web.observe import metrics
 
 GUNICORN_CONF = Path(settings.BASE_DIR) / "gunicorn.conf.py"
 STOP_TIMEOUT_SECONDS = 20

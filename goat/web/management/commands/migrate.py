@@ -1,4 +1,4 @@
-"""``migrate`` under the migrations lock (goat.web.locks.migrations_lock): nodes started together
+"""``migrate`` under the migrations lock (goat.web.db.locks.migrations_lock): nodes started together
 migrate once; the others wait for the lock, then find nothing to do (docs/operations.md "Scaling out").
 A database that cannot be reached is one line saying so, not a traceback (``database_reached``)."""
 
@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 from django.core.management.commands.migrate import Command as MigrateCommand
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
 
-from goat.web.locks import migrations_lock
+from goat.web.db.locks import migrations_lock
 
 
 def database_reached(alias: str = DEFAULT_DB_ALIAS) -> None:

@@ -1,4 +1,4 @@
-"""Rate counters shared by every process: the store behind every rate limit (goat.web.throttling, the
+"""Rate counters shared by every process: the store behind every rate limit (goat.web.api.throttling, the
 stream opens, the invite-code attempts).
 
 ``rate_hit(key, limit=, window=)`` counts one hit of ``key`` when fewer than ``limit`` hits were

@@ -17,7 +17,7 @@ profiles) go to the standby; everything a player acts on, and every running game
   is answered again from the primary, and the standby is left out until the next check finds it; one
   that fails because the primary is away (a signed-in visitor, a running game) is answered again from
   the standby. A user sees no error as long as one side answers. Writes with the primary away answer
-  503 ``service_unavailable`` with ``Retry-After`` (goat.web.problems), as without a standby.
+  503 ``service_unavailable`` with ``Retry-After`` (goat.web.api.problems), as without a standby.
 
 With no ``DATABASE_REPLICA_URL`` there is no ``replica`` database and nothing here does anything.
 """
@@ -200,8 +200,8 @@ def _anonymous(request: HttpRequest) -> bool:
 
 
 def _unavailable(outcome: HttpResponse | BaseException) -> bool:
-    """Whether a view's outcome says a database was away (goat.web.problems' 503 or its exception)."""
-    from goat.web.problems import database_unavailable
+    """Whether a view's outcome says a database was away (goat.web.api.problems' 503 or its exception)."""
+    from goat.web.api.problems import database_unavailable
 
     if isinstance(outcome, BaseException):
         return database_unavailable(outcome)

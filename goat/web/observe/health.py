@@ -6,7 +6,7 @@ and the beat's tasks wait for it). ``broker: false`` (status ``degraded``) says 
 away; 503 only when the database is. Any answer at all (200 or 503) means the process is alive:
 restart on no answer, take out of the load balancer on 503 (docs/operations.md "Health").
 
-With a standby (``DATABASE_REPLICA_URL``, goat.web.replica) the answer adds ``replica`` (does the
+With a standby (``DATABASE_REPLICA_URL``, goat.web.db.replica) the answer adds ``replica`` (does the
 standby answer) and ``replica_lag_seconds`` (how far behind it is; null when it does not answer);
 ``database`` stays the primary. The public site answers while either side does, so the answer is
 503 only when neither does; with the primary away it is 200 ``degraded``, ``database: false``.
@@ -27,7 +27,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from goat.web import replica
+from goat.web.db import replica
 
 logger = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from goat.web import metrics
-from goat.web.throttling import client_ip
+from goat.web.api.throttling import client_ip
+from goat.web.observe import metrics
 
 #: the route label of a request no URL pattern matched (a 404 of the resolver): one series, never the path
 UNMATCHED = "<unmatched>"

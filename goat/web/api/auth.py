@@ -1,4 +1,4 @@
-"""Token authentication: DRF's, with its lookup sent as one fixed SQL text (goat.web.rows).
+"""Token authentication: DRF's, with its lookup sent as one fixed SQL text (goat.web.db.fixed_sql).
 
 Every API call with a token runs this lookup; through the ORM it would compile a ``select_related``
 queryset per request (its CPU cost: docs/performance.md). The answers are DRF's: the same user
@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from goat.web.rows import RowModel, fetch
+from goat.web.db.fixed_sql import RowModel, fetch
 
 
 @lru_cache(maxsize=4)
@@ -47,7 +47,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
         user = user_row.load(rows[0], token_row.width)
         # The related object, cached one way only: ``token.user = user`` would also cache the token on
         # the user (a one-to-one's reverse side), a reference cycle only the collector frees
-        # (goat.web.release); nothing reads ``user.auth_token`` on a request.
+        # (goat.serve.request_release); nothing reads ``user.auth_token`` on a request.
         Token.user.field.set_cached_value(token, user)
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))

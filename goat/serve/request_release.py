@@ -14,7 +14,7 @@ seventh and tenth sessions).
 ``ReleaseMiddleware`` removes those links when the response closes (after its body is sent, or at
 the test client's close; a stream's at once, since its body does not read them), so reference
 counting frees the request, the view and the response as soon as the server lets go of them.
-goat.web.auth caches the token's user one way only, for the same reason. Only links are removed:
+goat.web.api.auth caches the token's user one way only, for the same reason. Only links are removed:
 what a caller still holding the response reads (its content, status, headers, ``data``) is intact.
 Left to the collector: a DRF serializer and its fields (they point at each other, and die young,
 inside the view) and a rendered template's context (an HTML page's request). tests/web/test_release.py

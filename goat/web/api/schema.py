@@ -12,7 +12,11 @@ value, header or body is ``invalid`` or the view's own code), 401 where the view
 on unsafe methods a session may call (CSRF), 404 where the path names an object or the list is
 paged, 406 (``Accept`` names no JSON type), 413 and 415 where a body is read, and 429 where a
 throttle applies. Request bodies of a ``StrictSerializer`` say ``additionalProperties: false``
-(``strict_bodies_postprocessing_hook``). It also adds the
+(``strict_bodies_postprocessing_hook``). Each problem response names the codes it can carry (the
+``code`` enum of its schema): the common ones of its status (``common_codes``) and the ones the operation
+declares with ``raises`` in its app's schema module (``extend_schema(extensions=raises(GameError.GAME_FULL,
+...))``), each at the status its app's ``errors.py`` declares; a declared code's status gets its response.
+It also adds the
 OpenAPI links a view declares in ``schema_links`` (how a client, or schemathesis' stateful phase,
 goes from one answer to the next request), and ``allowEmptyValue`` to every optional query parameter:
 DRF's query serializers, django-filter and the pagination all read ``?name=`` as leaving it out.
@@ -36,8 +40,9 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import SAFE_METHODS, AllowAny
 
-from goat.web.fields import StrictSerializer
-from goat.web.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer, problem_example
+from goat.web.api.fields import StrictSerializer
+from goat.web.api.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer, problem_example
+from goat.web.errors import ErrorCode, ErrorCodeGroup, WebError
 
 UNAUTHENTICATED = problem_example(401, "not_authenticated", "Authentication credentials were not provided.")
 THROTTLED = problem_example(429, "throttled", "Request was throttled. Expected available in 2 seconds.")
@@ -47,9 +52,9 @@ IN_PROGRESS = problem_example(409, "request_in_progress",
 
 #: a row id in a path (goat.web.converters: up to 18 digits); no row has id 0
 ID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
-#: goat.web.idempotency: 1 to 255 characters once the server has stripped the header's outer spaces
+#: goat.web.api.idempotency: 1 to 255 characters once the server has stripped the header's outer spaces
 IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"\S"}
-#: the header of every operation wrapped in ``goat.web.idempotency.idempotent``
+#: the header of every operation wrapped in ``goat.web.api.idempotency.idempotent``
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key", IDEMPOTENCY_KEY_SCHEMA, OpenApiParameter.HEADER,
     description="1 to 255 characters (400 `invalid_idempotency_key` otherwise). A retry with the same key and "
@@ -71,6 +76,76 @@ COMMON_PROBLEMS: dict[int, str] = {
 RETRY_AFTER = {"description": "Seconds to wait.", "schema": {"type": "integer", "minimum": 0}}
 WWW_AUTHENTICATE = {"description": "`Token`.", "schema": {"type": "string"}}
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+
+#: the extension key under which ``raises`` hands an operation's codes to ``AutoSchema`` (removed from the document)
+RAISES = "x-goat-raises"
+
+
+def raises(*codes: ErrorCode | tuple[ErrorCode, int] | ErrorCodeGroup) -> dict[str, Any]:
+    """``extend_schema(extensions=raises(...))``: the problem codes an operation answers with besides the
+    common ones (``common_codes``), each at its declared status, or ``(code, status)`` where the service
+    raises it with another, or a group that apps above fill (read when the document is generated). The one
+    list of them: the document's ``code`` enums and responses come from it."""
+    return {RAISES: tuple(code if isinstance(code, (tuple, ErrorCodeGroup)) else (code, code.status)
+                          for code in codes)}
+
+
+def codes_by_status(declared: Any) -> dict[int, set[str]]:
+    """``raises``' entries as status -> code strings."""
+    found: dict[int, set[str]] = {}
+    for entry in declared:
+        for code, status in ([(code, code.status) for code in entry] if isinstance(entry, ErrorCodeGroup)
+                             else [entry]):
+            found.setdefault(status, set()).add(code.code)
+    return found
+
+
+def common_codes(operation: dict[str, Any], statuses: set[int], *, body: bool, idempotent: bool) -> dict[int, set[str]]:
+    """The codes the service answers with on ``statuses`` whatever the view (``COMMON_PROBLEMS``): NUL in a
+    header or a refused Host (400) before any view; a bad query value or body (``invalid``), a body that is
+    not JSON (``malformed_json``); 401 without a token (unless the operation is public) or with a bad one;
+    the Idempotency-Key's own codes where the operation takes one."""
+    public = {} in operation.get("security", [])
+    query = any(p["in"] == "query" for p in operation.get("parameters", []))
+    codes: dict[int, set[str]] = {
+        400: {WebError.INVALID_CHARACTERS.code, WebError.BAD_REQUEST.code}
+        | ({WebError.INVALID.code} if query or body else set()) | ({WebError.MALFORMED_JSON.code} if body else set()),
+        401: {WebError.AUTHENTICATION_FAILED.code} | (set() if public else {WebError.NOT_AUTHENTICATED.code}),
+        403: {WebError.PERMISSION_DENIED.code},
+        404: {WebError.NOT_FOUND.code},
+        406: {WebError.NOT_ACCEPTABLE.code},
+        413: {WebError.PAYLOAD_TOO_LARGE.code},
+        415: {WebError.UNSUPPORTED_MEDIA_TYPE.code},
+        429: {WebError.THROTTLED.code},
+    }
+    found = {status: set(codes[status]) for status in statuses if status in codes}
+    if idempotent:
+        for code in (WebError.INVALID_IDEMPOTENCY_KEY, WebError.REQUEST_IN_PROGRESS, WebError.IDEMPOTENCY_KEY_REUSED):
+            found.setdefault(code.status, set()).add(code.code)
+    return found
+
+
+def problem_schema(codes: set[str]) -> dict[str, Any]:
+    """The schema of a problem response that carries one of ``codes``."""
+    return {"allOf": [dict(PROBLEM_REF),
+                      {"type": "object", "properties": {"code": {"type": "string", "enum": sorted(codes)}}}]}
+
+
+def problem_codes_apply(responses: dict[str, Any], codes: dict[int, set[str]]) -> None:
+    """Give each status of ``codes`` its problem response (described by its codes when no text says more)
+    and each problem response the ``code`` enum of its status."""
+    for status in sorted(codes):
+        text = COMMON_PROBLEMS.get(status) or ", ".join(f"`{code}`" for code in sorted(codes[status])) + "."
+        responses.setdefault(str(status), problem_response_object(text))
+    for status, response in responses.items():
+        media = response.get("content", {}).get(PROBLEM_CONTENT_TYPE)
+        if media is None or not status.isdigit():
+            continue
+        if not response.get("description"):
+            response["description"] = ", ".join(f"`{code}`" for code in sorted(codes.get(int(status), ()))) + "."
+        if codes.get(int(status)):
+            media["schema"] = problem_schema(codes[int(status)])
 
 
 def problem_response_object(description: str) -> dict[str, Any]:
@@ -185,8 +260,15 @@ class AutoSchema(SpectacularAutoSchema):
                 # DRF's serializers, django-filter and the pagination all read ?name= as no value
                 parameter["allowEmptyValue"] = True
         responses = operation["responses"]
+        declared = codes_by_status(operation.pop(RAISES, ()))
         for status in sorted(self.problem_statuses(operation)):
             responses.setdefault(str(status), problem_response_object(COMMON_PROBLEMS[status]))
+        statuses = {int(status) for status in responses if status.isdigit()}
+        codes = common_codes(operation, statuses, body="requestBody" in operation, idempotent=any(
+            p["in"] == "header" and p["name"] == IDEMPOTENCY_KEY.name for p in operation.get("parameters", [])))
+        for status, found in declared.items():
+            codes.setdefault(status, set()).update(found)
+        problem_codes_apply(responses, codes)
         if {} in operation.get("security", []) and "401" in responses:
             public_operation(operation)
         add_common_headers(responses)

@@ -1,5 +1,5 @@
 """goat's fixed SQL texts, sent one way on each database, and model instances built from their rows:
-the token lookup (goat.web.auth) and the event store's statements (goat.games.eventstore).
+the token lookup (goat.web.api.auth) and the event store's statements (goat.games.eventstore).
 
 Compiling a queryset costs the web process more CPU than the query itself costs to send through the
 cursor (docs/performance.md has the figures), so the statements every request or move runs are

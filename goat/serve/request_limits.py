@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-logger = logging.getLogger("goat.web.limits")
+logger = logging.getLogger("goat.serve.request_limits")
 
 #: the scope key by which ``Protocol`` hands a refused request's answer to the application (so the
 #: answer goes through the access log like any other)
@@ -79,7 +79,7 @@ def problem(status: int, code: str, headers=()) -> tuple[list[tuple[bytes, bytes
     """The response headers and body of a refusal, in the language of the request's ``headers``."""
     from django.utils import translation
 
-    from goat.web.problems import problem_body
+    from goat.web.api.problems import problem_body
 
     with translation.override(_language(headers) or _settings().LANGUAGE_CODE):
         body = json.dumps(problem_body(status=status, code=code, detail=_detail(code)),

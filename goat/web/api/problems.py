@@ -6,7 +6,7 @@ machine-readable; ``type`` is ``settings.GOAT_PROBLEM_TYPE_BASE + code``; ``titl
 words and never varies between occurrences of the same problem. docs/api.md lists the codes.
 
 ``title`` and ``detail`` speak the caller's language (``Accept-Language`` through LocaleMiddleware:
-English or Russian; goat/web/problem_texts.py); ``code`` and ``type`` never change.
+English or Russian; goat/web/api/problem_texts.py); ``code`` and ``type`` never change.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from goat.web.api.parsers import InvalidCharacters, has_invalid_characters
+from goat.web.api.problem_texts import problem_title
 from goat.web.errors import ServiceError
-from goat.web.parsers import InvalidCharacters, has_invalid_characters
-from goat.web.problem_texts import problem_title
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def problem_type(code: str) -> str:
 
 def _plain(value: Any) -> Any:
     """``value`` with every lazily translated text made a plain string in the active language (bodies
-    are stored as JSON too: goat.web.idempotency)."""
+    are stored as JSON too: goat.web.api.idempotency)."""
     if isinstance(value, Promise):
         return str(value)
     if isinstance(value, dict):

@@ -9,7 +9,7 @@ client. Entries left of it were written by the client and are ignored.
 
 ``client_ip`` is also the address the login lockout (django-axes) counts failures against.
 
-The counts live in the shared rate store (goat.web.rates: Redis with ``CACHE_URL``, else a SQLite
+The counts live in the shared rate store (goat.web.api.rates: Redis with ``CACHE_URL``, else a SQLite
 file every process of the machine shares), checked and counted in one atomic step, so a rate holds
 across web processes and under concurrent requests. DRF's own flow is kept (its ``allow_request``,
 the scopes, the rates): the throttles give it an empty history to read and count in ``throttle_success``
@@ -33,8 +33,8 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy
 from rest_framework import throttling
 
+from goat.web.api.rates import Hit, rate_hit, rate_hits, rate_refund
 from goat.web.errors import ServiceError, WebError
-from goat.web.rates import Hit, rate_hit, rate_hits, rate_refund
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -83,7 +83,7 @@ def client_ip(request) -> str:
 
 class _NoHistory:
     """What DRF's ``allow_request`` reads as the history: nothing, so that the one atomic count in
-    ``throttle_success`` (goat.web.rates) decides."""
+    ``throttle_success`` (goat.web.api.rates) decides."""
 
     def get(self, key: str, default: Any = None) -> list:
         return []

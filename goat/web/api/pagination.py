@@ -6,7 +6,7 @@ Either given empty (``?page=``) is read as absent.
 ``?page_size=``: a whole number from 1, default 50; more than 200 is read as 200 (as before).
 Anything else (``null``, ``0``, ``-5``, ``abc``, ``1.5``, ``１``) is 400 ``invalid``, where DRF would
 silently fall back to the default.
-Both take ASCII digits only (goat.web.query): ``?page=１`` is not a page number (404), as ``?page=abc``.
+Both take ASCII digits only (goat.web.api.query): ``?page=１`` is not a page number (404), as ``?page=abc``.
 """
 
 from django.utils.translation import gettext_lazy
@@ -14,7 +14,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import PageNumberPagination
 
-from goat.web.query import ascii_whole_number
+from goat.web.api.query import ascii_whole_number
 
 PAGE_SIZE_ERROR = gettext_lazy("A whole number from 1 (more than {max} are read as {max}).")
 

@@ -146,11 +146,11 @@ def logging_config(*, fmt: str, level: str) -> dict:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "goat.web.logs.ContextFilter"},
-                    "one_warning_line": {"()": "goat.web.logs.OneWarningLine"}},
+        "filters": {"context": {"()": "goat.web.observe.logs.ContextFilter"},
+                    "one_warning_line": {"()": "goat.web.observe.logs.OneWarningLine"}},
         "formatters": {
             "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
-            "json": {"()": "goat.web.logs.JsonFormatter"},
+            "json": {"()": "goat.web.observe.logs.JsonFormatter"},
         },
         "handlers": {
             "stdout": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout",

@@ -1,0 +1,1 @@
+"""Database helpers every app shares: fixed SQL texts and their rows, reads from a standby, locks across processes."""
