@@ -132,18 +132,23 @@ def problem_schema(codes: set[str]) -> dict[str, Any]:
                       {"type": "object", "properties": {"code": {"type": "string", "enum": sorted(codes)}}}]}
 
 
+def codes_text(codes: set[str]) -> str:
+    """A response's description that names its codes: "`seat_taken`, `game_full`."."""
+    return ", ".join(f"`{code}`" for code in sorted(codes)) + "."
+
+
 def problem_codes_apply(responses: dict[str, Any], codes: dict[int, set[str]]) -> None:
     """Give each status of ``codes`` its problem response (described by its codes when no text says more)
     and each problem response the ``code`` enum of its status."""
     for status in sorted(codes):
-        text = COMMON_PROBLEMS.get(status) or ", ".join(f"`{code}`" for code in sorted(codes[status])) + "."
+        text = COMMON_PROBLEMS.get(status) or codes_text(codes[status])
         responses.setdefault(str(status), problem_response_object(text))
     for status, response in responses.items():
         media = response.get("content", {}).get(PROBLEM_CONTENT_TYPE)
         if media is None or not status.isdigit():
             continue
         if not response.get("description"):
-            response["description"] = ", ".join(f"`{code}`" for code in sorted(codes.get(int(status), ()))) + "."
+            response["description"] = codes_text(codes.get(int(status), set()))
         if codes.get(int(status)):
             media["schema"] = problem_schema(codes[int(status)])
 
