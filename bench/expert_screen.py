@@ -43,6 +43,11 @@ VARIANTS: dict[str, dict] = {
     "race-double8": {"POLICY_DOUBLE": 8},
     "race-floor6": {"RACE_FLOOR": 6},
     "race-floor8": {"RACE_FLOOR": 8},
+    "race-tree1": {"TREE_PLIES": 1},
+    "race-tree2": {"TREE_PLIES": 2},
+    "race-tree3": {"TREE_PLIES": 3},
+    "race-tree2-c10": {"TREE_PLIES": 2, "TREE_C": 10.0},
+    "race-tree2-c40": {"TREE_PLIES": 2, "TREE_C": 40.0},
 }
 
 

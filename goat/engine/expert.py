@@ -68,6 +68,13 @@ GOAT_TEMPERATURE = 10.0
 POLICY_DOUBLE = 4
 #: the playout policy's bonus for a move after which the next seat is known to hold nothing that fits
 POLICY_BLOCK = 8
+#: the plays after the candidate move (those with more than one legal move, any seat's) chosen by an
+#: information-set tree shared by all the candidate's sampled tables (:class:`TreeWalk`); 0: none,
+#: every play of the playout by :class:`PublicPolicy`
+TREE_PLIES = 0
+#: the tree's exploration: points of the objective times sqrt(ln(availability) / visits) (UCB1 with
+#: availability counts)
+TREE_C = 20.0
 
 
 class PublicPolicy:
@@ -119,6 +126,72 @@ class PublicPolicy:
             if score > best_score:
                 best, best_score = move, score
         return best
+
+
+class TreeWalk:
+    """One playout's walk down a candidate's information-set tree (single-observer information-set
+    MCTS, Cowling, Powley and Whitehouse 2012, for the first ``TREE_PLIES`` choices after the
+    candidate move; docs/computer.md "Strategy fusion").
+
+    A node is the sequence of plays since the candidate move, as every seat sees them (draws and
+    knocks between them are not told apart), so it is shared by every sampled table that reaches it,
+    whatever the hidden hands. At a node the seat to play picks among the moves legal on this table:
+    first those never tried there (the best of them by :class:`PublicPolicy`), then by UCB1 on its
+    own objective with availability counts (a move's exploration term counts the visits in which it
+    was legal, not all the node's visits). The choice reads the node's statistics, gathered over all
+    the tables, and never the table's hidden hands: a seat's reply is the same whichever deal lies
+    behind it, so it cannot block or escape with open cards. Past the tree the policy plays on."""
+
+    __slots__ = ("key", "left", "path", "policy", "tree")
+
+    def __init__(self, tree: dict[tuple[Move, ...], dict[Move, list[float]]], policy: PublicPolicy,
+                 plies: int) -> None:
+        self.tree = tree
+        self.policy = policy
+        self.left = plies
+        self.key: tuple[Move, ...] = ()
+        #: per choice made in the tree: the edge's statistics [visits, value sum, availability] and
+        #: the seat that chose
+        self.path: list[tuple[list[float], int]] = []
+
+    def choose(self, g: GameMachine, seat: int, legal: list[Move]) -> Move:
+        if self.left <= 0 or len(legal) == 1:
+            move = self.policy.choose(g, seat, legal)
+            if self.left > 0:
+                self.key += (move,)
+            return move
+        node = self.tree.setdefault(self.key, {})
+        edges = []
+        for move in legal:
+            edge = node.get(move)
+            if edge is None:
+                edge = node[move] = [0.0, 0.0, 0.0]
+            edge[2] += 1.0
+            edges.append(edge)
+        untried = [move for move, edge in zip(legal, edges, strict=True) if edge[0] == 0.0]
+        if untried:
+            move = self.policy.choose(g, seat, untried)
+            edge = node[move]
+        else:
+            best, move, edge = -math.inf, legal[0], edges[0]
+            for candidate, stats in zip(legal, edges, strict=True):
+                score = stats[1] / stats[0] + TREE_C * math.sqrt(math.log(stats[2]) / stats[0])
+                if score > best:
+                    best, move, edge = score, candidate, stats
+        self.path.append((edge, seat))
+        self.key += (move,)
+        self.left -= 1
+        return move
+
+    def back_up(self, g: GameMachine) -> None:
+        """Add the round's end to every edge walked, each on the objective of the seat that chose it."""
+        worth: dict[int, float] = {}
+        for edge, seat in self.path:
+            value = worth.get(seat)
+            if value is None:
+                value = worth[seat] = objective(g, seat)
+            edge[0] += 1.0
+            edge[1] += value
 
 
 def _machine(view: SeatView, options: Options, hands: list[list[Tile]], bazaar: list[Tile],
@@ -212,7 +285,7 @@ class Playouts:
     """The playouts of one decision: the sampler of its deals, and the legal moves with the equivalent
     ones (one tile on two ends showing the same value) played out once."""
 
-    __slots__ = ("deals", "distinct", "lacks", "legal", "must_lead", "options", "same", "view")
+    __slots__ = ("deals", "distinct", "lacks", "legal", "must_lead", "options", "same", "trees", "view")
 
     def __init__(self, view: SeatView) -> None:
         if not view.options:
@@ -226,6 +299,8 @@ class Playouts:
         #: per legal move, the index of the first equivalent one; the distinct moves' indexes
         self.same = choices(self.legal, view.left, view.right)
         self.distinct = [index for index, first in enumerate(self.same) if first == index]
+        #: per distinct move, its information-set tree (:class:`TreeWalk`), when ``TREE_PLIES`` > 0
+        self.trees: dict[int, dict[tuple[Move, ...], dict[Move, list[float]]]] = {}
 
     def sample(self, rng: random.Random, places: Sequence[int] | None = None) -> list[float]:
         """One sampled table: the objective after each distinct move (or each of ``places``, positions
@@ -239,7 +314,12 @@ class Playouts:
             g = _clone(base)
             place_tile(g, g.table, view.seat, tile, end)  # type: ignore[arg-type]
             policy = PublicPolicy(self.lacks, view.seat)
-            play_round_out(g, policy.choose, policy.forced)
+            if TREE_PLIES > 0:
+                walk = TreeWalk(self.trees.setdefault(index, {}), policy, TREE_PLIES)
+                play_round_out(g, walk.choose, policy.forced)
+                walk.back_up(g)
+            else:
+                play_round_out(g, policy.choose, policy.forced)
             values.append(objective(g, view.seat))
         return values
 
