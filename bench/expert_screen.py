@@ -46,8 +46,11 @@ VARIANTS: dict[str, dict] = {
     "race-tree1": {"TREE_PLIES": 1},
     "race-tree2": {"TREE_PLIES": 2},
     "race-tree3": {"TREE_PLIES": 3},
+    "race-tree1-c10": {"TREE_PLIES": 1, "TREE_C": 10.0},
+    "race-tree1-c40": {"TREE_PLIES": 1, "TREE_C": 40.0},
     "race-tree2-c10": {"TREE_PLIES": 2, "TREE_C": 10.0},
     "race-tree2-c40": {"TREE_PLIES": 2, "TREE_C": 40.0},
+    "race-tree1-floor6": {"TREE_PLIES": 1, "RACE_FLOOR": 6},
 }
 
 
