@@ -285,9 +285,9 @@ class Playouts:
     """The playouts of one decision: the sampler of its deals, and the legal moves with the equivalent
     ones (one tile on two ends showing the same value) played out once."""
 
-    __slots__ = ("deals", "distinct", "lacks", "legal", "must_lead", "options", "same", "trees", "view")
+    __slots__ = ("deals", "distinct", "lacks", "legal", "must_lead", "options", "plies", "same", "trees", "view")
 
-    def __init__(self, view: SeatView) -> None:
+    def __init__(self, view: SeatView, plies: int = 0) -> None:
         if not view.options:
             raise ValueError("the expert needs the game's options in the seat view")
         self.view = view
@@ -299,7 +299,9 @@ class Playouts:
         #: per legal move, the index of the first equivalent one; the distinct moves' indexes
         self.same = choices(self.legal, view.left, view.right)
         self.distinct = [index for index, first in enumerate(self.same) if first == index]
-        #: per distinct move, its information-set tree (:class:`TreeWalk`), when ``TREE_PLIES`` > 0
+        #: the choices after the candidate move made by its information-set tree (:class:`TreeWalk`; 0:
+        #: none, the policy plays the whole round), and per distinct move its tree
+        self.plies = plies
         self.trees: dict[int, dict[tuple[Move, ...], dict[Move, list[float]]]] = {}
 
     def sample(self, rng: random.Random, places: Sequence[int] | None = None) -> list[float]:
@@ -314,8 +316,8 @@ class Playouts:
             g = _clone(base)
             place_tile(g, g.table, view.seat, tile, end)  # type: ignore[arg-type]
             policy = PublicPolicy(self.lacks, view.seat)
-            if TREE_PLIES > 0:
-                walk = TreeWalk(self.trees.setdefault(index, {}), policy, TREE_PLIES)
+            if self.plies > 0:
+                walk = TreeWalk(self.trees.setdefault(index, {}), policy, self.plies)
                 play_round_out(g, walk.choose, policy.forced)
                 walk.back_up(g)
             else:
@@ -410,7 +412,7 @@ def race(view: SeatView, rng: random.Random, samples: int | None = None) -> tupl
     tables than a fixed share would give it, for no more than the fixed share of the costliest
     decisions."""
     samples = samples or DEFAULT_SAMPLES
-    playouts = Playouts(view)
+    playouts = Playouts(view, TREE_PLIES)
     count = len(playouts.distinct)
     budget = samples * max(count, RACE_FLOOR)
     alive = list(range(count))

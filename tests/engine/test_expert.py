@@ -203,7 +203,7 @@ def test_the_race_drops_a_move_clearly_behind_and_gives_the_close_ones_the_rest_
     # move 1 is 10 points behind on every table: dropped after the first round; moves 0 and 2 differ by
     # noise around the same mean, so they race on to the budget (150 tables for each of 4 moves: 600 playouts)
     scripted = _Scripted(_three_moves(), lambda place, n: 0.0 if place == 1 else float(n * (1 + place) % 7))
-    monkeypatch.setattr(expert, "Playouts", lambda view: scripted)
+    monkeypatch.setattr(expert, "Playouts", lambda view, plies=0: scripted)
     monkeypatch.setattr(expert, "RACE_FLOOR", 4)
     move, tables = expert.race(_three_moves(), random.Random(1), 150)
     assert move in (_three_moves().legal[0], _three_moves().legal[2])
@@ -213,7 +213,7 @@ def test_the_race_drops_a_move_clearly_behind_and_gives_the_close_ones_the_rest_
 
 def test_the_race_ends_when_one_move_is_clearly_ahead(monkeypatch):
     scripted = _Scripted(_three_moves(), lambda place, n: 5.0 * (place == 2) + (n % 3))
-    monkeypatch.setattr(expert, "Playouts", lambda view: scripted)
+    monkeypatch.setattr(expert, "Playouts", lambda view, plies=0: scripted)
     assert expert.race(_three_moves(), random.Random(1), 150) == (_three_moves().legal[2], expert.RACE_ROUND)
 
 
@@ -296,3 +296,12 @@ def test_with_the_tree_the_race_is_reproducible_and_plays_a_legal_move(monkeypat
     first = expert.race(view, random.Random(5), 60)
     assert first == expert.race(view, random.Random(5), 60)
     assert first[0] in view.legal
+
+
+def test_the_analysis_s_judgement_plays_no_tree(monkeypatch):
+    """The judgement's interval needs tables drawn alike (a tree learning over them would not give that):
+    it plays every table with the policy alone, whatever the expert's own tree."""
+    view = _view()
+    before = expert.judge(view, view.legal[0], random.Random(2), 60, (5.0,), batch=30)
+    monkeypatch.setattr(expert, "TREE_PLIES", 2)
+    assert expert.judge(view, view.legal[0], random.Random(2), 60, (5.0,), batch=30) == before
