@@ -6,7 +6,10 @@ lacks by drawing or knocking), uniformly among those deals (:mod:`goat.engine.sa
 each sampled table plays every distinct legal move and then the rest of the round out through the
 engine's rules (:func:`goat.engine.decide.play_round_out`, the rule functions a game runs) with a
 cheap policy for every seat that reads only what that seat could know (:class:`PublicPolicy`: no
-seat of a playout sees another's sampled hand, which limits strategy fusion). Each candidate's value
+seat of a playout sees another's sampled hand, which limits strategy fusion); in its own play the
+first few choices after each candidate move are made by an information-set tree shared by all the
+candidate's tables (:class:`TreeWalk`), so the replies are searched, not guessed, and still chosen
+without seeing the table's hidden hands. Each candidate's value
 is the mean of an objective that scores the round's end as the ruleset does (the engine's own round
 scoring: going out, fish, remembered points, the carried pot, the goat limit or the fixed rounds) on
 a win-chance scale fitted to measured games. The candidates race (:func:`race`): the tables come in
@@ -51,7 +54,7 @@ RACE_FLOOR = 4
 #: a version of the expert (its play and its judgement): stored with every analysis, which is kept per
 #: version (a change of the policy, the objective, the samples or the choice among the moves makes
 #: another version)
-ENGINE_VERSION = "expert-4"
+ENGINE_VERSION = "expert-5"
 
 #: the analysis's sampled tables per batch (:func:`judge`)
 JUDGE_BATCH = 100
@@ -68,10 +71,11 @@ GOAT_TEMPERATURE = 10.0
 POLICY_DOUBLE = 4
 #: the playout policy's bonus for a move after which the next seat is known to hold nothing that fits
 POLICY_BLOCK = 8
-#: the plays after the candidate move (those with more than one legal move, any seat's) chosen by an
-#: information-set tree shared by all the candidate's sampled tables (:class:`TreeWalk`); 0: none,
-#: every play of the playout by :class:`PublicPolicy`
-TREE_PLIES = 0
+#: the race's playouts: the choices after the candidate move (plays with more than one legal move, any
+#: seat's) made by an information-set tree shared by all the candidate's sampled tables
+#: (:class:`TreeWalk`, docs/computer.md "The information-set tree"); 0: none, every play of the playout
+#: by :class:`PublicPolicy`
+TREE_PLIES = 3
 #: the tree's exploration: points of the objective times sqrt(ln(availability) / visits) (UCB1 with
 #: availability counts)
 TREE_C = 20.0

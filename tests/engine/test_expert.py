@@ -302,6 +302,13 @@ def test_the_analysis_s_judgement_plays_no_tree(monkeypatch):
     """The judgement's interval needs tables drawn alike (a tree learning over them would not give that):
     it plays every table with the policy alone, whatever the expert's own tree."""
     view = _view()
+    monkeypatch.setattr(expert, "TREE_PLIES", 0)
     before = expert.judge(view, view.legal[0], random.Random(2), 60, (5.0,), batch=30)
-    monkeypatch.setattr(expert, "TREE_PLIES", 2)
+    monkeypatch.setattr(expert, "TREE_PLIES", 3)
     assert expert.judge(view, view.legal[0], random.Random(2), 60, (5.0,), batch=30) == before
+    # the race's playouts, on the same tables, do change with the tree
+    values = []
+    for plies in (0, 3):
+        playouts, rng = expert.Playouts(view, plies), random.Random(4)
+        values.append([playouts.sample(rng) for _ in range(40)])
+    assert values[0] != values[1]
