@@ -32,11 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import percentile  # noqa: E402
 from bench.bots import Tally, _django, play_game  # noqa: E402
 
-#: each variant: the expert module's settings it changes ("fixed": the fixed share of samples per move
-#: instead of the race, as expert-3 chose)
+#: each variant: the expert module's settings it changes ("race": the module's own settings; "fixed": the
+#: fixed share of samples per move instead of the race, as expert-3 chose; "expert-4": the race without
+#: the information-set tree)
 VARIANTS: dict[str, dict] = {
-    "fixed": {"fixed": True},
+    "fixed": {"fixed": True, "TREE_PLIES": 0},
     "race": {},
+    "expert-4": {"TREE_PLIES": 0},
     "race-block12": {"POLICY_BLOCK": 12},
     "race-block4": {"POLICY_BLOCK": 4},
     "race-double0": {"POLICY_DOUBLE": 0},
