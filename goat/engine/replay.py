@@ -16,7 +16,7 @@ from .deal import commitment
 from .errors import RulesError
 from .events import is_seed_hex
 from .fold import Fold
-from .machine import GameMachine
+from .machine import GameMachine, freeze
 from .moves import CHOICES, pending
 from .state import GameState
 
@@ -105,13 +105,13 @@ def verify_log(events: list[Mapping[str, Any]]) -> dict[str, Any]:
     fold, seq, code, detail = _fold(events, revealed, True)
     if code is not None:
         return {"valid": False, "seq": seq, "code": code, "detail": detail}
-    return {"valid": True, **report(fold.machine)}  # type: ignore[union-attr, arg-type]  # (as a GameState)
+    return {"valid": True, **report(freeze(fold.machine))}  # type: ignore[union-attr, arg-type]  # (the first event was applied)
 
 
 def report(state: GameState) -> dict[str, Any]:
-    """Result and completed rounds, in the verifier's shape (of a GameState, or of the machine a fold
-    leaves: the same ``result`` and ``rounds``)."""
+    """Result and completed rounds, in the verifier's shape: the result as the game's views show it
+    (:meth:`GameState.result_dict`, with a paired ruleset's ``pair``)."""
     return {
-        "result": state.result.to_dict() if state.result is not None else None,
+        "result": state.result_dict(),
         "rounds": [r.to_dict(state.options.remembered_counts) for r in state.rounds],
     }

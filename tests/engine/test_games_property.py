@@ -187,7 +187,7 @@ def test_whole_random_games_keep_every_invariant(game, choice_seed, interrupt):
     result = replay(numbered, server_seed=server_seed, require_complete=True)
     assert result.ok and result.state == state
     report = verify_log(numbered)
-    assert report["valid"] and report["result"] == state.result.to_dict()
+    assert report["valid"] and report["result"] == state.result_dict()
     assert len(report["rounds"]) == len(state.rounds)
 
 
@@ -201,7 +201,7 @@ def test_simulated_games_verify_with_the_same_result(game, seed):
     report = verify_log(log)
     assert report["valid"], report
     state = replay(log).state
-    assert report["result"] == state.result.to_dict()
+    assert report["result"] == state.result_dict()
     assert report["rounds"] == [r.to_dict(state.options.remembered_counts) for r in state.rounds]
     assert sum(state.result.chips) == 0
     assert state.version == len(log)

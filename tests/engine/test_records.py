@@ -80,7 +80,7 @@ def test_the_specs_example_is_what_the_writer_writes_and_it_verifies():
 
 
 @pytest.mark.parametrize("ruleset, seats", [("domino-3rounds", 3), ("goat-classic", 2), ("goat-classic", 4),
-                                            ("goat-gamesburg", 3), ("domino-3rounds", 4)])
+                                            ("goat-gamesburg", 3), ("domino-3rounds", 4), ("goat-pairs", 4)])
 def test_every_game_transcribes_losslessly_and_verifies(ruleset, seats):
     rng = random.Random(f"{ruleset}-{seats}")
     for _ in range(4):  # interrupted ones too: timeouts and resignations
@@ -185,6 +185,35 @@ def test_options_the_rules_do_not_resolve_fail_the_header():
 
 def test_a_wrong_result_fails_the_result():
     text = example_record().replace('"winners":[1]}]', '"winners":[0]}]')
+    assert reason(resign(text))[0] == "result"
+
+
+def pairs_record() -> tuple[str, dict]:
+    """A signed record of a goat-pairs game played to a single losing pair, and its replayed result."""
+    rng = random.Random("pairs-record")
+    while True:
+        log = simulate_game(rng, ruleset="goat-pairs", seats=4, interrupt_chance=0)
+        result = records.verify_log(log)["result"]
+        if result and result.get("pair"):
+            text = write_record(log, game=1, rated=False, engine="goat test")
+            return sign_record(text, private_key=EXAMPLE_KEY, signed_at=SIGNED), result
+
+
+def test_a_pairs_records_result_names_the_losing_pair_as_the_game_shows_it():
+    text, result = pairs_record()
+    pair = result["pair"]
+    assert set(pair) == {"goats", "winners", "margin", "dry"}
+    assert sorted(pair["goats"] + pair["winners"]) == [0, 1, 2, 3]
+    assert verify_record(text, KEYS)["result"] == result
+    assert f'"pair":{json.dumps(pair, separators=(",", ":"), sort_keys=True)}' in text
+
+
+def test_a_pairs_record_without_the_pair_verifies_and_a_wrong_pair_fails_the_result():
+    text, result = pairs_record()
+    pair = json.dumps(result["pair"], separators=(",", ":"), sort_keys=True)
+    assert verify_record(resign(text.replace(f',"pair":{pair}', "")), KEYS)["result"] == result
+    wrong = dict(result["pair"], margin=result["pair"]["margin"] + 1)
+    text = text.replace(pair, json.dumps(wrong, separators=(",", ":"), sort_keys=True))
     assert reason(resign(text))[0] == "result"
 
 

@@ -79,7 +79,7 @@ def test_an_honest_log_verifies():
     log = _log()
     report = verify_log(log)
     assert report["valid"] is True and set(report) == {"valid", "result", "rounds"}
-    assert report["result"] == replay(log).state.result.to_dict()
+    assert report["result"] == replay(log).state.result_dict()
 
 
 # --- tampering ------------------------------------------------------------------------------------

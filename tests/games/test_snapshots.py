@@ -1,14 +1,12 @@
 """Snapshots in the engine's versioned JSON form: written by every command, rebuilt from the events
-when absent or of another format (never trusted), and a database migrated as main had it (pickled
-snapshots in a bytea column) keeps working."""
+when absent or of another format (never trusted). A database migrated as main had it (pickled
+snapshots in a bytea column) keeps working: tests/games/test_older_databases.py."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from goat import engine
 from goat.engine.tiles import tile_str
@@ -60,30 +58,3 @@ def test_a_snapshot_it_cannot_read_is_rebuilt_from_the_events_never_trusted(duo,
     assert state == eventstore.state_rebuild(game) and state.fish_pot != 999
     game = _move(game, duo)  # the next command writes the current form again
     assert json.loads(game.snapshot)["format"] == engine.FORMAT_VERSION
-
-
-#: the last migrations before the snapshot's JSON form (goat 0007)
-MAIN = [("goat", "0005_idempotencyrecord_moves_to_web"), ("ratings", "0003_leaderboard_ranks"),
-        ("tournaments", "0001_tournaments"), ("web", "0001_idempotencyrecord_from_goat")]
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_database_migrated_as_main_had_it_keeps_working(duo):
-    game = _move(_running(duo), duo)
-    expected = eventstore.state_rebuild(game)
-    executor = MigrationExecutor(connection)
-    executor.migrate(MAIN)
-    try:
-        # main's schema: the snapshot is a bytea/blob column holding a pickle behind a format prefix
-        old = executor.loader.project_state(MAIN).apps.get_model("goat", "Game")
-        assert old._meta.get_field("snapshot").get_internal_type() == "BinaryField"
-        old.objects.filter(pk=game.pk).update(snapshot=b"goat-state-1:\x80\x05\x95 pickled by main")
-    finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
-    game = Game.objects.get(pk=game.pk)
-    assert game.snapshot is None  # the pickle is gone, not read: the state comes from the events
-    assert eventstore.state_load(game) == expected
-    game = _move(game, duo)
-    assert json.loads(game.snapshot)["format"] == engine.FORMAT_VERSION
-    assert eventstore.snapshot_load(game.snapshot) == eventstore.state_rebuild(game)

@@ -1,5 +1,6 @@
-"""The layout of docs/architecture.md holds: dependencies point one way, and a database migrated
-by the earlier layout (before goat.web had its own app) migrates on without losing a row."""
+"""The layout of docs/architecture.md holds: dependencies point one way. (A database migrated by the
+earlier layout, before goat.web had its own app, migrates on without losing a row:
+tests/games/test_older_databases.py.)"""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ import ast
 from pathlib import Path
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -115,36 +114,3 @@ def test_the_project_package_holds_only_wiring_beside_its_subpackages():
     assert modules == {"__init__.py", "settings.py", "urls.py", "celery.py", "asgi.py", "wsgi.py"}
     packages = {p.name for p in (ROOT / "goat").iterdir() if (p / "__init__.py").exists()}
     assert packages == {"engine", "fairplay", "games", "live", "players", "serve", "web"}
-
-
-EARLIER_LAYOUT = [("goat", "0004_drop_redundant_indexes"), ("web", None)]
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_database_of_the_earlier_layout_migrates_on_without_loss(django_user_model):
-    executor = MigrationExecutor(connection)
-    executor.migrate(EARLIER_LAYOUT)
-    old = executor.loader.project_state([("goat", "0004_drop_redundant_indexes")]).apps
-    assert ("web", "idempotencyrecord") not in {(m._meta.app_label, m._meta.model_name) for m in old.get_models()}
-    user = old.get_model("auth", "User").objects.create(username="earlier-layout", password="!")
-    game = old.get_model("goat", "Game").objects.create(
-        ruleset="goat-classic", seats=2, options={}, status="waiting", server_seed="00" * 32,
-        server_seed_commitment="11" * 32, created_by_id=user.pk,
-    )
-    old.get_model("goat", "IdempotencyRecord").objects.create(
-        user_id=user.pk, key="k-1", fingerprint="f" * 64, status_code=201, content_type="application/json",
-        body=b'{"id": 1}',
-    )
-
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-    from goat.games.models import Game
-    from goat.web.models import IdempotencyRecord
-
-    record = IdempotencyRecord.objects.get(user__username="earlier-layout", key="k-1")
-    assert (record.status_code, bytes(record.body), record.fingerprint) == (201, b'{"id": 1}', "f" * 64)
-    assert Game.objects.get(pk=game.pk).created_by.username == "earlier-layout"
-    IdempotencyRecord.objects.create(user=record.user, key="k-2", fingerprint="e" * 64)  # the table takes new rows
-    assert IdempotencyRecord.objects.filter(user=record.user).count() == 2
