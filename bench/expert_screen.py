@@ -34,7 +34,7 @@ from bench.bots import Tally, _django, play_game  # noqa: E402
 
 #: each variant: the expert module's settings it changes ("race": the module's own settings; "fixed": the
 #: fixed share of samples per move instead of the race, as expert-3 chose; "expert-4": the race without
-#: the information-set tree)
+#: the information-set tree, whatever the module's setting; "race-treeN": the tree for N plies)
 VARIANTS: dict[str, dict] = {
     "fixed": {"fixed": True, "TREE_PLIES": 0},
     "race": {},

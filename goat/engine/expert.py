@@ -6,10 +6,8 @@ lacks by drawing or knocking), uniformly among those deals (:mod:`goat.engine.sa
 each sampled table plays every distinct legal move and then the rest of the round out through the
 engine's rules (:func:`goat.engine.decide.play_round_out`, the rule functions a game runs) with a
 cheap policy for every seat that reads only what that seat could know (:class:`PublicPolicy`: no
-seat of a playout sees another's sampled hand, which limits strategy fusion); in its own play the
-first few choices after each candidate move are made by an information-set tree shared by all the
-candidate's tables (:class:`TreeWalk`), so the replies are searched, not guessed, and still chosen
-without seeing the table's hidden hands. Each candidate's value
+seat of a playout sees another's sampled hand, which limits strategy fusion; :class:`TreeWalk`, off
+by default, searches the first replies with an information-set tree instead). Each candidate's value
 is the mean of an objective that scores the round's end as the ruleset does (the engine's own round
 scoring: going out, fish, remembered points, the carried pot, the goat limit or the fixed rounds) on
 a win-chance scale fitted to measured games. The candidates race (:func:`race`): the tables come in
@@ -54,7 +52,7 @@ RACE_FLOOR = 4
 #: a version of the expert (its play and its judgement): stored with every analysis, which is kept per
 #: version (a change of the policy, the objective, the samples or the choice among the moves makes
 #: another version)
-ENGINE_VERSION = "expert-5"
+ENGINE_VERSION = "expert-4"
 
 #: the analysis's sampled tables per batch (:func:`judge`)
 JUDGE_BATCH = 100
@@ -73,9 +71,10 @@ POLICY_DOUBLE = 4
 POLICY_BLOCK = 8
 #: the race's playouts: the choices after the candidate move (plays with more than one legal move, any
 #: seat's) made by an information-set tree shared by all the candidate's sampled tables
-#: (:class:`TreeWalk`, docs/computer.md "The information-set tree"); 0: none, every play of the playout
-#: by :class:`PublicPolicy`
-TREE_PLIES = 3
+#: (:class:`TreeWalk`, docs/computer.md "The information-set tree"); 0, the expert's setting: none,
+#: every play of the playout by :class:`PublicPolicy` (the tree was screened and not adopted: it did
+#: not win by a margin its interval could show, for 70% more CPU a decision)
+TREE_PLIES = 0
 #: the tree's exploration: points of the objective times sqrt(ln(availability) / visits) (UCB1 with
 #: availability counts)
 TREE_C = 20.0

@@ -457,7 +457,7 @@ keys_list = extend_schema(
 
 
 ANALYSIS_EXAMPLE = {
-    "status": "done", "engine": "expert-5", "samples": 1000,
+    "status": "done", "engine": "expert-4", "samples": 1000,
     "moves": [{"version": 9, "seat": 1, "player": "ivan", "played": {"tile": "5-6", "end": "left"},
                "legal": [{"tile": "5-6", "end": "left"}, {"tile": "2-5", "end": "left"}],
                "best": {"tile": "2-5", "end": "left"}, "loss": 12.3, "loss_interval": [10.4, 14.2],
