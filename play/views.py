@@ -70,11 +70,13 @@ def computer_levels() -> list[dict[str, object]]:
             for level in LEVELS]
 
 def rulesets_offered() -> list[dict[str, object]]:
-    """The rulesets the new-game and challenge forms offer: ``{"name", "move_time", "seats"}``, where
-    ``seats`` are the seat counts the ruleset is played with (``goat.engine.rulesets.seat_range``); the
-    script offers only those once the ruleset is chosen (play/static/play/seats.js)."""
+    """The rulesets the new-game and challenge forms offer: ``{"name", "move_time", "seats", "paired"}``,
+    where ``seats`` are the seat counts the ruleset is played with (``goat.engine.rulesets.seat_range``);
+    the script offers only those once the ruleset is chosen (play/static/play/seats.js). ``paired``: two
+    pairs play it, so the lobby's join buttons choose a seat (play/static/play/lobby.js)."""
     return [{"name": name, "move_time": PRESETS[name]["move_time"],
-             "seats": list(range(seat_range(name)[0], seat_range(name)[1] + 1))} for name in RULESETS]
+             "seats": list(range(seat_range(name)[0], seat_range(name)[1] + 1)),
+             "paired": is_paired(name)} for name in RULESETS]
 
 #: the name in ``player_url`` that the script replaces with a player's (URL-quoted)
 PLAYER_PLACEHOLDER = "NAME"

@@ -91,9 +91,14 @@ def _clear_cache():
     rates_clear()
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    """A fast hasher for the whole session, so that rows a module makes once (before any test's own
+    fixtures) hold passwords the tests can log in with."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture

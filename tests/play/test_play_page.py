@@ -347,7 +347,10 @@ def test_the_forms_offer_each_ruleset_the_seat_counts_it_is_played_with_and_the_
     refused = []
     for prefix in ("ng", "ch"):
         select = re.search(rf'<select id="{prefix}-ruleset" name="ruleset">(.*?)</select>', html, re.S).group(1)
-        offered = dict(re.findall(r'<option value="([a-z0-9-]+)" data-seats="([0-9 ]+)">', select))
+        options = re.findall(r'<option value="([a-z0-9-]+)" data-seats="([0-9 ]+)"( data-paired)?>', select)
+        offered = {ruleset: counts for ruleset, counts, _ in options}
+        if prefix == "ng":  # the lobby's join buttons choose a seat at a paired table (play/static/play/lobby.js)
+            assert [ruleset for ruleset, _, paired in options if paired] == ["goat-pairs"]
         seats = re.search(rf'<select id="{prefix}-seats" name="seats">(.*?)</select>', html, re.S).group(1)
         listed = [int(n) for n in re.findall(r'<option value="(\d)">', seats)]
         assert list(offered) == list(RULESETS)

@@ -20,7 +20,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -113,10 +115,19 @@ def seat_ids(game: Game) -> dict:
     return {"running": game.pk, "lead": tile_str(must_lead) if must_lead else "0-0", "deal": deal.pk}
 
 
-@pytest.fixture
-def world(django_user_model):
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    """The accounts, games and tournament every case reads, made once for the module in a transaction
+    that is rolled back after its last test (as Django's ``setUpTestData``); each case's own writes
+    roll back to them."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield make_world()
+        transaction.set_rollback(True)
+
+
+def make_world() -> dict:
     def make(name, **extra):
-        return django_user_model.objects.create_user(username=name, password="pw-pw-pw-pw-", **extra)
+        return get_user_model().objects.create_user(username=name, password="pw-pw-pw-pw-", **extra)
 
     audit_perms = [Permission.objects.get(codename="audit_game"),
                    *Permission.objects.filter(codename__in=["view_game", "view_gameevent"])]

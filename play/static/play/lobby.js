@@ -10,8 +10,9 @@ export function tablePath(id) {
   return `/play/${id}/`;
 }
 
-// a goat-pairs table: the seat a joiner takes chooses the partner (the seat opposite)
-const PAIRED = new Set(["goat-pairs"]);
+// a paired table (goat-pairs): the seat a joiner takes chooses the partner (the seat opposite). The
+// new-game form's ruleset options mark the paired rulesets (data-paired).
+const PAIRED = new Set(Array.from(document.querySelectorAll("option[data-paired]"), (option) => option.value));
 
 async function join(id, seat) {
   try {
