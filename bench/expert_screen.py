@@ -9,11 +9,17 @@ interval, and, against the first variant, the paired difference of the per-game 
 0.5, lost 0) on the same deals, with its 95% interval; four-seat ones the goat rate and the mean
 rating points. The decisions' CPU p50 / p99 (among more than one legal move) as in bench/bots.py.
 Screening runs at a few hundred games: what it can tell apart is what the paired interval shows.
+
+``--cache DIR`` keeps each variant's per-game rows in DIR (one JSON file per variant, ruleset, seed
+and number of games) and reads them back instead of playing the games again: a game's choices follow
+from its seed and the variant alone, so a later run pairs a new variant with rows played earlier (the
+CPU figures are then the earlier run's).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -26,15 +32,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import percentile  # noqa: E402
 from bench.bots import Tally, _django, play_game  # noqa: E402
 
-#: each variant: the expert module's settings it changes ("fixed": the fixed share of samples per move
-#: instead of the race, as expert-3 chose)
+#: each variant: the expert module's settings it changes ("race": the module's own settings; "fixed": the
+#: fixed share of samples per move instead of the race, as expert-3 chose; "expert-4": the race without
+#: the information-set tree, whatever the module's setting; "race-treeN": the tree for N plies)
 VARIANTS: dict[str, dict] = {
-    "fixed": {"fixed": True},
+    "fixed": {"fixed": True, "TREE_PLIES": 0},
     "race": {},
+    "expert-4": {"TREE_PLIES": 0},
     "race-block12": {"POLICY_BLOCK": 12},
     "race-block4": {"POLICY_BLOCK": 4},
     "race-double0": {"POLICY_DOUBLE": 0},
     "race-double8": {"POLICY_DOUBLE": 8},
+    "race-floor6": {"RACE_FLOOR": 6},
+    "race-floor8": {"RACE_FLOOR": 8},
+    "race-tree1": {"TREE_PLIES": 1},
+    "race-tree2": {"TREE_PLIES": 2},
+    "race-tree3": {"TREE_PLIES": 3},
+    "race-tree4": {"TREE_PLIES": 4},
+    "race-tree6": {"TREE_PLIES": 6},
+    "race-tree3-c10": {"TREE_PLIES": 3, "TREE_C": 10.0},
+    "race-tree3-c40": {"TREE_PLIES": 3, "TREE_C": 40.0},
+    "race-tree1-c10": {"TREE_PLIES": 1, "TREE_C": 10.0},
+    "race-tree1-c40": {"TREE_PLIES": 1, "TREE_C": 40.0},
+    "race-tree2-c10": {"TREE_PLIES": 2, "TREE_C": 10.0},
+    "race-tree2-c40": {"TREE_PLIES": 2, "TREE_C": 40.0},
+    "race-tree1-floor6": {"TREE_PLIES": 1, "RACE_FLOOR": 6},
 }
 
 
@@ -77,6 +99,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=101)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--ruleset", default="domino-3rounds")
+    parser.add_argument("--cache", type=Path, default=None)
     args = parser.parse_args()
     seats = 2 if args.ruleset == "domino-3rounds" else 4
     names = args.variants.split(",")
@@ -85,13 +108,24 @@ def main() -> int:
             parser.error(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
     from concurrent.futures import ProcessPoolExecutor
 
+    def cached(name: str) -> Path | None:
+        return None if args.cache is None else args.cache / f"{name}-{args.ruleset}-{args.seed}-{args.games}.json"
+
     by_variant: dict[str, dict[int, tuple]] = {}
     with ProcessPoolExecutor(max_workers=args.jobs, max_tasks_per_child=1) as pool:
         futures = {name: [pool.submit(_play, name, args.ruleset, seats, args.games, args.seed, share, args.jobs)
-                          for share in range(args.jobs)] for name in names}
+                          for share in range(args.jobs)]
+                   for name in names if not ((path := cached(name)) and path.exists())}
         for name in names:
             started = time.time()
-            rows = [row for future in futures[name] for row in future.result()]
+            path = cached(name)
+            if name in futures:
+                rows = [row for future in futures[name] for row in future.result()]
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(json.dumps(rows))
+            else:
+                rows = [tuple(row) for row in json.loads(path.read_text())]  # type: ignore[union-attr]
             by_variant[name] = {row[0]: row for row in rows}
             n = len(rows)
             won = sum(row[1] == 1.0 for row in rows) / n

@@ -6,7 +6,8 @@ lacks by drawing or knocking), uniformly among those deals (:mod:`goat.engine.sa
 each sampled table plays every distinct legal move and then the rest of the round out through the
 engine's rules (:func:`goat.engine.decide.play_round_out`, the rule functions a game runs) with a
 cheap policy for every seat that reads only what that seat could know (:class:`PublicPolicy`: no
-seat of a playout sees another's sampled hand, which limits strategy fusion). Each candidate's value
+seat of a playout sees another's sampled hand, which limits strategy fusion; :class:`TreeWalk`, off
+by default, searches the first replies with an information-set tree instead). Each candidate's value
 is the mean of an objective that scores the round's end as the ruleset does (the engine's own round
 scoring: going out, fish, remembered points, the carried pot, the goat limit or the fixed rounds) on
 a win-chance scale fitted to measured games. The candidates race (:func:`race`): the tables come in
@@ -68,6 +69,15 @@ GOAT_TEMPERATURE = 10.0
 POLICY_DOUBLE = 4
 #: the playout policy's bonus for a move after which the next seat is known to hold nothing that fits
 POLICY_BLOCK = 8
+#: the race's playouts: the choices after the candidate move (plays with more than one legal move, any
+#: seat's) made by an information-set tree shared by all the candidate's sampled tables
+#: (:class:`TreeWalk`, docs/computer.md "The information-set tree"); 0, the expert's setting: none,
+#: every play of the playout by :class:`PublicPolicy` (the tree was screened and not adopted: it did
+#: not win by a margin its interval could show, for 70% more CPU a decision)
+TREE_PLIES = 0
+#: the tree's exploration: points of the objective times sqrt(ln(availability) / visits) (UCB1 with
+#: availability counts)
+TREE_C = 20.0
 
 
 class PublicPolicy:
@@ -119,6 +129,72 @@ class PublicPolicy:
             if score > best_score:
                 best, best_score = move, score
         return best
+
+
+class TreeWalk:
+    """One playout's walk down a candidate's information-set tree (single-observer information-set
+    MCTS, Cowling, Powley and Whitehouse 2012, for the first ``TREE_PLIES`` choices after the
+    candidate move; docs/computer.md "Strategy fusion").
+
+    A node is the sequence of plays since the candidate move, as every seat sees them (draws and
+    knocks between them are not told apart), so it is shared by every sampled table that reaches it,
+    whatever the hidden hands. At a node the seat to play picks among the moves legal on this table:
+    first those never tried there (the best of them by :class:`PublicPolicy`), then by UCB1 on its
+    own objective with availability counts (a move's exploration term counts the visits in which it
+    was legal, not all the node's visits). The choice reads the node's statistics, gathered over all
+    the tables, and never the table's hidden hands: a seat's reply is the same whichever deal lies
+    behind it, so it cannot block or escape with open cards. Past the tree the policy plays on."""
+
+    __slots__ = ("key", "left", "path", "policy", "tree")
+
+    def __init__(self, tree: dict[tuple[Move, ...], dict[Move, list[float]]], policy: PublicPolicy,
+                 plies: int) -> None:
+        self.tree = tree
+        self.policy = policy
+        self.left = plies
+        self.key: tuple[Move, ...] = ()
+        #: per choice made in the tree: the edge's statistics [visits, value sum, availability] and
+        #: the seat that chose
+        self.path: list[tuple[list[float], int]] = []
+
+    def choose(self, g: GameMachine, seat: int, legal: list[Move]) -> Move:
+        if self.left <= 0 or len(legal) == 1:
+            move = self.policy.choose(g, seat, legal)
+            if self.left > 0:
+                self.key += (move,)
+            return move
+        node = self.tree.setdefault(self.key, {})
+        edges = []
+        for move in legal:
+            edge = node.get(move)
+            if edge is None:
+                edge = node[move] = [0.0, 0.0, 0.0]
+            edge[2] += 1.0
+            edges.append(edge)
+        untried = [move for move, edge in zip(legal, edges, strict=True) if edge[0] == 0.0]
+        if untried:
+            move = self.policy.choose(g, seat, untried)
+            edge = node[move]
+        else:
+            best, move, edge = -math.inf, legal[0], edges[0]
+            for candidate, stats in zip(legal, edges, strict=True):
+                score = stats[1] / stats[0] + TREE_C * math.sqrt(math.log(stats[2]) / stats[0])
+                if score > best:
+                    best, move, edge = score, candidate, stats
+        self.path.append((edge, seat))
+        self.key += (move,)
+        self.left -= 1
+        return move
+
+    def back_up(self, g: GameMachine) -> None:
+        """Add the round's end to every edge walked, each on the objective of the seat that chose it."""
+        worth: dict[int, float] = {}
+        for edge, seat in self.path:
+            value = worth.get(seat)
+            if value is None:
+                value = worth[seat] = objective(g, seat)
+            edge[0] += 1.0
+            edge[1] += value
 
 
 def _machine(view: SeatView, options: Options, hands: list[list[Tile]], bazaar: list[Tile],
@@ -212,9 +288,9 @@ class Playouts:
     """The playouts of one decision: the sampler of its deals, and the legal moves with the equivalent
     ones (one tile on two ends showing the same value) played out once."""
 
-    __slots__ = ("deals", "distinct", "lacks", "legal", "must_lead", "options", "same", "view")
+    __slots__ = ("deals", "distinct", "lacks", "legal", "must_lead", "options", "plies", "same", "trees", "view")
 
-    def __init__(self, view: SeatView) -> None:
+    def __init__(self, view: SeatView, plies: int = 0) -> None:
         if not view.options:
             raise ValueError("the expert needs the game's options in the seat view")
         self.view = view
@@ -226,6 +302,10 @@ class Playouts:
         #: per legal move, the index of the first equivalent one; the distinct moves' indexes
         self.same = choices(self.legal, view.left, view.right)
         self.distinct = [index for index, first in enumerate(self.same) if first == index]
+        #: the choices after the candidate move made by its information-set tree (:class:`TreeWalk`; 0:
+        #: none, the policy plays the whole round), and per distinct move its tree
+        self.plies = plies
+        self.trees: dict[int, dict[tuple[Move, ...], dict[Move, list[float]]]] = {}
 
     def sample(self, rng: random.Random, places: Sequence[int] | None = None) -> list[float]:
         """One sampled table: the objective after each distinct move (or each of ``places``, positions
@@ -239,7 +319,12 @@ class Playouts:
             g = _clone(base)
             place_tile(g, g.table, view.seat, tile, end)  # type: ignore[arg-type]
             policy = PublicPolicy(self.lacks, view.seat)
-            play_round_out(g, policy.choose, policy.forced)
+            if self.plies > 0:
+                walk = TreeWalk(self.trees.setdefault(index, {}), policy, self.plies)
+                play_round_out(g, walk.choose, policy.forced)
+                walk.back_up(g)
+            else:
+                play_round_out(g, policy.choose, policy.forced)
             values.append(objective(g, view.seat))
         return values
 
@@ -330,7 +415,7 @@ def race(view: SeatView, rng: random.Random, samples: int | None = None) -> tupl
     tables than a fixed share would give it, for no more than the fixed share of the costliest
     decisions."""
     samples = samples or DEFAULT_SAMPLES
-    playouts = Playouts(view)
+    playouts = Playouts(view, TREE_PLIES)
     count = len(playouts.distinct)
     budget = samples * max(count, RACE_FLOOR)
     alive = list(range(count))

@@ -203,7 +203,7 @@ def test_the_race_drops_a_move_clearly_behind_and_gives_the_close_ones_the_rest_
     # move 1 is 10 points behind on every table: dropped after the first round; moves 0 and 2 differ by
     # noise around the same mean, so they race on to the budget (150 tables for each of 4 moves: 600 playouts)
     scripted = _Scripted(_three_moves(), lambda place, n: 0.0 if place == 1 else float(n * (1 + place) % 7))
-    monkeypatch.setattr(expert, "Playouts", lambda view: scripted)
+    monkeypatch.setattr(expert, "Playouts", lambda view, plies=0: scripted)
     monkeypatch.setattr(expert, "RACE_FLOOR", 4)
     move, tables = expert.race(_three_moves(), random.Random(1), 150)
     assert move in (_three_moves().legal[0], _three_moves().legal[2])
@@ -213,7 +213,7 @@ def test_the_race_drops_a_move_clearly_behind_and_gives_the_close_ones_the_rest_
 
 def test_the_race_ends_when_one_move_is_clearly_ahead(monkeypatch):
     scripted = _Scripted(_three_moves(), lambda place, n: 5.0 * (place == 2) + (n % 3))
-    monkeypatch.setattr(expert, "Playouts", lambda view: scripted)
+    monkeypatch.setattr(expert, "Playouts", lambda view, plies=0: scripted)
     assert expert.race(_three_moves(), random.Random(1), 150) == (_three_moves().legal[2], expert.RACE_ROUND)
 
 
@@ -246,3 +246,69 @@ def test_in_pairs_the_goat_objective_is_the_pairs_chance():
     ended = _machine("goat", [near, PlayerScore(True, 101, 0), near, PlayerScore(True, 101, 0)],
                      Result("limit", (1, 3), (0, 2), (1, 0, 1, 0), (0, 0, 0, 0)), ruleset="goat-pairs")
     assert expert.objective(ended, 0) == expert.objective(ended, 2) == 10.0
+
+
+def test_the_tree_s_reply_reads_the_node_s_statistics_not_the_table_s_hidden_hand():
+    """Once every legal reply was tried at a node, a seat's choice there is the same on every sampled
+    table where those replies are legal, whatever else its sampled hand holds (information-set MCTS:
+    no seat of the tree plays with open cards)."""
+    tables = [_playout_table(["0-2", "4-4", "1-3"]), _playout_table(["0-2", "4-4", "6-6"])]
+    legal = legal_moves(tables[0])
+    tree: dict = {(): {move: [10.0, 10.0 * value, 10.0] for move, value in zip(legal, (9.0, 1.0), strict=True)}}
+    picked = [expert.TreeWalk(tree, expert.PublicPolicy([0, 0], 0), 2).choose(g, 0, legal) for g in tables]
+    assert picked == [legal[0], legal[0]]  # the higher mean, not what the policy would play (the heavier 5-6)
+    assert expert.PublicPolicy([0, 0], 0).choose(tables[0], 0, legal) != legal[0]
+
+
+def test_the_tree_tries_every_reply_first_then_explores_by_availability():
+    g = _playout_table(["0-2", "4-4", "1-3"])
+    legal = legal_moves(g)
+    tree: dict = {}
+    walk = expert.TreeWalk(tree, expert.PublicPolicy([0, 0], 0), 1)
+    first = walk.choose(g, 0, legal)
+    assert first == expert.PublicPolicy([0, 0], 0).choose(g, 0, legal)  # untried: the policy's pick
+    assert tree[()][first] == [0.0, 0.0, 1.0] and walk.left == 0
+    # past the tree's plies the policy plays and the node is not touched
+    assert walk.choose(g, 0, legal) == first and tree[()][first][2] == 1.0
+    # UCB1 over availability: a reply legal in 10 of 100 visits (and tried in each) is not explored for
+    # the node's 100 visits, only for its own 10: the common reply with the better mean is played; once
+    # the rare one has been legal as often, its fewer tries make it the one explored
+    rare, common = legal
+    tree = {(): {rare: [10.0, 20.0, 10.0], common: [90.0, 720.0, 100.0]}}
+    assert expert.TreeWalk(tree, expert.PublicPolicy([0, 0], 0), 1).choose(g, 0, legal) == common
+    tree = {(): {rare: [10.0, 20.0, 100.0], common: [90.0, 720.0, 100.0]}}
+    assert expert.TreeWalk(tree, expert.PublicPolicy([0, 0], 0), 1).choose(g, 0, legal) == rare
+
+
+def test_the_tree_backs_up_each_seat_s_own_objective():
+    g = _machine("rounds", [PlayerScore(False, 10, 0), PlayerScore(False, 30, 0)])
+    mine, theirs = [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]
+    walk = expert.TreeWalk({}, expert.PublicPolicy([0, 0], 0), 2)
+    walk.path = [(mine, 0), (theirs, 1)]
+    walk.back_up(g)
+    assert mine == [1.0, expert.objective(g, 0), 1.0] and theirs == [1.0, expert.objective(g, 1), 1.0]
+    assert expert.objective(g, 0) > 0 > expert.objective(g, 1)
+
+
+def test_with_the_tree_the_race_is_reproducible_and_plays_a_legal_move(monkeypatch):
+    monkeypatch.setattr(expert, "TREE_PLIES", 2)
+    view = _view()
+    first = expert.race(view, random.Random(5), 60)
+    assert first == expert.race(view, random.Random(5), 60)
+    assert first[0] in view.legal
+
+
+def test_the_analysis_s_judgement_plays_no_tree(monkeypatch):
+    """The judgement's interval needs tables drawn alike (a tree learning over them would not give that):
+    it plays every table with the policy alone, whatever the expert's own tree."""
+    view = _view()
+    monkeypatch.setattr(expert, "TREE_PLIES", 0)
+    before = expert.judge(view, view.legal[0], random.Random(2), 60, (5.0,), batch=30)
+    monkeypatch.setattr(expert, "TREE_PLIES", 3)
+    assert expert.judge(view, view.legal[0], random.Random(2), 60, (5.0,), batch=30) == before
+    # the race's playouts, on the same tables, do change with the tree
+    values = []
+    for plies in (0, 3):
+        playouts, rng = expert.Playouts(view, plies), random.Random(4)
+        values.append([playouts.sample(rng) for _ in range(40)])
+    assert values[0] != values[1]
