@@ -16,23 +16,16 @@ import json
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from factories import make_players, play, start_game
 
 from goat import engine
-from goat.engine.tiles import tile_str
-from goat.games import eventstore, services
+from goat.games import eventstore
 from goat.games.models import Game
 
 EARLIER_LAYOUT = [("goat", "0004_drop_redundant_indexes"), ("web", None)]
 #: the last migrations before the snapshot's JSON form (goat 0007)
 MAIN = [("goat", "0005_idempotencyrecord_moves_to_web"), ("ratings", "0003_leaderboard_ranks"),
         ("tournaments", "0001_tournaments"), ("web", "0001_idempotencyrecord_from_goat")]
-
-
-def _move(game: Game, duo) -> Game:
-    state = eventstore.state_load(game)
-    tile, end = engine.legal_moves(state)[0]
-    services.game_play_tile(game_id=game.pk, player=duo[state.turn], tile=tile_str(tile), end=end)
-    return Game.objects.get(pk=game.pk)
 
 
 def _plant_in_the_earlier_layout(executor: MigrationExecutor) -> int:
@@ -58,11 +51,9 @@ def _plant_in_main(executor: MigrationExecutor, game_id: int) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_older_database_migrates_on_without_loss(django_user_model):
-    duo = [django_user_model.objects.create_user(username=n, password="x" * 12) for n in ("sann", "sben")]
-    game = services.game_create(player=duo[0], ruleset="goat-classic", seats=2).game
-    services.game_join(game_id=game.pk, player=duo[1])
-    game = _move(Game.objects.get(pk=game.pk), duo)
+def test_an_older_database_migrates_on_without_loss():
+    duo = make_players("sann", "sben")
+    game = play(start_game(duo), duo, max_moves=1)
     expected = eventstore.state_rebuild(game)
 
     executor = MigrationExecutor(connection)
@@ -87,6 +78,6 @@ def test_an_older_database_migrates_on_without_loss(django_user_model):
     game = Game.objects.get(pk=game.pk)
     assert game.snapshot is None  # the pickle is gone, not read: the state comes from the events
     assert eventstore.state_load(game) == expected
-    game = _move(game, duo)
+    game = play(game, duo, max_moves=1)
     assert json.loads(game.snapshot)["format"] == engine.FORMAT_VERSION
     assert eventstore.snapshot_load(game.snapshot) == eventstore.state_rebuild(game)
